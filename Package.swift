@@ -1,0 +1,116 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Larder",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "larder", targets: ["larder"]),
+        .executable(name: "larder-demo-origin", targets: ["larder-demo-origin"]),
+        .library(name: "LarderProxy", targets: ["LarderProxy"]),
+        .library(name: "LarderStore", targets: ["LarderStore"]),
+        .library(name: "LarderUpstream", targets: ["LarderUpstream"]),
+        .library(name: "LarderPrecache", targets: ["LarderPrecache"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.4"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // libcurl, with a header shim for its variadic setters.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "LarderStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "LarderUpstream",
+            dependencies: [
+                "CCurl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "LarderPrecache",
+            dependencies: [
+                "LarderStore",
+                "LarderUpstream",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "LarderProxy",
+            dependencies: [
+                "LarderStore",
+                "LarderUpstream",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "larder",
+            dependencies: [
+                "LarderProxy",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // An HTTP(S) origin with fault injection, used by the tests and the demo.
+        .target(
+            name: "LarderTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "larder-demo-origin",
+            dependencies: [
+                "LarderTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore"]),
+        .testTarget(name: "LarderPrecacheTests", dependencies: ["LarderPrecache"]),
+        .testTarget(name: "LarderUpstreamTests", dependencies: ["LarderUpstream", "LarderTestSupport"]),
+        .testTarget(
+            name: "LarderProxyTests",
+            dependencies: [
+                "LarderProxy",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderTestSupport", "LarderStore"]),
+    ]
+)

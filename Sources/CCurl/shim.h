@@ -1,0 +1,50 @@
+#ifndef LARDER_CCURL_SHIM_H
+#define LARDER_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+// Swift cannot call C variadic functions, so each argument type that the
+// upstream client passes to curl_easy_setopt, curl_easy_getinfo and
+// curl_multi_setopt gets a typed, non-variadic wrapper here (only the ones
+// LarderUpstream uses).
+
+static inline CURLcode larder_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode larder_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode larder_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode larder_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// For CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION (same signature).
+static inline CURLcode larder_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+/// For CURLOPT_READFUNCTION.
+static inline CURLcode larder_curl_easy_setopt_read_callback(CURL *handle, CURLoption option, curl_read_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+/// For CURLOPT_SEEKFUNCTION.
+static inline CURLcode larder_curl_easy_setopt_seek_callback(CURL *handle, CURLoption option, curl_seek_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+static inline CURLcode larder_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLMcode larder_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+#endif

@@ -1,0 +1,198 @@
+import LarderStore
+
+/// A parsed games list (`games.txt`, or the URLs posted to `/dev/offline/precache`).
+///
+/// Grammar, one URL per line:
+/// - Blank lines and lines starting with `#` are ignored; whitespace around a line is trimmed.
+/// - A URL whose path ends in `.html` is a page, cached as it is.
+/// - A URL whose path ends in `.json` (normally `offline.meta.json`) is a manifest URL; its game root
+///   is the manifest's folder, or for a Vite `.vite/manifest.json` the folder holding `.vite`.
+/// - Any other http(s) URL is a game root, whose manifest is `<root>/offline.meta.json` (trailing `/`
+///   dropped first). A root may not have a query.
+/// - Anything else (another scheme, an unparsable URL, a line over ``maximumLineLength`` bytes) is a
+///   ``GamesListProblem``; the other lines still count.
+/// - A line repeating an earlier one, or naming a game whose manifest an earlier line already names,
+///   is left out (first wins).
+public struct GamesList: Sendable, Hashable {
+    /// The pages and games, in list order.
+    public var entries: [GamesListEntry]
+    /// The lines that were not used, in list order.
+    public var problems: [GamesListProblem]
+
+    /// The longest line accepted, in bytes of UTF-8 after trimming.
+    public static let maximumLineLength = 8 * 1024
+
+    /// Creates a list from already-classified entries.
+    public init(entries: [GamesListEntry], problems: [GamesListProblem]) {
+        self.entries = entries
+        self.problems = problems
+    }
+
+    /// The games, in list order.
+    public var games: [GameSource] {
+        self.entries.compactMap { entry in
+            if case .game(let game) = entry {
+                return game
+            }
+            return nil
+        }
+    }
+
+    /// The pages' URLs (without fragments), in list order.
+    public var pageURLs: [HTTPURL] {
+        self.entries.compactMap { entry in
+            if case .page(let url, _) = entry {
+                return url
+            }
+            return nil
+        }
+    }
+
+    /// Parses the text of a games list. Lines end at `\n` (a `\r` before it is trimmed with the
+    /// other whitespace); `source` names the list in problems, e.g. `games.txt`.
+    public static func parse(_ text: String, source: String) -> GamesList {
+        let lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String(String.UnicodeScalarView($0))
+        }
+        return Self.parse(lines: lines, source: source)
+    }
+
+    /// Parses a list of lines with the same grammar as a file (for `{"urls": [...]}`); the line
+    /// number in a problem is the 1-based position in `lines`.
+    public static func parse(lines: [String], source: String) -> GamesList {
+        var builder = Builder(source: source)
+        for (index, line) in lines.enumerated() {
+            builder.add(line: line, number: index + 1)
+        }
+        return GamesList(entries: builder.entries, problems: builder.problems)
+    }
+
+    /// Accumulates entries while keeping lines, manifests and slugs unique.
+    private struct Builder {
+        let source: String
+        var entries: [GamesListEntry] = []
+        var problems: [GamesListProblem] = []
+        var seenLines: Set<String> = []
+        var seenManifests: Set<CacheKey> = []
+        var takenSlugs: Set<String> = []
+
+        init(source: String) {
+            self.source = source
+        }
+
+        mutating func add(line rawLine: String, number: Int) {
+            let line = rawLine.trimmingWhitespace()
+            if line.isEmpty || line.hasPrefix("#") {
+                return
+            }
+            let length = line.utf8.count
+            guard length <= GamesList.maximumLineLength else {
+                self.problems.append(
+                    GamesListProblem(
+                        source: self.source,
+                        line: number,
+                        reason: "the line is \(length) bytes long; the limit is \(GamesList.maximumLineLength)"
+                    )
+                )
+                return
+            }
+            guard self.seenLines.insert(line).inserted else {
+                return
+            }
+
+            let url: HTTPURL
+            do {
+                url = try HTTPURL(parsing: line)
+            } catch {
+                self.problems.append(GamesListProblem(source: self.source, line: number, reason: error.description))
+                return
+            }
+
+            var withoutFragment = url
+            withoutFragment.fragment = nil
+            let lowercasedPath = url.path.lowercased()
+            if lowercasedPath.hasSuffix(".html") {
+                self.entries.append(.page(url: withoutFragment, text: line))
+                return
+            }
+
+            var root = withoutFragment
+            root.query = nil
+            let manifestURL: HTTPURL
+            if lowercasedPath.hasSuffix(".json") {
+                manifestURL = withoutFragment
+                root.path = Self.folder(of: url.path)
+                if lowercasedPath.hasSuffix("/.vite/manifest.json") {
+                    root.path = Self.folder(of: root.path)
+                }
+            } else {
+                guard url.query == nil else {
+                    self.problems.append(
+                        GamesListProblem(
+                            source: self.source,
+                            line: number,
+                            reason: "a game root cannot have a query (\(line.debugDescription)); "
+                                + "name its manifest URL instead"
+                        )
+                    )
+                    return
+                }
+                root.path = Self.droppingTrailingSlashes(url.path)
+                manifestURL = Self.appending("offline.meta.json", to: root)
+            }
+
+            guard self.seenManifests.insert(CacheKey(url: manifestURL, filter: .none)).inserted else {
+                return
+            }
+            let slug = self.uniqueSlug(GameSlug.make(root: root))
+            self.entries.append(
+                .game(
+                    GameSource(
+                        root: root,
+                        manifestURL: manifestURL,
+                        metadataURL: Self.appending("metadata.json", to: root),
+                        slug: slug,
+                        line: number
+                    )
+                )
+            )
+        }
+
+        /// `base`, else `base-2`, `base-3`... whichever is not taken yet.
+        mutating func uniqueSlug(_ base: String) -> String {
+            var candidate = base
+            var suffix = 2
+            while self.takenSlugs.contains(candidate) {
+                candidate = "\(base)-\(suffix)"
+                suffix += 1
+            }
+            self.takenSlugs.insert(candidate)
+            return candidate
+        }
+
+        /// The path up to (not including) its last `/`: the folder of a file path.
+        static func folder(of path: String) -> String {
+            guard let slash = path.lastIndex(of: "/") else {
+                return ""
+            }
+            return String(path[..<slash])
+        }
+
+        static func droppingTrailingSlashes(_ path: String) -> String {
+            var path = Substring(path)
+            while path.hasSuffix("/") {
+                path = path.dropLast()
+            }
+            return String(path)
+        }
+
+        /// `<root>/<name>`, with no query or fragment.
+        static func appending(_ name: String, to root: HTTPURL) -> HTTPURL {
+            var url = root
+            url.path = "\(root.path)/\(name)"
+            url.query = nil
+            url.fragment = nil
+            return url
+        }
+    }
+}

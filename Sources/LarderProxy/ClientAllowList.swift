@@ -1,0 +1,108 @@
+import NIOCore
+
+/// An IPv4 or IPv6 network in CIDR notation, e.g. `192.168.1.0/24` or `fd00::/8`.
+public struct CIDR: Sendable, Hashable, CustomStringConvertible {
+    private let network: [UInt8]
+    private let prefixLength: Int
+
+    /// Parses `address/prefix` (a bare address means a single host).
+    public init(parsing text: String) throws(CIDRParseError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2, let bytes = Self.addressBytes(String(parts[0])) else {
+            throw CIDRParseError(input: text, problem: "not an IPv4 or IPv6 address")
+        }
+        let maximum = bytes.count * 8
+        var length = maximum
+        if parts.count == 2 {
+            guard let parsed = Int(parts[1]), (0...maximum).contains(parsed) else {
+                throw CIDRParseError(input: text, problem: "prefix length must be a number from 0 to \(maximum)")
+            }
+            length = parsed
+        }
+        self.network = Self.masked(bytes, prefixLength: length)
+        self.prefixLength = length
+    }
+
+    /// Whether `address` lies inside this network. IPv4-mapped IPv6 addresses match IPv4 networks.
+    public func contains(_ address: SocketAddress) -> Bool {
+        guard var bytes = Self.addressBytes(address) else { return false }
+        if bytes.count == 16, self.network.count == 4, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+            bytes = Array(bytes[12...])
+        }
+        guard bytes.count == self.network.count else { return false }
+        return Self.masked(bytes, prefixLength: self.prefixLength) == self.network
+    }
+
+    /// `address/prefix`.
+    public var description: String {
+        let address: String
+        if self.network.count == 4 {
+            address = self.network.map(String.init).joined(separator: ".")
+        } else {
+            address = stride(from: 0, to: 16, by: 2).map {
+                String(UInt16(self.network[$0]) << 8 | UInt16(self.network[$0 + 1]), radix: 16)
+            }.joined(separator: ":")
+        }
+        return "\(address)/\(self.prefixLength)"
+    }
+
+    /// Whether `address` is a loopback address (127.0.0.0/8, ::1, or IPv4-mapped loopback).
+    public static func isLoopback(_ address: SocketAddress) -> Bool {
+        guard let bytes = self.addressBytes(address) else { return false }
+        if bytes.count == 4 { return bytes[0] == 127 }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+        return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
+    }
+
+    private static func addressBytes(_ text: String) -> [UInt8]? {
+        guard let address = try? SocketAddress(ipAddress: text, port: 0) else { return nil }
+        return self.addressBytes(address)
+    }
+
+    private static func addressBytes(_ address: SocketAddress) -> [UInt8]? {
+        switch address {
+        case .v4(let v4):
+            return withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
+        case .v6(let v6):
+            return withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        default:
+            return nil
+        }
+    }
+
+    private static func masked(_ bytes: [UInt8], prefixLength: Int) -> [UInt8] {
+        bytes.enumerated().map { index, byte in
+            let bitsInByte = max(0, min(8, prefixLength - index * 8))
+            return bitsInByte == 0 ? 0 : byte & UInt8(truncatingIfNeeded: 0xff << (8 - bitsInByte))
+        }
+    }
+}
+
+/// A CIDR that could not be parsed.
+public struct CIDRParseError: Error, CustomStringConvertible, Hashable {
+    /// The text given.
+    public var input: String
+    /// What is wrong with it.
+    public var problem: String
+
+    /// `'text' is not a valid CIDR: problem`.
+    public var description: String { "'\(self.input)' is not a valid CIDR: \(self.problem)" }
+}
+
+/// Which clients the proxy serves: loopback always, plus the `--allow` networks.
+public struct ClientAllowList: Sendable, Hashable {
+    /// Networks allowed besides loopback.
+    public var networks: [CIDR]
+
+    /// Creates an allow list.
+    public init(networks: [CIDR] = []) {
+        self.networks = networks
+    }
+
+    /// Whether a client at `address` may use the proxy.
+    public func allows(_ address: SocketAddress?) -> Bool {
+        guard let address else { return false }
+        if case .unixDomainSocket = address { return true }
+        return CIDR.isLoopback(address) || self.networks.contains { $0.contains(address) }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// HTTP-date parsing and formatting (RFC 9110 section 5.6.7), without `DateFormatter`.
+///
+/// Accepts the preferred IMF-fixdate and the two obsolete forms a cache must still read
+/// (RFC 850 and asctime); anything else is `nil`, which callers treat as "in the past".
+public enum HTTPDate {
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+
+    /// Parses an HTTP-date; `nil` when it is not one.
+    public static func parse(_ text: String) -> Date? {
+        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
+        // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT -> [Sun, 06, Nov, 1994, 08:49:37, GMT]
+        // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT -> [Sunday, 06-Nov-94, 08:49:37, GMT]
+        // asctime:     Sun Nov  6 08:49:37 1994 -> [Sun, Nov, 6, 08:49:37, 1994]
+        var day: Int?
+        var month: Int?
+        var year: Int?
+        var time: (Int, Int, Int)?
+        if tokens.count == 6, tokens[5] == "GMT" {
+            day = Int(tokens[1])
+            month = self.month(tokens[2])
+            year = Int(tokens[3])
+            time = self.time(tokens[4])
+        } else if tokens.count == 4, tokens[3] == "GMT" {
+            let parts = tokens[1].split(separator: "-").map(String.init)
+            guard parts.count == 3, let shortYear = Int(parts[2]) else { return nil }
+            day = Int(parts[0])
+            month = self.month(parts[1])
+            // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
+            year = shortYear < 70 ? 2000 + shortYear : 1900 + shortYear
+            time = self.time(tokens[2])
+        } else if tokens.count == 5 {
+            month = self.month(tokens[1])
+            day = Int(tokens[2])
+            time = self.time(tokens[3])
+            year = Int(tokens[4])
+        }
+        guard let day, let month, let year, let time,
+            (1...31).contains(day), (1...9999).contains(year),
+            (0...23).contains(time.0), (0...59).contains(time.1), (0...60).contains(time.2)
+        else { return nil }
+        let days = self.daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + time.0 * 3_600 + time.1 * 60 + time.2
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// Formats a date as IMF-fixdate.
+    public static func format(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = self.civilFromDays(days)
+        let weekday = self.dayNames[((days % 7) + 7) % 7]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(weekday), \(two(day)) \(self.monthNames[month - 1]) \(year) "
+            + "\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+    }
+
+    private static func month(_ token: String) -> Int? {
+        self.months.firstIndex(of: token.lowercased()).map { $0 + 1 }
+    }
+
+    private static func time(_ token: String) -> (Int, Int, Int)? {
+        let parts = token.split(separator: ":")
+        guard parts.count == 3, parts.allSatisfy({ $0.count == 2 }),
+            let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2])
+        else { return nil }
+        return (hour, minute, second)
+    }
+
+    // Howard Hinnant's civil-date algorithms: exact for the proleptic Gregorian calendar.
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

@@ -1,0 +1,62 @@
+import NIOHTTP1
+
+/// The pages Larder serves at its own address (`http://127.0.0.1:8080/...`).
+struct OwnPages: Sendable {
+    /// The address clients reach the proxy at, e.g. `127.0.0.1:8080`.
+    let proxyAuthority: String
+
+    /// Serves `path`, or a 404 page.
+    func respond(path: String, request: HTTPRequestHead, writer: ResponseWriter) async throws -> Int {
+        let isHead = request.method == .HEAD
+        guard request.method == .GET || isHead else {
+            try await writer.page(.refusal(.methodNotAllowed, reason: "\(path) answers GET and HEAD only."), cacheStatus: nil, close: false, isHead: isHead)
+            return 405
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "cache-control", value: "no-store")
+        switch path {
+        case "/":
+            headers.add(name: "content-type", value: "text/html; charset=utf-8")
+            try await writer.complete(.ok, headers: headers, body: self.landingPage, isHead: isHead)
+            return 200
+        case "/proxy.pac":
+            headers.add(name: "content-type", value: "application/x-ns-proxy-autoconfig")
+            let pac = """
+                function FindProxyForURL(url, host) {
+                  if (isPlainHostName(host) && host === "localhost") return "DIRECT";
+                  return "PROXY \(self.proxyAuthority)";
+                }
+
+                """
+            try await writer.complete(.ok, headers: headers, body: pac, isHead: isHead)
+            return 200
+        default:
+            let page = StatusPage.refusal(.notFound, reason: "Larder has no page at \(path).")
+            try await writer.page(page, cacheStatus: nil, close: false, isHead: isHead)
+            return 404
+        }
+    }
+
+    private var landingPage: String {
+        let authority = self.proxyAuthority.htmlEscaped
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Larder</title>
+            <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
+            code,pre{background:#f4f4f4;border-radius:4px;padding:.1rem .3rem}pre{padding:.6rem;overflow-x:auto}</style>
+            </head><body>
+            <h1>Larder is running</h1>
+            <p>Larder is a caching proxy: it keeps what you browse and serves it when the network is gone.</p>
+            <h2>Use it</h2>
+            <ul>
+            <li>Browser or webview: set the HTTP proxy to <code>\(authority)</code>, or the automatic configuration URL to <code>http://\(authority)/proxy.pac</code>.</li>
+            <li>curl: <pre>curl -x http://\(authority) http://example.com/</pre></li>
+            </ul>
+            <p>Every answer carries a <code>Cache-Status</code> header saying whether it came from the cache.</p>
+            </body></html>
+
+            """
+    }
+}

@@ -1,0 +1,29 @@
+import LarderStore
+
+/// Everything `ProxyServer` needs to know, with Larder's defaults.
+public struct ProxyConfiguration: Sendable {
+    /// The address to listen on (loopback by default).
+    public var host: String = "127.0.0.1"
+    /// The port to listen on; 0 picks a free one (reported by `ProxyServer.boundPort`).
+    public var port: Int = 8080
+    /// Start in offline mode: never contact upstream.
+    public var offline: Bool = false
+    /// Clients besides loopback that may use the proxy.
+    public var allowList = ClientAllowList()
+    /// Request classification rules: URI length limit, CONNECT ports.
+    public var routeRules = RequestRoute.Rules()
+    /// Query parameters left out of cache keys.
+    public var queryFilter: QueryParameterFilter = .default
+    /// How long to wait for an upstream connection.
+    public var connectTimeout: Duration = .seconds(5)
+    /// How long an upstream transfer may stall before it fails.
+    public var idleTimeout: Duration = .seconds(30)
+    /// With a usable cached copy, how long to wait for the network's answer before serving the cache
+    /// (network-first with a timeout, as Workbox's `networkTimeoutSeconds`).
+    public var networkTimeout: Duration = .seconds(3)
+    /// Connect-failure back-off per host.
+    public var backoff = HostHealth.Policy()
+
+    /// The defaults.
+    public init() {}
+}

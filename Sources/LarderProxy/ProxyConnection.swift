@@ -1,0 +1,232 @@
+import AsyncAlgorithms
+import Foundation
+import LarderStore
+import LarderUpstream
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// One client connection: reads requests in order (so pipelining is safe), routes each, and
+/// writes its response before reading the next.
+struct ProxyConnection {
+    let channel: NIOAsyncChannel<ProxyInbound, ProxyOutbound>
+    let proxy: ForwardProxy
+    let own: RequestRoute.OwnAuthorities
+    let rules: RequestRoute.Rules
+    let allowList: ClientAllowList
+    let pages: OwnPages
+    let lifecycle: ConnectionLifecycle
+    let logger: Logger
+
+    func run() async {
+        let remote = self.channel.channel.remoteAddress
+        do {
+            try await self.channel.executeThenClose { inbound, outbound in
+                var iterator = inbound.makeAsyncIterator()
+                let allowed = self.allowList.allows(remote)
+                while true {
+                    let part: ProxyInbound?
+                    do {
+                        self.lifecycle.setIdle(true)
+                        part = try await iterator.next()
+                        self.lifecycle.setIdle(false)
+                    } catch {
+                        try await self.refuseMalformed(error, outbound: outbound)
+                        return
+                    }
+                    guard case .http(.head(let head)) = part else { return }
+                    let writer = ResponseWriter(outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1)
+                    let started = ContinuousClock.now
+
+                    guard allowed else {
+                        let reason = "Larder does not serve \(remote.map { "\($0)" } ?? "this client"); start it with --allow CIDR to let other addresses in."
+                        try await writer.page(.refusal(.forbidden, reason: reason), cacheStatus: nil, close: true)
+                        self.log(head, status: 403, cacheStatus: nil, since: started)
+                        return
+                    }
+
+                    let keepGoing: Bool
+                    switch RequestRoute.classify(head, own: self.own, rules: self.rules) {
+                    case .reject(let status, let reason):
+                        try await writer.page(.refusal(status, reason: reason), cacheStatus: nil, close: true, isHead: head.method == .HEAD)
+                        self.log(head, status: Int(status.code), cacheStatus: nil, since: started)
+                        return
+                    case .ownPage(let path, _):
+                        guard try await Self.skipBody(&iterator) else { return }
+                        let status = try await self.pages.respond(path: path, request: head, writer: writer)
+                        self.log(head, status: status, cacheStatus: nil, since: started)
+                        keepGoing = head.isKeepAlive
+                    case .connect(let host, let port):
+                        guard try await Self.skipBody(&iterator) else { return }
+                        try await self.tunnel(host: host, port: port, head: head, iterator: &iterator, outbound: outbound, writer: writer, started: started)
+                        return
+                    case .forward(let url):
+                        let outcome = try await self.forward(head, url: url, iterator: &iterator, writer: writer)
+                        self.log(head, status: outcome.status, cacheStatus: outcome.cacheStatus, since: started)
+                        keepGoing = outcome.reusable && head.isKeepAlive
+                    }
+                    if !keepGoing || self.lifecycle.isShuttingDown {
+                        return
+                    }
+                }
+            }
+        } catch {
+            self.logger.debug("connection ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Forwards one request, streaming its body to upstream when it has one.
+    private func forward(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
+        writer: ResponseWriter
+    ) async throws -> ForwardProxy.Outcome {
+        let declaredLength = head.headers["content-length"].first.flatMap { Int64($0) }
+        let hasBody = (declaredLength ?? 0) > 0 || head.headers.contains(name: "transfer-encoding")
+        if !hasBody {
+            guard try await Self.skipBody(&iterator) else {
+                return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
+            }
+            if head.method == .GET || head.method == .HEAD {
+                return try await self.proxy.serveCacheable(head, url: url, writer: writer)
+            }
+            return try await self.proxy.serveUncacheable(head, url: url, body: nil, writer: writer)
+        }
+
+        // The body is pumped from this task (which owns the connection's iterator) into a
+        // channel that the upstream transfer reads at its own pace: backpressure end to end.
+        let chunks = AsyncThrowingChannel<ByteBuffer, any Error>()
+        let proxy = self.proxy
+        return try await withThrowingTaskGroup(of: ForwardProxy.Outcome.self) { group in
+            group.addTask {
+                defer { chunks.finish() }
+                return try await proxy.serveUncacheable(head, url: url, body: .stream(chunks, length: declaredLength), writer: writer)
+            }
+            var complete = false
+            while !complete {
+                guard let part = try await iterator.next() else {
+                    chunks.fail(ClientClosedError())
+                    break
+                }
+                switch part {
+                case .http(.body(let buffer)):
+                    await chunks.send(buffer)
+                case .http(.end):
+                    chunks.finish()
+                    complete = true
+                default:
+                    chunks.fail(ClientClosedError())
+                    complete = true
+                }
+            }
+            guard var outcome = try await group.next() else {
+                return ForwardProxy.Outcome(status: 500, cacheStatus: nil, reusable: false)
+            }
+            outcome.reusable = outcome.reusable && complete
+            return outcome
+        }
+    }
+
+    /// Sets up a CONNECT tunnel and splices it until either side closes.
+    private func tunnel(
+        host: String,
+        port: Int,
+        head: HTTPRequestHead,
+        iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>,
+        writer: ResponseWriter,
+        started: ContinuousClock.Instant
+    ) async throws {
+        let bypass = CacheStatus.forward(.bypass, detail: "tunnel")
+        if self.proxy.offline.isOffline {
+            let page = StatusPage(
+                status: .gatewayTimeout,
+                title: "Offline",
+                paragraphs: ["Larder is in offline mode and passes \(host):\(port) through as a tunnel, which needs the network."],
+                url: nil
+            )
+            try await writer.page(page, cacheStatus: CacheStatus.forward(.bypass, detail: "offline"), close: true)
+            self.log(head, status: 504, cacheStatus: bypass, since: started)
+            return
+        }
+        let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            upstream = try await Tunnel.connect(
+                host: host,
+                port: port,
+                timeout: self.proxy.configuration.connectTimeout,
+                eventLoop: self.channel.channel.eventLoop
+            )
+        } catch {
+            self.proxy.health.recordConnectFailure(host: host, description: "\(error)")
+            let page = StatusPage(
+                status: .badGateway,
+                title: "Cannot reach \(host):\(port)",
+                paragraphs: ["Larder could not open a connection for the tunnel: \(error)"],
+                url: nil
+            )
+            try await writer.page(page, cacheStatus: bypass, close: true)
+            self.log(head, status: 502, cacheStatus: bypass, since: started)
+            return
+        }
+        self.proxy.health.recordSuccess(host: host)
+        var headers = HTTPHeaders()
+        headers.add(name: "Via", value: "1.1 larder")
+        headers.add(name: "Cache-Status", value: bypass.description)
+        try await outbound.write(.http(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers))))
+        try await outbound.write(.http(.end(nil)))
+        try await outbound.write(.enterTunnelMode)
+        self.log(head, status: 200, cacheStatus: bypass, since: started)
+        try await Tunnel.splice(client: &iterator, clientOutbound: outbound, upstream: upstream)
+    }
+
+    /// Reads up to the end of a request without a body. False when the client sent something else.
+    private static func skipBody(_ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator) async throws -> Bool {
+        while let part = try await iterator.next() {
+            switch part {
+            case .http(.end): return true
+            case .http(.body): continue
+            default: return false
+            }
+        }
+        return false
+    }
+
+    /// Answers a request the HTTP decoder rejected, then the connection closes.
+    private func refuseMalformed(_ error: any Error, outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>) async throws {
+        let status: HTTPResponseStatus
+        let reason: String
+        switch error as? HTTPParserError {
+        case .headerOverflow?:
+            status = .requestHeaderFieldsTooLarge
+            reason = "The request headers are too large."
+        case .some(let parserError):
+            status = .badRequest
+            reason = "Malformed HTTP request (\(parserError))."
+        case nil:
+            self.logger.debug("connection read failed", metadata: ["error": "\(error)"])
+            return
+        }
+        self.logger.notice("malformed request refused", metadata: ["status": "\(status.code)", "error": "\(error)"])
+        let writer = ResponseWriter(outbound: outbound, version: .http1_1)
+        try await writer.page(.refusal(status, reason: reason), cacheStatus: nil, close: true)
+    }
+
+    private func log(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        self.logger.info(
+            "\(head.method.rawValue) \(head.uri) \(status)",
+            metadata: [
+                "cache": "\(cacheStatus?.description ?? "-")",
+                "ms": "\(String(format: "%.1f", milliseconds))",
+            ]
+        )
+    }
+}
+
+/// The client went away before its request body was complete.
+struct ClientClosedError: Error, CustomStringConvertible {
+    var description: String { "the client closed the connection before sending the whole request body" }
+}

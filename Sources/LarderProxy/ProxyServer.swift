@@ -1,0 +1,135 @@
+import LarderStore
+import LarderUpstream
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ServiceLifecycle
+
+/// Larder's proxy as a service: listens, serves each connection, and on graceful shutdown
+/// stops accepting, lets in-flight responses finish, and closes idle connections.
+///
+/// Embed it in an app by running it in a `ServiceGroup` (or calling `run()`), with a `Store`
+/// on a cache directory and an `Upstream` (normally `CurlUpstream`).
+public final class ProxyServer: Service, Sendable {
+    private let configuration: ProxyConfiguration
+    private let proxy: ForwardProxy
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let onListening: @Sendable (SocketAddress) -> Void
+    private let boundAddress = NIOLockedValueBox<SocketAddress?>(nil)
+
+    /// The switch for offline mode, shared with whatever controls it.
+    public let offline: OfflineSwitch
+    /// Upstream health per host.
+    public let health: UpstreamHealthRegistry
+
+    /// Creates a server; nothing listens until `run()`.
+    public init(
+        configuration: ProxyConfiguration,
+        store: Store,
+        upstream: any Upstream,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "larder.proxy"),
+        onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.offline = OfflineSwitch(configuration.offline)
+        self.health = UpstreamHealthRegistry(policy: configuration.backoff)
+        self.proxy = ForwardProxy(
+            store: store,
+            upstream: upstream,
+            health: self.health,
+            offline: self.offline,
+            configuration: configuration,
+            logger: logger
+        )
+        self.group = group
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// The address the server listens on, once it does.
+    public var listeningAddress: SocketAddress? {
+        self.boundAddress.withLockedValue { $0 }
+    }
+
+    /// Listens and serves until graceful shutdown or cancellation.
+    public func run() async throws {
+        let server = try await ServerBootstrap(group: self.group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: self.configuration.host, port: self.configuration.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    var encoderConfiguration = HTTPResponseEncoder.Configuration()
+                    // Larder frames every response itself (it knows HEAD and tunnel answers).
+                    encoderConfiguration.automaticallySetFramingHeaders = false
+                    let operations = channel.pipeline.syncOperations
+                    try operations.addHandler(HTTPResponseEncoder(configuration: encoderConfiguration), name: "http-encoder")
+                    try operations.addHandler(
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
+                        name: "http-decoder"
+                    )
+                    try operations.addHandler(ProxyChannelAdapter(decoderName: "http-decoder", encoderName: "http-encoder"))
+                    return try NIOAsyncChannel<ProxyInbound, ProxyOutbound>(
+                        wrappingChannelSynchronously: channel,
+                        configuration: .init(
+                            backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
+                            isOutboundHalfClosureEnabled: true
+                        )
+                    )
+                }
+            }
+        guard let address = server.channel.localAddress, let port = address.port else {
+            throw ProxyServerError(description: "the listening socket has no address")
+        }
+        self.boundAddress.withLockedValue { $0 = address }
+        self.logger.notice("listening", metadata: ["address": "\(address)"])
+        self.onListening(address)
+
+        let authority = address.ipAddress.map { $0.contains(":") ? "[\($0)]:\(port)" : "\($0):\(port)" } ?? "127.0.0.1:\(port)"
+        let pages = OwnPages(proxyAuthority: authority)
+        let registry = ConnectionRegistry()
+
+        try await withGracefulShutdownHandler {
+            try await server.executeThenClose { connections in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in connections {
+                        let lifecycle = registry.register(connection.channel)
+                        let handler = ProxyConnection(
+                            channel: connection,
+                            proxy: self.proxy,
+                            own: RequestRoute.OwnAuthorities(
+                                port: port,
+                                listenHost: self.configuration.host,
+                                localAddress: connection.channel.localAddress?.ipAddress
+                            ),
+                            rules: self.configuration.routeRules,
+                            allowList: self.configuration.allowList,
+                            pages: pages,
+                            lifecycle: lifecycle,
+                            logger: self.logger
+                        )
+                        group.addTask {
+                            await handler.run()
+                            registry.remove(lifecycle)
+                        }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            self.logger.notice("shutting down: finishing in-flight responses")
+            server.channel.close(promise: nil)
+            registry.shutdown()
+        }
+    }
+}
+
+/// The server could not start.
+public struct ProxyServerError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+}

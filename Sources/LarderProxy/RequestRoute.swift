@@ -1,0 +1,115 @@
+import LarderStore
+import NIOHTTP1
+
+/// Where a request from a client goes, decided from its head alone.
+public enum RequestRoute: Sendable, Equatable {
+    /// An absolute-form request for another host: served through the cache.
+    case forward(HTTPURL)
+    /// A `CONNECT` tunnel to `host:port`.
+    case connect(host: String, port: Int)
+    /// A request addressed to the proxy itself (its own pages).
+    case ownPage(path: String, query: String?)
+    /// Refused with this status and a reason for the client.
+    case reject(HTTPResponseStatus, String)
+
+    /// The addresses that mean "this proxy": `host` as lower-case name or IP literal (no brackets), `port` as bound.
+    public struct OwnAuthorities: Sendable, Hashable {
+        /// Host names and literals of this proxy.
+        public var hosts: Set<String>
+        /// The port the proxy listens on.
+        public var port: Int
+
+        /// Loopback names plus the listen address and the connection's local address.
+        public init(port: Int, listenHost: String, localAddress: String? = nil) {
+            var hosts: Set<String> = ["127.0.0.1", "localhost", "::1"]
+            hosts.insert(Self.bare(listenHost))
+            if let localAddress { hosts.insert(Self.bare(localAddress)) }
+            self.hosts = hosts
+            self.port = port
+        }
+
+        /// Whether `host:port` is this proxy.
+        public func matches(host: String, port: Int) -> Bool {
+            port == self.port && self.hosts.contains(Self.bare(host))
+        }
+
+        private static func bare(_ host: String) -> String {
+            var host = host.lowercased()
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return host
+        }
+    }
+
+    /// Limits and policies that classification applies.
+    public struct Rules: Sendable, Hashable {
+        /// The longest request-target accepted (longer ones get 414).
+        public var maximumURILength: Int
+        /// Ports `CONNECT` may reach; `nil` allows any.
+        public var connectPorts: Set<Int>?
+
+        /// Creates rules.
+        public init(maximumURILength: Int = 16 * 1024, connectPorts: Set<Int>? = [443]) {
+            self.maximumURILength = maximumURILength
+            self.connectPorts = connectPorts
+        }
+    }
+
+    /// Classifies a request head.
+    public static func classify(_ head: HTTPRequestHead, own: OwnAuthorities, rules: Rules) -> RequestRoute {
+        let uri = head.uri
+        if uri.utf8.count > rules.maximumURILength {
+            return .reject(.uriTooLong, "The request target is \(uri.utf8.count) bytes; Larder accepts at most \(rules.maximumURILength).")
+        }
+        if head.method == .CONNECT {
+            return self.classifyConnect(uri, own: own, rules: rules)
+        }
+        if uri.hasPrefix("/") {
+            guard let host = head.headers.first(name: "host") else {
+                return .reject(.badRequest, "The request has no Host header.")
+            }
+            guard let authority = try? HTTPURL(parsing: "http://\(host)/"),
+                own.matches(host: authority.host, port: authority.effectivePort)
+            else {
+                return .reject(
+                    .badRequest,
+                    "Larder is a forward proxy: set it as your HTTP proxy and send absolute URLs (GET http://host/path)."
+                )
+            }
+            return self.ownPage(uri)
+        }
+        let lowered = uri.prefix(8).lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            return .reject(.badRequest, "Unsupported request target '\(uri.prefix(200))'.")
+        }
+        let url: HTTPURL
+        do {
+            url = try HTTPURL(parsing: uri)
+        } catch {
+            return .reject(.badRequest, "\(error)")
+        }
+        if own.matches(host: url.host, port: url.effectivePort) {
+            return self.ownPage(url.requestTarget)
+        }
+        return .forward(url)
+    }
+
+    private static func ownPage(_ target: String) -> RequestRoute {
+        let withoutFragment = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        return .ownPage(path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil)
+    }
+
+    private static func classifyConnect(_ uri: String, own: OwnAuthorities, rules: Rules) -> RequestRoute {
+        guard !uri.contains("/"), let url = try? HTTPURL(parsing: "https://\(uri)/"), let port = url.port else {
+            return .reject(.badRequest, "CONNECT needs host:port, got '\(uri.prefix(200))'.")
+        }
+        if let allowed = rules.connectPorts, !allowed.contains(port) {
+            let list = allowed.sorted().map(String.init).joined(separator: ", ")
+            return .reject(.forbidden, "CONNECT to port \(port) is not allowed (allowed: \(list); see --connect-ports).")
+        }
+        if own.matches(host: url.host, port: port) {
+            return .reject(.badRequest, "Refusing to tunnel to the proxy itself.")
+        }
+        return .connect(host: url.host, port: port)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Freshness and age of a stored response (RFC 9111 sections 4.2.1 to 4.2.3), as a private cache.
+public struct ResponseFreshness: Sendable, Hashable {
+    /// How long the response stays fresh after it was generated, in seconds.
+    public let lifetime: TimeInterval
+    /// The response's age when it arrived, corrected for transit (`corrected_initial_age`).
+    public let initialAge: TimeInterval
+    /// When the response arrived (`response_time`).
+    public let responseTime: Date
+    /// Whether the response forbids being served stale (`must-revalidate`).
+    public let mustRevalidate: Bool
+
+    /// Statuses a cache may give a heuristic lifetime (RFC 9110 section 15.1).
+    public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Computes freshness from a stored response's status and headers.
+    /// - Parameter header: all values of a header field, by lower-case name.
+    public init(status: Int, header: (String) -> [String], requestTime: Date, responseTime: Date) {
+        let cacheControl = CacheControlDirectives(header("cache-control"))
+        let date = header("date").first.flatMap(HTTPDate.parse)
+        let dateValue = date ?? responseTime
+
+        // RFC 9111 4.2.1: max-age first (s-maxage is for shared caches), then Expires, then heuristics.
+        if let maxAge = cacheControl.seconds("max-age") {
+            switch maxAge {
+            case .value(let seconds): self.lifetime = TimeInterval(seconds)
+            case .invalid: self.lifetime = 0
+            }
+        } else if let expiresValue = header("expires").first {
+            // An invalid Expires (including "0") means already expired.
+            if header("expires").count == 1, let expires = HTTPDate.parse(expiresValue) {
+                self.lifetime = max(0, expires.timeIntervalSince(dateValue))
+            } else {
+                self.lifetime = 0
+            }
+        } else if Self.heuristicallyCacheableStatuses.contains(status) || cacheControl.contains("public"),
+            let lastModified = header("last-modified").first.flatMap(HTTPDate.parse)
+        {
+            // RFC 9111 4.2.2: a typical heuristic is 10% of the time since Last-Modified.
+            self.lifetime = max(0, dateValue.timeIntervalSince(lastModified) * 0.1)
+        } else {
+            self.lifetime = 0
+        }
+
+        // RFC 9111 4.2.3.
+        let ageValue = header("age").first.flatMap { TimeInterval($0.trimmingWhitespace()) } ?? 0
+        let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        self.initialAge = max(apparentAge, max(0, ageValue) + responseDelay)
+        self.responseTime = responseTime
+        self.mustRevalidate = cacheControl.contains("must-revalidate")
+    }
+
+    /// The response's current age (`current_age`), in whole seconds as the `Age` header carries it.
+    public func currentAge(now: Date) -> Int {
+        let age = self.initialAge + max(0, now.timeIntervalSince(self.responseTime))
+        return Int(min(age, 2_147_483_648).rounded(.down))
+    }
+
+    /// Whether the response is still fresh at `now`.
+    public func isFresh(now: Date) -> Bool {
+        self.lifetime > self.initialAge + max(0, now.timeIntervalSince(self.responseTime))
+    }
+}

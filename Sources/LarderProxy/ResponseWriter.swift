@@ -1,0 +1,57 @@
+import NIOCore
+import NIOHTTP1
+
+/// Writes HTTP responses to one client connection, with backpressure.
+struct ResponseWriter: Sendable {
+    let outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>
+    /// The client's HTTP version, echoed in response heads.
+    let version: HTTPVersion
+
+    func head(_ status: HTTPResponseStatus, _ headers: HTTPHeaders) async throws {
+        try await self.outbound.write(.http(.head(HTTPResponseHead(version: self.version, status: status, headers: headers))))
+    }
+
+    func body(_ buffer: ByteBuffer) async throws {
+        guard buffer.readableBytes > 0 else { return }
+        try await self.outbound.write(.http(.body(.byteBuffer(buffer))))
+    }
+
+    func end() async throws {
+        try await self.outbound.write(.http(.end(nil)))
+    }
+
+    /// A complete response with a small in-memory body.
+    func complete(
+        _ status: HTTPResponseStatus,
+        headers: HTTPHeaders,
+        body: String,
+        isHead: Bool = false
+    ) async throws {
+        var headers = headers
+        headers.replaceOrAdd(name: "content-length", value: String(body.utf8.count))
+        try await self.head(status, headers)
+        if !isHead {
+            try await self.body(ByteBuffer(string: body))
+        }
+        try await self.end()
+    }
+
+    /// A Larder status page.
+    func page(
+        _ page: StatusPage,
+        cacheStatus: CacheStatus?,
+        close: Bool,
+        isHead: Bool = false
+    ) async throws {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "text/html; charset=utf-8")
+        headers.add(name: "cache-control", value: "no-store")
+        if let cacheStatus {
+            headers.add(name: "cache-status", value: cacheStatus.description)
+        }
+        if close {
+            headers.add(name: "connection", value: "close")
+        }
+        try await self.complete(page.status, headers: headers, body: page.html, isHead: isHead)
+    }
+}

@@ -1,0 +1,41 @@
+/// Whether a response may be stored, per RFC 9111 section 3 for a private cache.
+public enum Storability: Sendable, Hashable {
+    /// The response may be stored.
+    case storable
+    /// It may not; the reason is reported in `Cache-Status` `detail`.
+    case notStorable(reason: String)
+
+    /// Statuses that are cacheable without explicit freshness, plus those Larder stores when
+    /// explicitly allowed (RFC 9110 section 15.1 "heuristically cacheable").
+    public static let storableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Decides storability.
+    /// - Parameters:
+    ///   - method: the request method.
+    ///   - status: the response status.
+    ///   - requestCacheControl: the request's `Cache-Control` values.
+    ///   - responseCacheControl: the response's `Cache-Control` values.
+    ///   - vary: the response's `Vary` values.
+    public static func evaluate(
+        method: String,
+        status: Int,
+        requestCacheControl: [String],
+        responseCacheControl: [String],
+        vary: [String]
+    ) -> Storability {
+        guard method == "GET" else { return .notStorable(reason: "method") }
+        guard self.storableStatuses.contains(status) else { return .notStorable(reason: "status-\(status)") }
+        if CacheControlDirectives(requestCacheControl).contains("no-store") {
+            return .notStorable(reason: "request-no-store")
+        }
+        if CacheControlDirectives(responseCacheControl).contains("no-store") {
+            return .notStorable(reason: "no-store")
+        }
+        for value in vary {
+            for token in value.split(separator: ",") where token.trimmingWhitespace() == "*" {
+                return .notStorable(reason: "vary-star")
+            }
+        }
+        return .storable
+    }
+}

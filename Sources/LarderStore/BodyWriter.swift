@@ -1,0 +1,132 @@
+import Crypto
+import protocol Foundation.ContiguousBytes
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Streams one body to a temporary file while hashing it, then stores it under a key.
+///
+/// Used by one task at a time, so it is not `Sendable`. If neither ``commit(key:head:kind:expectedLength:)``
+/// nor ``discard()`` runs, deinit deletes the temporary file: a failed or cancelled fetch leaves the
+/// previous entry for its key as it was.
+public final class BodyWriter {
+    private let store: Store
+    /// The temporary file the body is written to, in the store's `tmp/`.
+    public let temporaryPath: String
+    private var descriptor: Int32
+    private var hasher = SHA256()
+    private var isFinished = false
+    /// How many body bytes have been written.
+    public private(set) var bytesWritten: Int64 = 0
+
+    init(store: Store, temporaryPath: String, descriptor: Int32) {
+        self.store = store
+        self.temporaryPath = temporaryPath
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        self.discard()
+    }
+
+    /// Appends `bytes` to the temporary file (a blocking POSIX write) and to the hash.
+    /// A failed write discards the writer, since the file no longer matches the hash.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard !self.isFinished else {
+            throw StoreError.writerFinished(temporaryPath: self.temporaryPath)
+        }
+        do {
+            try POSIXFile.writeAll(self.descriptor, bytes, path: self.temporaryPath)
+        } catch {
+            self.discard()
+            throw error
+        }
+        self.hasher.update(bufferPointer: bytes)
+        self.bytesWritten += Int64(bytes.count)
+    }
+
+    /// Appends `bytes` (an array, `Data`, ...) to the body; see ``write(_:)``.
+    public func write(contentsOf bytes: some ContiguousBytes) throws {
+        try bytes.withUnsafeBytes { try self.write($0) }
+    }
+
+    /// Stores the body under `key`, replacing any previous entry for that key, and returns the entry.
+    ///
+    /// When `expectedLength` is given and differs from ``bytesWritten``, throws
+    /// ``StoreError/lengthMismatch(expected:actual:)``, deletes the temporary file and leaves the index
+    /// as it was. Otherwise, on the index's writer queue: syncs the file, then in one write transaction
+    /// renames it to `bodies/xx/<sha256>` (or drops it when that body is stored already), syncs the
+    /// folder, upserts the row, and deletes the previous body of `key` when no row references it any more.
+    public func commit(
+        key: CacheKey,
+        head: StoredResponseHead,
+        kind: EntryKind,
+        expectedLength: Int64?
+    ) async throws -> CachedEntry {
+        guard !self.isFinished else {
+            throw StoreError.writerFinished(temporaryPath: self.temporaryPath)
+        }
+        if let expectedLength, expectedLength != self.bytesWritten {
+            self.discard()
+            throw StoreError.lengthMismatch(expected: expectedLength, actual: self.bytesWritten)
+        }
+        self.isFinished = true
+        defer { self.closeDescriptor() }
+        do {
+            return try await self.store.install(
+                temporaryPath: self.temporaryPath,
+                descriptor: self.descriptor,
+                hash: Self.hexString(self.hasher.finalize()),
+                size: self.bytesWritten,
+                key: key,
+                head: head,
+                kind: kind
+            )
+        } catch {
+            // Gone already when the failure came after the rename; then the stored body is an orphan.
+            self.removeTemporaryFile()
+            throw error
+        }
+    }
+
+    /// Deletes the temporary file; the index is not touched. Does nothing after a commit or discard.
+    public func discard() {
+        guard !self.isFinished else {
+            return
+        }
+        self.isFinished = true
+        self.closeDescriptor()
+        self.removeTemporaryFile()
+    }
+
+    private func closeDescriptor() {
+        if self.descriptor >= 0 {
+            close(self.descriptor)
+            self.descriptor = -1
+        }
+    }
+
+    private func removeTemporaryFile() {
+        do {
+            try POSIXFile.removeFile(self.temporaryPath)
+        } catch {
+            self.store.logger.warning("Cannot delete a temporary body", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private static func hexString(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(SHA256.byteCount * 2)
+        for byte in digest {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+}

@@ -1,0 +1,60 @@
+import GRDB
+
+/// One `entry` row as stored, before its JSON columns are decoded.
+struct IndexRow: Sendable {
+    var key: String
+    var url: String
+    var status: Int
+    var headers: String
+    var vary: String
+    var kind: String
+    var bodyHash: String
+    var bodySize: Int64
+    var requestTime: Double
+    var responseTime: Double
+    var storedAt: Double
+
+    static let columns =
+        "key, url, status, headers, vary, kind, body_hash, body_size, request_time, response_time, stored_at"
+
+    /// The row for `key` (an indexed lookup on the UNIQUE key column), or nil.
+    static func fetch(_ db: Database, key: String) throws -> IndexRow? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM entry WHERE key = ?", arguments: [key])
+        else {
+            return nil
+        }
+        return IndexRow(
+            key: try row.decode(forColumn: "key"),
+            url: try row.decode(forColumn: "url"),
+            status: try row.decode(forColumn: "status"),
+            headers: try row.decode(forColumn: "headers"),
+            vary: try row.decode(forColumn: "vary"),
+            kind: try row.decode(forColumn: "kind"),
+            bodyHash: try row.decode(forColumn: "body_hash"),
+            bodySize: try row.decode(forColumn: "body_size"),
+            requestTime: try row.decode(forColumn: "request_time"),
+            responseTime: try row.decode(forColumn: "response_time"),
+            storedAt: try row.decode(forColumn: "stored_at")
+        )
+    }
+
+    /// Inserts the row, or replaces every column of the row already stored under its key.
+    func upsert(_ db: Database, contentType: String?) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO entry (\(Self.columns), last_used, content_type)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET
+                    url = excluded.url, status = excluded.status, headers = excluded.headers,
+                    vary = excluded.vary, kind = excluded.kind, body_hash = excluded.body_hash,
+                    body_size = excluded.body_size, request_time = excluded.request_time,
+                    response_time = excluded.response_time, stored_at = excluded.stored_at,
+                    last_used = excluded.last_used, content_type = excluded.content_type
+                """,
+            arguments: [
+                self.key, self.url, self.status, self.headers, self.vary, self.kind, self.bodyHash,
+                self.bodySize, self.requestTime, self.responseTime, self.storedAt, self.storedAt, contentType,
+            ]
+        )
+    }
+}

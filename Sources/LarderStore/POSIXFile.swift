@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Thin wrappers over the POSIX calls the store needs, throwing ``StoreError/io(path:operation:errno:)``.
+enum POSIXFile {
+    /// Creates one directory; an existing one is fine. Returns whether it was created.
+    @discardableResult
+    static func makeDirectory(_ path: String) throws(StoreError) -> Bool {
+        if mkdir(path, 0o755) == 0 {
+            return true
+        }
+        guard errno == EEXIST else {
+            throw .io(path: path, operation: "create directory", errno: errno)
+        }
+        return false
+    }
+
+    /// Flushes a directory, so that names just created or renamed in it survive a crash.
+    static func syncDirectory(_ path: String) throws(StoreError) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .io(path: path, operation: "open directory", errno: errno)
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw .io(path: path, operation: "fsync directory", errno: errno)
+        }
+    }
+
+    /// The size of a regular file, or nil when there is no such file.
+    static func regularFileSize(_ path: String) throws(StoreError) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR {
+                return nil
+            }
+            throw .io(path: path, operation: "stat", errno: errno)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            return nil
+        }
+        return Int64(info.st_size)
+    }
+
+    /// Deletes a file; a missing file is fine.
+    static func removeFile(_ path: String) throws(StoreError) {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw .io(path: path, operation: "delete", errno: errno)
+        }
+    }
+
+    /// Atomically renames `source` to `destination`, replacing what is there.
+    static func renameFile(_ source: String, to destination: String) throws(StoreError) {
+        guard rename(source, destination) == 0 else {
+            throw .io(path: source, operation: "rename to \(destination)", errno: errno)
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, retrying short writes and EINTR.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(StoreError) {
+        guard var address = bytes.baseAddress else {
+            return
+        }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let written = write(descriptor, address, remaining)
+            if written < 0 {
+                if errno == EINTR {
+                    continue
+                }
+                throw .io(path: path, operation: "write", errno: errno)
+            }
+            remaining -= written
+            address += written
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the file at `path` (created if needed), which
+    /// excludes other processes and other descriptors in this process alike.
+    static func withExclusiveLock<T>(path: String, _ body: () throws -> T) throws -> T {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw StoreError.io(path: path, operation: "open", errno: errno)
+        }
+        // Closing the descriptor releases the lock.
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw StoreError.io(path: path, operation: "lock", errno: errno)
+            }
+        }
+        return try body()
+    }
+}

@@ -1,0 +1,342 @@
+import Foundation
+import GRDB
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A cache directory: a SQLite index (`index.sqlite`, WAL) and content-addressed body files.
+///
+/// Layout: `index.sqlite`, `bodies/ab/<sha256>` (the first two hex digits name the folder),
+/// `tmp/` for bodies being written, and `index.lock`, held while a store opens the index. Several
+/// `Store` instances, in one process or several (`larder serve` and `larder precache`), may share
+/// a directory.
+///
+/// Crash safety: a body is synced and renamed into `bodies/` before the index row that names it is
+/// committed, and a body file is deleted only inside the write transaction that removes its last
+/// row. A row whose body file is missing or has another size is never served.
+public final class Store: Sendable {
+    /// The absolute path of the cache directory.
+    public let directory: String
+    /// `<directory>/bodies`.
+    let bodiesDirectory: String
+    /// `<directory>/tmp`.
+    let temporaryDirectory: String
+    let logger: Logger
+    private let pool: DatabasePool
+
+    /// How old a file in `tmp/` must be before opening a store deletes it as left over from a crash.
+    public static let staleTemporaryFileAge: TimeInterval = 3600
+
+    /// Opens the cache directory at `directory`, creating it, its index and its folders as needed.
+    ///
+    /// Opening does not look at entries or body files, so it costs the same for any cache size; it
+    /// deletes files in `tmp/` older than ``staleTemporaryFileAge``.
+    public init(directory: String, logger: Logger = Logger(label: "larder.store")) throws {
+        let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
+        self.directory = directory
+        self.bodiesDirectory = directory + "/bodies"
+        self.temporaryDirectory = directory + "/tmp"
+        self.logger = logger
+
+        for folder in [directory, self.bodiesDirectory, self.temporaryDirectory] {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.cannotOpen(directory: directory, reason: "cannot create \(folder): \(error)")
+            }
+        }
+
+        var configuration = Configuration()
+        configuration.label = "larder.store"
+        // Another process may hold the write lock (larder serve and larder precache share the index).
+        // In WAL mode GRDB also sets `synchronous = NORMAL`: a crash keeps the index consistent.
+        configuration.busyMode = .timeout(5)
+        let indexPath = directory + "/index.sqlite"
+        do {
+            // Opening is serialised across processes and threads: SQLite answers "database is locked" at
+            // once, without waiting for the busy timeout, when two connections switch a new index to WAL
+            // together; and GRDB's migrator checks for applied migrations outside its transaction.
+            self.pool = try POSIXFile.withExclusiveLock(path: directory + "/index.lock") {
+                let pool = try DatabasePool(path: indexPath, configuration: configuration)
+                try StoreSchema.migrator.migrate(pool)
+                return pool
+            }
+        } catch {
+            throw StoreError.cannotOpen(directory: directory, reason: "cannot open the index \(indexPath): \(error)")
+        }
+
+        self.removeStaleTemporaryFiles()
+    }
+
+    /// The stored entry for `key`, or nil.
+    ///
+    /// Also nil (with a log message) when the entry's body file is missing or its size differs from
+    /// the index, or the row cannot be decoded: a wrong body is never served.
+    public func entry(for key: CacheKey) async throws -> CachedEntry? {
+        let row = try await self.pool.read { db in
+            try IndexRow.fetch(db, key: key.rawValue)
+        }
+        guard let row else {
+            return nil
+        }
+        guard let entry = self.decode(row) else {
+            return nil
+        }
+        let size = try POSIXFile.regularFileSize(entry.bodyPath)
+        guard size == entry.bodySize else {
+            self.logger.warning(
+                "Body file of a cached entry is missing or has the wrong size; not serving it",
+                metadata: [
+                    "key": "\(key)", "path": "\(entry.bodyPath)", "indexedSize": "\(entry.bodySize)",
+                    "fileSize": "\(size.map { String($0) } ?? "missing")",
+                ]
+            )
+            return nil
+        }
+        return entry
+    }
+
+    /// Starts streaming a body to a new temporary file in `tmp/` (its name is random, never
+    /// derived from a URL).
+    public func makeBodyWriter() throws -> BodyWriter {
+        let path = "\(self.temporaryDirectory)/\(UUID().uuidString).partial"
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if descriptor < 0, errno == ENOENT {
+            // tmp/ was deleted behind the store's back; make it again.
+            try POSIXFile.makeDirectory(self.temporaryDirectory)
+            descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
+        guard descriptor >= 0 else {
+            throw StoreError.io(path: path, operation: "create", errno: errno)
+        }
+        return BodyWriter(store: self, temporaryPath: path, descriptor: descriptor)
+    }
+
+    /// Removes the entry for `key`, deleting its body file when no other entry references it.
+    /// Returns whether there was an entry.
+    @discardableResult
+    public func removeEntry(for key: CacheKey) async throws -> Bool {
+        try await self.pool.write { db in
+            guard
+                let hash = try String.fetchOne(
+                    db,
+                    sql: "SELECT body_hash FROM entry WHERE key = ?",
+                    arguments: [key.rawValue]
+                )
+            else {
+                return false
+            }
+            try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [key.rawValue])
+            self.deleteBodyIfUnreferenced(db, hash: hash)
+            return true
+        }
+    }
+
+    /// How many entries and distinct bodies the index holds, and the bytes of those bodies.
+    public func statistics() async throws -> StoreStatistics {
+        try await self.pool.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT COUNT(*) FROM entry) AS entries, COUNT(*) AS bodies,
+                        COALESCE(SUM(body_size), 0) AS body_bytes
+                    FROM (SELECT MAX(body_size) AS body_size FROM entry GROUP BY body_hash)
+                    """
+            )
+            return StoreStatistics(
+                entries: try row?.decode(forColumn: "entries") ?? 0,
+                bodies: try row?.decode(forColumn: "bodies") ?? 0,
+                bodyBytes: try row?.decode(forColumn: "body_bytes") ?? 0
+            )
+        }
+    }
+
+    /// Closes the index (graceful shutdown). The store must not be used afterwards.
+    public func close() throws {
+        try self.pool.close()
+    }
+
+    /// Where the body with this SHA-256 lives: `bodies/<first two hex digits>/<hash>`.
+    func bodyPath(forHash hash: String) -> String {
+        "\(self.bodiesDirectory)/\(hash.prefix(2))/\(hash)"
+    }
+
+    /// Moves a complete, hashed temporary body into `bodies/` and records its entry, in one write
+    /// transaction (see ``BodyWriter/commit(key:head:kind:expectedLength:)``).
+    func install(
+        temporaryPath: String,
+        descriptor: Int32,
+        hash: String,
+        size: Int64,
+        key: CacheKey,
+        head: StoredResponseHead,
+        kind: EntryKind
+    ) async throws -> CachedEntry {
+        let bodyPath = self.bodyPath(forHash: hash)
+        let bodyFolder = "\(self.bodiesDirectory)/\(hash.prefix(2))"
+        let headers = HeaderField.storable(head.headers)
+        let url = head.url.firstIndex(of: "#").map { String(head.url[..<$0]) } ?? head.url
+        let pendingRow = IndexRow(
+            key: key.rawValue,
+            url: url,
+            status: head.status,
+            headers: HeaderListCoding.encode(headers),
+            vary: HeaderListCoding.encode(head.varyRequestHeaders),
+            kind: kind.rawValue,
+            bodyHash: hash,
+            bodySize: size,
+            requestTime: head.requestTime.timeIntervalSince1970,
+            responseTime: head.responseTime.timeIntervalSince1970,
+            storedAt: 0
+        )
+        let contentType = headers.first { $0.hasName("content-type") }?.value
+
+        let storedAt = try await self.pool.writeWithoutTransaction { db in
+            // Sync before taking the index's write lock, so another process is not kept waiting on it.
+            guard fsync(descriptor) == 0 else {
+                throw StoreError.io(path: temporaryPath, operation: "fsync", errno: errno)
+            }
+            var row = pendingRow
+            try db.inTransaction(.immediate) {
+                // The file work happens under the write lock: another writer cannot delete this body
+                // (as the last reference of its old entry) between the rename and the insert.
+                if try POSIXFile.makeDirectory(bodyFolder) {
+                    try POSIXFile.syncDirectory(self.bodiesDirectory)
+                }
+                if try POSIXFile.regularFileSize(bodyPath) == size {
+                    // An equal body is stored already: keep that one.
+                    try POSIXFile.removeFile(temporaryPath)
+                } else {
+                    // No body yet, or a damaged one, which the rename replaces atomically.
+                    try POSIXFile.renameFile(temporaryPath, to: bodyPath)
+                    try POSIXFile.syncDirectory(bodyFolder)
+                }
+                let previousHash = try String.fetchOne(
+                    db,
+                    sql: "SELECT body_hash FROM entry WHERE key = ?",
+                    arguments: [row.key]
+                )
+                row.storedAt = Date().timeIntervalSince1970
+                try row.upsert(db, contentType: contentType)
+                if let previousHash, previousHash != hash {
+                    self.deleteBodyIfUnreferenced(db, hash: previousHash)
+                }
+                return .commit
+            }
+            return row.storedAt
+        }
+
+        return CachedEntry(
+            key: key,
+            url: url,
+            status: head.status,
+            headers: headers,
+            varyRequestHeaders: head.varyRequestHeaders,
+            kind: kind,
+            bodyHash: hash,
+            bodySize: size,
+            bodyPath: bodyPath,
+            requestTime: Date(timeIntervalSince1970: pendingRow.requestTime),
+            responseTime: Date(timeIntervalSince1970: pendingRow.responseTime),
+            storedAt: Date(timeIntervalSince1970: storedAt)
+        )
+    }
+
+    /// Deletes the body file for `hash` when no row references it. Runs inside a write transaction,
+    /// so no other writer can add a reference meanwhile. A failed delete leaves an orphan file and is
+    /// only logged: it must not undo the transaction.
+    private func deleteBodyIfUnreferenced(_ db: Database, hash: String) {
+        guard Self.isSHA256Hex(hash) else {
+            self.logger.error(
+                "Index row has a malformed body hash; not deleting anything",
+                metadata: ["hash": "\(hash)"]
+            )
+            return
+        }
+        let path = self.bodyPath(forHash: hash)
+        do {
+            let referenced =
+                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)", arguments: [hash])
+                ?? false
+            if !referenced {
+                try POSIXFile.removeFile(path)
+            }
+        } catch {
+            self.logger.warning(
+                "Cannot delete an unreferenced body file",
+                metadata: ["path": "\(path)", "error": "\(error)"]
+            )
+        }
+    }
+
+    /// The entry a row describes, or nil (logged) when the row is malformed.
+    private func decode(_ row: IndexRow) -> CachedEntry? {
+        guard let headers = HeaderListCoding.decode(row.headers),
+            let vary = HeaderListCoding.decode(row.vary),
+            let kind = EntryKind(rawValue: row.kind),
+            Self.isSHA256Hex(row.bodyHash)
+        else {
+            self.logger.error("Index row is malformed; not serving it", metadata: ["key": "\(row.key)"])
+            return nil
+        }
+        return CachedEntry(
+            key: CacheKey(storedRawValue: row.key),
+            url: row.url,
+            status: row.status,
+            headers: headers,
+            varyRequestHeaders: vary,
+            kind: kind,
+            bodyHash: row.bodyHash,
+            bodySize: row.bodySize,
+            bodyPath: self.bodyPath(forHash: row.bodyHash),
+            requestTime: Date(timeIntervalSince1970: row.requestTime),
+            responseTime: Date(timeIntervalSince1970: row.responseTime),
+            storedAt: Date(timeIntervalSince1970: row.storedAt)
+        )
+    }
+
+    /// Deletes files in `tmp/` older than ``staleTemporaryFileAge``: bodies of writers that crashed.
+    /// Younger files may belong to another process's writer that is still running.
+    private func removeStaleTemporaryFiles() {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: self.temporaryDirectory)
+        } catch {
+            self.logger.warning(
+                "Cannot list the temporary folder",
+                metadata: ["path": "\(self.temporaryDirectory)", "error": "\(error)"]
+            )
+            return
+        }
+        let cutoff = Date().addingTimeInterval(-Self.staleTemporaryFileAge)
+        for name in names {
+            let path = "\(self.temporaryDirectory)/\(name)"
+            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
+                modified < cutoff
+            else {
+                continue
+            }
+            do {
+                try POSIXFile.removeFile(path)
+                self.logger.debug("Deleted a stale temporary body", metadata: ["path": "\(path)"])
+            } catch {
+                self.logger.warning("Cannot delete a stale temporary body", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Whether `text` is 64 lower-case hex digits (a body hash that is safe to use in a path).
+    static func isSHA256Hex(_ text: String) -> Bool {
+        text.utf8.count == 64
+            && text.utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+            }
+    }
+}

@@ -1,0 +1,109 @@
+/// Turns the header lines curl's header callback delivers into a response head.
+///
+/// curl hands over every line of every response head it reads, status line first, each ending in CRLF, and a
+/// blank line at the end of each head. Interim (1xx) heads are dropped; the first final head is the result.
+struct ResponseHeadParser {
+    /// What one line completed.
+    enum Progress: Equatable {
+        /// More lines are needed.
+        case needMore
+        /// A final response head is complete.
+        case complete
+    }
+
+    /// Why a line could not be read.
+    struct MalformedLine: Error {
+        var reason: String
+    }
+
+    private var status: Int?
+    private var reason = ""
+    private var httpVersion = ""
+    private var headers: [(name: String, value: String)] = []
+
+    /// The final head, once ``consume(_:)`` has returned ``Progress/complete``.
+    private(set) var head: UpstreamResponseHead?
+
+    /// Takes one header line, with or without its CRLF.
+    mutating func consume(_ rawLine: some Collection<UInt8>) throws(MalformedLine) -> Progress {
+        let line = Self.trimmingLineEnd(String(decoding: rawLine, as: UTF8.self))
+        if line.isEmpty {
+            return try self.endOfHead()
+        }
+        if line.hasPrefix("HTTP/") {
+            try self.startHead(statusLine: line)
+            return .needMore
+        }
+        guard self.status != nil else {
+            throw MalformedLine(reason: "header line before a status line: \(line.debugDescription)")
+        }
+        if let first = line.first, first == " " || first == "\t" {
+            // obs-fold: a continuation of the previous field's value.
+            guard let last = self.headers.indices.last else {
+                throw MalformedLine(reason: "continuation line without a header field: \(line.debugDescription)")
+            }
+            self.headers[last].value += " " + Self.trimmingWhitespace(line)
+            return .needMore
+        }
+        guard let colon = line.firstIndex(of: ":") else {
+            throw MalformedLine(reason: "header line without a colon: \(line.debugDescription)")
+        }
+        let name = String(line[..<colon])
+        guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" }) else {
+            throw MalformedLine(reason: "invalid header field name in \(line.debugDescription)")
+        }
+        self.headers.append((name: name, value: Self.trimmingWhitespace(line[line.index(after: colon)...])))
+        return .needMore
+    }
+
+    private mutating func startHead(statusLine line: String) throws(MalformedLine) {
+        // "HTTP/1.1 200 OK", "HTTP/1.1 200", "HTTP/2 200 " (curl writes HTTP/2 and HTTP/3 status lines itself).
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2,
+            let status = Int(parts[1]), (100...999).contains(status), parts[1].count == 3
+        else {
+            throw MalformedLine(reason: "invalid status line \(line.debugDescription)")
+        }
+        self.httpVersion = String(parts[0].dropFirst("HTTP/".count))
+        self.status = status
+        self.reason = parts.count > 2 ? Self.trimmingWhitespace(parts[2]) : ""
+        self.headers = []
+    }
+
+    private mutating func endOfHead() throws(MalformedLine) -> Progress {
+        guard let status = self.status else {
+            throw MalformedLine(reason: "empty response head")
+        }
+        // 1xx heads are interim (100 Continue, 103 Early Hints), except 101, after which the protocol changes.
+        if (100..<200).contains(status) && status != 101 {
+            self.status = nil
+            self.headers = []
+            return .needMore
+        }
+        self.head = UpstreamResponseHead(
+            status: status,
+            reason: self.reason,
+            headers: self.headers,
+            httpVersion: self.httpVersion
+        )
+        return .complete
+    }
+
+    private static func trimmingLineEnd(_ line: String) -> String {
+        var line = Substring(line)
+        while let last = line.last, last == "\r\n" || last == "\n" || last == "\r" {
+            line = line.dropLast()
+        }
+        return String(line)
+    }
+
+    private static func trimmingWhitespace(_ text: some StringProtocol) -> String {
+        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let start = text.firstIndex(where: { !isWhitespace($0) }),
+            let end = text.lastIndex(where: { !isWhitespace($0) })
+        else {
+            return ""
+        }
+        return String(text[start...end])
+    }
+}

@@ -1,0 +1,174 @@
+import ArgumentParser
+import Foundation
+import LarderProxy
+import LarderStore
+import LarderUpstream
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// `larder serve`: runs the proxy until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the caching proxy.",
+        discussion: """
+            Examples:
+              larder serve
+              curl -x http://127.0.0.1:8080 http://example.com/
+              larder serve --offline          # never contact the network
+              larder serve --host 0.0.0.0 --allow 192.168.1.0/24
+            """
+    )
+
+    @Option(help: "The address to listen on. Anything but loopback needs --allow.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free port).")
+    var port = 8080
+
+    @OptionGroup var cacheDirectory: CacheDirectoryOption
+
+    @Flag(help: "Never contact upstream: answer from the cache, or 504 for what is not cached.")
+    var offline = false
+
+    @Option(
+        name: .customLong("allow"),
+        help: ArgumentHelp("Also serve clients in this network (CIDR, repeatable). Loopback is always served.", valueName: "cidr")
+    )
+    var allow: [String] = []
+
+    @Option(
+        name: .customLong("connect-ports"),
+        help: ArgumentHelp("Ports CONNECT may reach, comma-separated, or * for any.", valueName: "ports")
+    )
+    var connectPorts = "443"
+
+    @Option(
+        name: .customLong("upstream-ca"),
+        help: ArgumentHelp("A PEM file of CA certificates to trust upstream, besides the system's.", valueName: "file")
+    )
+    var upstreamCA: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65_535).contains(self.port) else {
+            throw ValidationError("--port \(self.port) is not a port number (0-65535).")
+        }
+        guard Logger.Level(rawValue: self.logLevel) != nil else {
+            throw ValidationError("--log-level '\(self.logLevel)' is not one of trace, debug, info, notice, warning, error, critical.")
+        }
+        _ = try self.allowedNetworks()
+        _ = try self.allowedConnectPorts()
+        if !Self.isLoopback(self.host) && self.allow.isEmpty {
+            throw ValidationError(
+                "--host \(self.host) listens beyond this machine; add --allow CIDR for the clients that may use the proxy (loopback is always allowed)."
+            )
+        }
+        if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
+            throw ValidationError("--upstream-ca \(upstreamCA): no readable file there.")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: self.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "larder")
+        let directory = self.cacheDirectory.resolved()
+
+        var configuration = ProxyConfiguration()
+        configuration.host = self.host
+        configuration.port = self.port
+        configuration.offline = self.offline
+        configuration.allowList = ClientAllowList(networks: try self.allowedNetworks())
+        configuration.routeRules.connectPorts = try self.allowedConnectPorts()
+
+        let store: Store
+        do {
+            store = try Store(directory: directory, logger: Logger(label: "larder.store"))
+        } catch {
+            throw CommandFailure("cannot open the cache directory \(directory): \(error)")
+        }
+        let upstream: CurlUpstream
+        do {
+            upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA), logger: Logger(label: "larder.upstream"))
+        } catch {
+            throw CommandFailure("cannot set up the upstream client: \(error)")
+        }
+        let offline = self.offline
+        let server = ProxyServer(
+            configuration: configuration,
+            store: store,
+            upstream: upstream,
+            logger: logger,
+            onListening: { address in
+                let port = address.port ?? 0
+                let host = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "127.0.0.1"
+                let mode = offline ? " in offline mode" : ""
+                let banner = """
+                    Larder listening on http://\(host):\(port)\(mode) (cache: \(directory))
+                    Try: curl -x http://\(host):\(port) http://example.com/
+
+                    """
+                FileHandle.standardOutput.write(Data(banner.utf8))
+            }
+        )
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [server],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        do {
+            try await group.run()
+        } catch {
+            upstream.shutdown()
+            try? store.close()
+            throw CommandFailure("\(error)")
+        }
+        upstream.shutdown()
+        try store.close()
+    }
+
+    private func allowedNetworks() throws -> [CIDR] {
+        try self.allow.map { text in
+            do {
+                return try CIDR(parsing: text)
+            } catch {
+                throw ValidationError("--allow \(error)")
+            }
+        }
+    }
+
+    private func allowedConnectPorts() throws -> Set<Int>? {
+        if self.connectPorts.trimmingCharacters(in: .whitespaces) == "*" { return nil }
+        var ports = Set<Int>()
+        for item in self.connectPorts.split(separator: ",") {
+            guard let port = Int(item.trimmingCharacters(in: .whitespaces)), (1...65_535).contains(port) else {
+                throw ValidationError("--connect-ports '\(self.connectPorts)': '\(item)' is not a port number (or use *).")
+            }
+            ports.insert(port)
+        }
+        guard !ports.isEmpty else {
+            throw ValidationError("--connect-ports is empty; give ports like 443,8443 or *.")
+        }
+        return ports
+    }
+
+    private static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}
+
+/// A failure that ends a command with status 1 and a one-line message.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

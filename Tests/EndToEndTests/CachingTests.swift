@@ -1,0 +1,170 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// The real `larder` binary with `curl -x`: storing, serving from the cache when the origin is
+/// gone, offline mode, and never serving a broken body.
+@Suite("End to end: caching and disconnected operation", .serialized)
+struct CachingTests {
+    @Test("a page fetched online is stored, and served with identical bytes once the origin is down")
+    func onlineThenOriginDown() async throws {
+        try await withProxy { larder, origin in
+            let page = "<!doctype html><title>hello</title><p>cached page " + String(repeating: "x", count: 5000)
+            origin.setRoute("/page.html", .text(page, contentType: "text/html", headers: [("Cache-Control", "no-cache"), ("Set-Cookie", "session=secret")]))
+
+            let first = try await Curl.run(origin.url("/page.html"), proxy: larder.proxyURL)
+            #expect(first.exitCode == 0)
+            #expect(first.status == 200)
+            #expect(first.text == page)
+            #expect(first.header("cache-status")?.contains("fwd=uri-miss") == true)
+            #expect(first.header("cache-status")?.contains("stored") == true)
+            #expect(first.header("via")?.contains("larder") == true)
+
+            // On disk: an index and one content-addressed body with exactly these bytes.
+            let bodies = filesUnder(larder.cacheDirectory + "/bodies")
+            #expect(bodies.count == 1)
+            let body = try #require(bodies.first)
+            let stored = try Data(contentsOf: URL(fileURLWithPath: larder.cacheDirectory + "/bodies/" + body))
+            #expect([UInt8](stored) == Array(page.utf8))
+
+            try await origin.stop()
+            let second = try await Curl.run(origin.url("/page.html"), proxy: larder.proxyURL)
+            #expect(second.status == 200)
+            #expect(second.body == first.body)
+            #expect(second.header("cache-status")?.contains("hit") == true)
+            #expect(second.header("cache-status")?.contains("detail=upstream-unreachable") == true)
+            #expect(second.header("age") != nil)
+            #expect(second.header("content-type") == "text/html; charset=utf-8")
+            #expect(second.header("set-cookie") == nil, "Set-Cookie must never be replayed from the cache")
+        }
+    }
+
+    @Test("the fragment is not part of the key: runtime.html#a=1 and runtime.html are one entry")
+    func fragmentIgnored() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/runtime.html", .text("runtime", contentType: "text/html"))
+            // curl drops fragments itself, so send the request line by hand.
+            let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+            try connection.send("GET \(origin.url("/runtime.html"))#gameplay=1a2b&bg=FFEEBB HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(await connection.readToEnd().contains("stored"))
+            try await origin.stop()
+            let cached = try await Curl.run(origin.url("/runtime.html"), proxy: larder.proxyURL)
+            #expect(cached.text == "runtime")
+            #expect(cached.header("cache-status")?.contains("hit") == true)
+        }
+    }
+
+    @Test("--offline: a miss is a 504 page naming the URL, with no upstream contact; a hit is served")
+    func offlineMode() async throws {
+        let cacheDirectory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: cacheDirectory) }
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/seen.css", .text("body{color:red}", contentType: "text/css"))
+        let online = try await LarderProcess(cacheDirectory: cacheDirectory)
+        _ = try await Curl.run(origin.url("/seen.css"), proxy: online.proxyURL)
+        await online.stop()
+        origin.resetRecords()
+
+        let offline = try await LarderProcess(serve: ["--offline"], cacheDirectory: cacheDirectory)
+        let started = ContinuousClock.now
+        let miss = try await Curl.run(origin.url("/never-seen.js?v=<b>"), proxy: offline.proxyURL)
+        let elapsed = ContinuousClock.now - started
+        #expect(miss.status == 504)
+        #expect(miss.header("cache-status") == "larder; fwd=uri-miss; detail=offline")
+        #expect(miss.text.contains("/never-seen.js?v=&lt;b&gt;"), "the page names the URL, escaped")
+        #expect(elapsed < .seconds(5), "an offline miss must not wait on the network")
+        let hit = try await Curl.run(origin.url("/seen.css"), proxy: offline.proxyURL)
+        #expect(hit.text == "body{color:red}")
+        #expect(hit.header("cache-status")?.hasPrefix("larder; hit") == true)
+        #expect(origin.requests().isEmpty, "offline mode contacted the origin")
+        await offline.stop()
+        try await origin.stop()
+    }
+
+    @Test("a truncated upstream body is never stored or served later; the previous entry survives")
+    func truncatedBodyNotServed() async throws {
+        try await withProxy { larder, origin in
+            let good = [UInt8](repeating: 0x61, count: 200_000)
+            origin.setRoute("/asset.bin", TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .bytes(good)))
+            let first = try await Curl.run(origin.url("/asset.bin"), proxy: larder.proxyURL)
+            #expect(first.body == good)
+
+            // A new version whose body stops half way (wrong Content-Length, then FIN).
+            let bad = [UInt8](repeating: 0x62, count: 200_000)
+            origin.setRoute("/asset.bin", TestResponse(body: .bytes(bad), faults: [.closeAfter(bytes: 100_000)]))
+            let broken = try await Curl.run(origin.url("/asset.bin"), proxy: larder.proxyURL)
+            #expect(broken.exitCode != 0, "curl must see the truncation, not a complete response")
+            #expect(broken.body.count < 200_000)
+
+            // Reset mid-body on a URL never stored: nothing may be stored for it.
+            origin.setRoute("/reset.bin", TestResponse(body: .generated(length: 500_000), faults: [.resetAfter(bytes: 65_536)]))
+            let reset = try await Curl.run(origin.url("/reset.bin"), proxy: larder.proxyURL)
+            #expect(reset.exitCode != 0)
+
+            try await origin.stop()
+            let after = try await Curl.run(origin.url("/asset.bin"), proxy: larder.proxyURL)
+            #expect(after.status == 200)
+            #expect(after.body == good, "the previous complete entry must be served, never the truncated one")
+            let never = try await Curl.run(origin.url("/reset.bin"), proxy: larder.proxyURL)
+            #expect(never.status == 502)
+            #expect(never.header("cache-status")?.contains("hit") != true)
+            #expect(filesUnder(larder.cacheDirectory + "/tmp").isEmpty, "no temporary body left behind")
+        }
+    }
+
+    @Test("no-store is not stored; must-revalidate is not served stale (504)")
+    func directivesHonoured() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/secret", .text("secret", headers: [("Cache-Control", "no-store")]))
+            origin.setRoute("/strict", .text("strict", headers: [("Cache-Control", "max-age=0, must-revalidate")]))
+            origin.setRoute("/fine", .text("fine", headers: [("Cache-Control", "max-age=0")]))
+            for path in ["/secret", "/strict", "/fine"] {
+                let response = try await Curl.run(origin.url(path), proxy: larder.proxyURL)
+                #expect(response.status == 200)
+            }
+            try await origin.stop()
+            let secret = try await Curl.run(origin.url("/secret"), proxy: larder.proxyURL)
+            #expect(secret.status == 502)
+            let strict = try await Curl.run(origin.url("/strict"), proxy: larder.proxyURL)
+            #expect(strict.status == 504)
+            #expect(strict.text.contains("must-revalidate"))
+            let fine = try await Curl.run(origin.url("/fine"), proxy: larder.proxyURL)
+            #expect(fine.text == "fine")
+            #expect(fine.header("cache-status")?.contains("hit") == true)
+        }
+    }
+
+    @Test("a 5xx from upstream serves the cached copy; a 404 passes through")
+    func serverErrorFallsBack() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/data.json", .text("{\"v\":1}", contentType: "application/json"))
+            _ = try await Curl.run(origin.url("/data.json"), proxy: larder.proxyURL)
+            origin.setRoute("/data.json", .text("down for maintenance", status: 503))
+            let fallback = try await Curl.run(origin.url("/data.json"), proxy: larder.proxyURL)
+            #expect(fallback.status == 200)
+            #expect(fallback.text == "{\"v\":1}")
+            #expect(fallback.header("cache-status")?.contains("detail=upstream-503") == true)
+            origin.setRoute("/data.json", .text("gone", status: 404))
+            let missing = try await Curl.run(origin.url("/data.json"), proxy: larder.proxyURL)
+            #expect(missing.status == 404)
+            #expect(missing.text == "gone")
+        }
+    }
+
+    @Test("after repeated connect failures a host backs off and cached answers come at once")
+    func backoff() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/app.js", .text("console.log(1)", contentType: "text/javascript"))
+            _ = try await Curl.run(origin.url("/app.js"), proxy: larder.proxyURL)
+            try await origin.stop()
+            var details: [String] = []
+            for _ in 0..<4 {
+                let response = try await Curl.run(origin.url("/app.js"), proxy: larder.proxyURL)
+                #expect(response.text == "console.log(1)")
+                details.append(response.header("cache-status") ?? "")
+            }
+            #expect(details[0].contains("detail=upstream-unreachable"))
+            #expect(details[3].contains("detail=upstream-backoff"), "got \(details)")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// Connections, tunnels, security defaults and shutdown of the real binary.
+@Suite("End to end: connections and security")
+struct ConnectionTests {
+    @Test("HTTPS through a CONNECT tunnel works online; the client sees the origin's own certificate")
+    func connectTunnel() async throws {
+        try await withProxy(arguments: ["--connect-ports", "*"], tlsOrigin: true) { larder, origin in
+            origin.setRoute("/secure.html", .text("over tls", contentType: "text/html"))
+            let caPath = try #require(origin.caCertificatePath)
+            let response = try await Curl.run(origin.url("/secure.html"), proxy: larder.proxyURL, arguments: ["--cacert", caPath])
+            #expect(response.exitCode == 0, "\(response.stderr)")
+            #expect(response.status == 200)
+            #expect(response.text == "over tls")
+            #expect(origin.requestCount("/secure.html") == 1)
+        }
+    }
+
+    @Test("CONNECT to a port that is not allowed is refused with 403")
+    func connectPortRefused() async throws {
+        try await withProxy(tlsOrigin: true) { larder, origin in
+            let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+            try connection.send("CONNECT 127.0.0.1:\(origin.port) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\n\r\n")
+            let answer = await connection.readToEnd()
+            #expect(answer.hasPrefix("HTTP/1.1 403"))
+            #expect(answer.contains("--connect-ports"))
+        }
+    }
+
+    @Test("a client outside the allow list gets 403; loopback is served")
+    func allowList() async throws {
+        let address = try #require(RawConnection.nonLoopbackIPv4(), "this machine has no non-loopback IPv4 address")
+        try await withProxy(arguments: ["--host", "0.0.0.0", "--allow", "198.51.100.0/24"]) { larder, origin in
+            origin.setRoute("/x", .text("x"))
+            let outsider = try await Curl.run(origin.url("/x"), proxy: "http://\(address):\(larder.port)")
+            #expect(outsider.status == 403)
+            #expect(outsider.text.contains("--allow"))
+            #expect(origin.requests().isEmpty)
+            let local = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL)
+            #expect(local.status == 200)
+        }
+    }
+
+    @Test("listening beyond loopback without --allow is a usage error (exit 2)")
+    func hostNeedsAllow() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
+        process.arguments = ["serve", "--host", "0.0.0.0", "--port", "0", "--cache-dir", LarderProcess.temporaryDirectory()]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }, as: UTF8.self)
+        await onThread { process.waitUntilExit() }
+        #expect(process.terminationStatus == 2)
+        #expect(output.contains("--allow"))
+    }
+
+    @Test("malformed requests get 400 (or 431) and the connection closes; the proxy keeps serving")
+    func malformedRequests() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/ok", .text("ok"))
+            let cases = [
+                "GARBAGE\r\n\r\n",
+                "GET http://a.example/ HTTP/1.1\r\nHost: a.example\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                "POST http://a.example/ HTTP/1.1\r\nHost: a.example\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello",
+                "GET http://a.example/ HTTP/1.1\r\nHost: a.example\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n",
+                "GET ftp://a.example/ HTTP/1.1\r\nHost: a.example\r\n\r\n",
+                "GET /elsewhere HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+            ]
+            for request in cases {
+                let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+                try connection.send(request)
+                let answer = await connection.readToEnd()
+                #expect(answer.hasPrefix("HTTP/1.1 400") || answer.hasPrefix("HTTP/1.1 431"), "\(request.prefix(60)) -> \(answer.prefix(80))")
+            }
+            let after = try await Curl.run(origin.url("/ok"), proxy: larder.proxyURL)
+            #expect(after.text == "ok")
+        }
+    }
+
+    @Test("pipelined requests on one connection are answered in order")
+    func pipelining() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/first", .text("FIRST", faults: [.delayHead(.milliseconds(300))]))
+            origin.setRoute("/second", .text("SECOND"))
+            let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+            try connection.send(
+                "GET \(origin.url("/first")) HTTP/1.1\r\nHost: x\r\n\r\nGET \(origin.url("/second")) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            let answer = await connection.readToEnd()
+            let first = try #require(answer.range(of: "FIRST"))
+            let second = try #require(answer.range(of: "SECOND"))
+            #expect(first.lowerBound < second.lowerBound)
+            #expect(answer.components(separatedBy: "HTTP/1.1 200").count == 3)
+        }
+    }
+
+    @Test("the proxy's own pages answer at its address and are never forwarded")
+    func ownPages() async throws {
+        try await withProxy { larder, origin in
+            let landing = try await Curl.run(larder.proxyURL + "/", proxy: nil)
+            #expect(landing.status == 200)
+            #expect(landing.text.contains("Larder is running"))
+            let pac = try await Curl.run(larder.proxyURL + "/proxy.pac", proxy: nil)
+            #expect(pac.text.contains("PROXY 127.0.0.1:\(larder.port)"))
+            let viaProxy = try await Curl.run("http://localhost:\(larder.port)/proxy.pac", proxy: larder.proxyURL)
+            #expect(viaProxy.status == 200)
+            #expect(origin.requests().isEmpty)
+        }
+    }
+
+    @Test("SIGTERM lets an in-flight response finish, then larder exits 0")
+    func gracefulShutdown() async throws {
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/slow.bin", TestResponse(body: .generated(length: 2_000_000), faults: [.chunkSize(100_000), .delayChunks(.milliseconds(100))]))
+        let larder = try await LarderProcess()
+        let download = Task { try await Curl.run(origin.url("/slow.bin"), proxy: larder.proxyURL) }
+        try await Task.sleep(for: .milliseconds(500))
+        let status = await larder.stop(signal: SIGTERM)
+        let result = try await download.value
+        #expect(status == 0)
+        #expect(result.exitCode == 0)
+        #expect(result.body == GeneratedBody.bytes(0..<2_000_000))
+        #expect(larder.log.contains("shutting down"))
+        try? FileManager.default.removeItem(atPath: larder.cacheDirectory)
+        try await origin.stop()
+    }
+}

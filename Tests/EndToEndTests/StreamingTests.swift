@@ -1,0 +1,86 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// Bodies stream through the proxy both ways without being held in memory.
+@Suite("End to end: streaming")
+struct StreamingTests {
+    @Test("a 1 GiB body streams through with flat memory, and is stored whole")
+    func oneGibibyteFlatMemory() async throws {
+        try await withProxy { larder, origin in
+            let length: Int64 = 1 << 30
+            origin.setRoute("/big.bin", TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(length: length)))
+            let baseline = larder.residentBytes
+            let sampler = Task {
+                var peak: Int64 = 0
+                while !Task.isCancelled {
+                    peak = max(peak, larder.residentBytes)
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                return peak
+            }
+            let (exitCode, stderr) = try await Curl.execute([
+                "-sS", "-x", larder.proxyURL, "--max-time", "600", "-o", "/dev/null", "-w", "%{size_download}", origin.url("/big.bin"),
+            ])
+            sampler.cancel()
+            let peak = await sampler.value
+            #expect(exitCode == 0, "curl failed: \(stderr)")
+            let growth = peak - baseline
+            print("1 GiB through larder: RSS baseline \(baseline >> 20) MiB, peak \(peak >> 20) MiB, growth \(growth >> 20) MiB")
+            #expect(growth < 64 << 20, "RSS grew by \(growth >> 20) MiB while streaming 1 GiB")
+
+            // Stored whole: one body file of exactly 1 GiB, named by its hash. The store commits
+            // after the client has its last byte (syncing 1 GiB takes a moment), so wait for it.
+            var bodies: [String] = []
+            for _ in 0..<600 where bodies.isEmpty {
+                bodies = filesUnder(larder.cacheDirectory + "/bodies")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(bodies.count == 1)
+            let body = try #require(bodies.first)
+            let size = (try? FileManager.default.attributesOfItem(atPath: larder.cacheDirectory + "/bodies/" + body)[.size] as? Int64) ?? 0
+            #expect(size == length)
+            #expect(bodies.first?.hasSuffix(GeneratedBody.sha256Hex(length: length)) == true, "the body file is named by its content hash")
+        }
+    }
+
+    @Test("a POST body streams to the origin byte for byte, with and without a length, and is not cached")
+    func requestBodies() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/upload", .dynamic { request in .text("got \(request.body.count) bytes", status: 201) })
+            let directory = LarderProcess.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let payload = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let file = directory + "/payload.bin"
+            try Data(payload).write(to: URL(fileURLWithPath: file))
+
+            let sized = try await Curl.run(origin.url("/upload"), proxy: larder.proxyURL, arguments: ["--data-binary", "@" + file])
+            #expect(sized.status == 201)
+            #expect(sized.text == "got 3000000 bytes")
+            #expect(sized.header("cache-status")?.contains("fwd=method") == true)
+            let chunked = try await Curl.run(
+                origin.url("/upload"),
+                proxy: larder.proxyURL,
+                arguments: ["-H", "Transfer-Encoding: chunked", "--data-binary", "@" + file]
+            )
+            #expect(chunked.status == 201)
+            let received = origin.requests("/upload")
+            #expect(received.count == 2)
+            #expect(received.allSatisfy { $0.method == "POST" && $0.body == payload })
+            #expect(filesUnder(larder.cacheDirectory + "/bodies").isEmpty, "POST answers are not stored")
+        }
+    }
+
+    @Test("a chunked upstream response without a length is relayed and stored")
+    func chunkedResponse() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/stream.txt", TestResponse(headers: [("Content-Type", "text/plain")], body: .chunked([Array("one,".utf8), Array("two,".utf8), Array("three".utf8)])))
+            let response = try await Curl.run(origin.url("/stream.txt"), proxy: larder.proxyURL)
+            #expect(response.text == "one,two,three")
+            try await origin.stop()
+            let cached = try await Curl.run(origin.url("/stream.txt"), proxy: larder.proxyURL)
+            #expect(cached.text == "one,two,three")
+            #expect(cached.header("content-length") == "13")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import LarderTestSupport
+
+/// Runs `body` with a fresh test origin and a fresh `larder serve` in front of it; both are
+/// stopped and the cache directory removed afterwards, whatever happens.
+func withProxy<T>(
+    arguments: [String] = [],
+    tlsOrigin: Bool = false,
+    _ body: (LarderProcess, TestOrigin) async throws -> T
+) async throws -> T {
+    let origin = try await TestOrigin.start(tls: tlsOrigin)
+    let larder: LarderProcess
+    do {
+        larder = try await LarderProcess(serve: arguments)
+    } catch {
+        try? await origin.stop()
+        throw error
+    }
+    do {
+        let result = try await body(larder, origin)
+        await larder.tearDown()
+        try? await origin.stop()
+        return result
+    } catch {
+        print("larder log:\n\(larder.log)")
+        await larder.tearDown()
+        try? await origin.stop()
+        throw error
+    }
+}
+
+/// Files under `directory` (recursively), as paths relative to it.
+func filesUnder(_ directory: String) -> [String] {
+    (FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? []).filter { path in
+        var isDirectory: ObjCBool = false
+        FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory)
+        return !isDirectory.boolValue
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// The real `larder` binary, started as a child process for end-to-end tests.
+final class LarderProcess: @unchecked Sendable {
+    // @unchecked: the process and pipe are only touched from the test task; output is
+    // collected under `lock`.
+    let process = Process()
+    let cacheDirectory: String
+    private(set) var port = 0
+    private(set) var host = "127.0.0.1"
+    private let output = Pipe()
+    private let lock = NSLock()
+    private var collected = Data()
+
+    /// The package root, from this file's location.
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `larder` binary of this build (or `$LARDER_BIN`).
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["LARDER_BIN"] { return path }
+        return packageRoot.appendingPathComponent(".build/debug/larder").path
+    }
+
+    /// A fresh temporary directory, removed by the caller's `defer`.
+    static func temporaryDirectory(_ label: String = "larder-e2e") -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Starts `larder serve --port 0 --cache-dir DIR ARGS` and waits until it listens.
+    init(serve arguments: [String] = [], cacheDirectory: String? = nil) async throws {
+        self.cacheDirectory = cacheDirectory ?? Self.temporaryDirectory()
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
+            throw E2EError("no larder binary at \(Self.binary): run `swift build --build-tests` first (scripts/test does)")
+        }
+        self.process.executableURL = URL(fileURLWithPath: Self.binary)
+        self.process.arguments = ["serve", "--port", "0", "--cache-dir", self.cacheDirectory, "--log-level", "notice"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            environment.removeValue(forKey: name)
+        }
+        self.process.environment = environment
+        self.process.standardOutput = self.output
+        self.process.standardError = self.output
+        self.output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.withLock { self.collected.append(data) }
+        }
+        try self.process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let text = self.log
+            if let range = text.range(of: #"listening on http://([^ ]+):(\d+)"#, options: .regularExpression) {
+                let match = String(text[range]).replacingOccurrences(of: "listening on http://", with: "")
+                let colon = match.lastIndex(of: ":")!
+                self.host = String(match[..<colon])
+                self.port = Int(match[match.index(after: colon)...]) ?? 0
+                return
+            }
+            if !self.process.isRunning {
+                throw E2EError("larder exited with \(self.process.terminationStatus) before listening:\n\(text)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        self.process.terminate()
+        throw E2EError("larder did not start listening within 60 s:\n\(self.log)")
+    }
+
+    /// Everything the process printed so far.
+    var log: String {
+        self.lock.withLock { String(decoding: self.collected, as: UTF8.self) }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    var proxyURL: String { "http://127.0.0.1:\(self.port)" }
+
+    /// Resident set size of the process, in bytes (from /proc).
+    var residentBytes: Int64 {
+        guard let status = try? String(contentsOfFile: "/proc/\(self.process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        let kilobytes = line.split(separator: " ").compactMap { Int64($0) }.first ?? 0
+        return kilobytes * 1024
+    }
+
+    /// Sends `signal` and waits for exit; returns the exit status.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(20)) async -> Int32 {
+        if self.process.isRunning {
+            kill(self.process.processIdentifier, signal)
+        }
+        let deadline = ContinuousClock.now + timeout
+        while self.process.isRunning && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if self.process.isRunning {
+            kill(self.process.processIdentifier, SIGKILL)
+            self.process.waitUntilExit()
+            Issue.record("larder did not exit within \(timeout) of signal \(signal)")
+        }
+        self.output.fileHandleForReading.readabilityHandler = nil
+        return self.process.terminationStatus
+    }
+
+    /// Stops the process and removes its cache directory.
+    func tearDown() async {
+        await self.stop()
+        try? FileManager.default.removeItem(atPath: self.cacheDirectory)
+    }
+}
+
+/// A failure in the test harness itself.
+struct E2EError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

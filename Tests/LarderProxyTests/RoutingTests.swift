@@ -1,0 +1,132 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import LarderProxy
+
+@Suite("Request routing, allow list, back-off")
+struct RoutingTests {
+    let own = RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1")
+    let rules = RequestRoute.Rules()
+
+    private func classify(_ method: HTTPMethod, _ uri: String, host: String? = nil) -> RequestRoute {
+        var headers = HTTPHeaders()
+        if let host { headers.add(name: "host", value: host) }
+        return RequestRoute.classify(HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: headers), own: self.own, rules: self.rules)
+    }
+
+    @Test("absolute-form requests are forwarded with their URL")
+    func forward() {
+        guard case .forward(let url) = self.classify(.GET, "http://Example.com:80/a?b=1#frag") else {
+            Issue.record("not forwarded")
+            return
+        }
+        #expect(url.host == "example.com")
+        #expect(url.requestTarget == "/a?b=1")
+    }
+
+    @Test("requests addressed to the proxy itself are its own pages, never forwarded")
+    func ownPages() {
+        #expect(self.classify(.GET, "/dev/offline", host: "127.0.0.1:8080") == .ownPage(path: "/dev/offline", query: nil))
+        #expect(self.classify(.GET, "/x?y=1", host: "localhost:8080") == .ownPage(path: "/x", query: "y=1"))
+        #expect(self.classify(.GET, "/", host: "[::1]:8080") == .ownPage(path: "/", query: nil))
+        #expect(self.classify(.GET, "http://127.0.0.1:8080/proxy.pac") == .ownPage(path: "/proxy.pac", query: nil))
+        #expect(self.classify(.GET, "http://LOCALHOST:8080/") == .ownPage(path: "/", query: nil))
+    }
+
+    @Test("origin-form for another host, a missing Host, DNS-rebinding names are refused")
+    func refusals() {
+        guard case .reject(.badRequest, _) = self.classify(.GET, "/dev/offline", host: "evil.example") else {
+            Issue.record("rebinding name accepted")
+            return
+        }
+        guard case .reject(.badRequest, _) = self.classify(.GET, "/dev/offline", host: "127.0.0.1:9999") else {
+            Issue.record("wrong port accepted")
+            return
+        }
+        guard case .reject(.badRequest, _) = self.classify(.GET, "/") else {
+            Issue.record("no Host accepted")
+            return
+        }
+        guard case .reject(.badRequest, _) = self.classify(.GET, "ftp://example.com/") else {
+            Issue.record("ftp accepted")
+            return
+        }
+        guard case .reject(.uriTooLong, _) = self.classify(.GET, "http://example.com/" + String(repeating: "a", count: 20_000)) else {
+            Issue.record("huge URI accepted")
+            return
+        }
+    }
+
+    @Test("CONNECT: allowed ports only, never to the proxy itself")
+    func connect() {
+        #expect(self.classify(.CONNECT, "example.com:443") == .connect(host: "example.com", port: 443))
+        #expect(self.classify(.CONNECT, "[::1]:443") == .connect(host: "::1", port: 443))
+        guard case .reject(.forbidden, let reason) = self.classify(.CONNECT, "example.com:22") else {
+            Issue.record("port 22 allowed")
+            return
+        }
+        #expect(reason.contains("22"))
+        guard case .reject(.badRequest, _) = self.classify(.CONNECT, "example.com") else {
+            Issue.record("no port accepted")
+            return
+        }
+        let anyPort = RequestRoute.classify(
+            HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: "127.0.0.1:8080", headers: [:]),
+            own: self.own,
+            rules: RequestRoute.Rules(connectPorts: nil)
+        )
+        guard case .reject(.badRequest, _) = anyPort else {
+            Issue.record("tunnel to self allowed")
+            return
+        }
+    }
+
+    @Test("CIDR parsing and matching, IPv4 and IPv6")
+    func cidr() throws {
+        let lan = try CIDR(parsing: "192.168.1.0/24")
+        #expect(lan.contains(try SocketAddress(ipAddress: "192.168.1.77", port: 1)))
+        #expect(!lan.contains(try SocketAddress(ipAddress: "192.168.2.1", port: 1)))
+        #expect(lan.contains(try SocketAddress(ipAddress: "::ffff:192.168.1.5", port: 1)))
+        let v6 = try CIDR(parsing: "fd00::/8")
+        #expect(v6.contains(try SocketAddress(ipAddress: "fd12::1", port: 1)))
+        #expect(!v6.contains(try SocketAddress(ipAddress: "fe80::1", port: 1)))
+        #expect(throws: CIDRParseError.self) { try CIDR(parsing: "10.0.0.0/33") }
+        #expect(throws: CIDRParseError.self) { try CIDR(parsing: "example.com/8") }
+        let list = ClientAllowList(networks: [lan])
+        #expect(list.allows(try SocketAddress(ipAddress: "127.0.0.1", port: 1)))
+        #expect(list.allows(try SocketAddress(ipAddress: "::1", port: 1)))
+        #expect(!list.allows(try SocketAddress(ipAddress: "10.1.2.3", port: 1)))
+        #expect(!ClientAllowList().allows(try SocketAddress(ipAddress: "192.168.1.77", port: 1)))
+    }
+
+    @Test("back-off starts after the threshold, doubles, caps, and ends on success")
+    func backoff() {
+        let policy = HostHealth.Policy(threshold: 2, initialWindow: 10, maximumWindow: 30)
+        var health = HostHealth()
+        let t0 = Date(timeIntervalSince1970: 0)
+        health.recordConnectFailure("refused", now: t0, policy: policy)
+        #expect(health.shouldAttempt(now: t0))
+        health.recordConnectFailure("refused", now: t0, policy: policy)
+        #expect(!health.shouldAttempt(now: t0.addingTimeInterval(9)))
+        #expect(health.shouldAttempt(now: t0.addingTimeInterval(10)))
+        health.recordConnectFailure("refused", now: t0, policy: policy)
+        #expect(!health.shouldAttempt(now: t0.addingTimeInterval(19)))
+        for _ in 0..<10 { health.recordConnectFailure("refused", now: t0, policy: policy) }
+        #expect(health.shouldAttempt(now: t0.addingTimeInterval(30)))
+        health.recordSuccess(now: t0)
+        #expect(health.shouldAttempt(now: t0))
+        #expect(health.consecutiveFailures == 0)
+    }
+
+    @Test("hop-by-hop headers and those Connection names are dropped")
+    func hopByHop() {
+        let headers = HTTPHeaders([
+            ("Connection", "close, X-Secret"), ("Keep-Alive", "5"), ("X-Secret", "1"), ("Transfer-Encoding", "chunked"),
+            ("Proxy-Authorization", "Basic x"), ("Content-Type", "text/html"), ("Upgrade", "h2c"),
+        ])
+        let result = HopByHopHeaders.removing(from: headers)
+        #expect(result.map(\.name) == ["Content-Type"])
+    }
+}

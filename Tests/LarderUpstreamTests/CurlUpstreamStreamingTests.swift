@@ -1,0 +1,110 @@
+import LarderTestSupport
+import NIOCore
+import Testing
+
+@testable import LarderUpstream
+
+@Suite("CurlUpstream response body streaming", .serialized)
+struct CurlUpstreamStreamingTests {
+    @Test("a slow consumer of a 256 MiB body keeps memory flat and gets every byte")
+    func backpressureBoundsMemory() async throws {
+        let length: Int64 = 256 << 20
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/huge", TestResponse(body: .generated(length: length)))
+        let upstream = try CurlUpstream()
+        defer { upstream.shutdown() }
+
+        let baseline = residentMemoryBytes()
+        let response = try await upstream.execute(UpstreamRequest(url: origin.url("/huge")))
+        var iterator = response.body.makeAsyncIterator()
+        var received: Int64 = 0
+        var mismatches = 0
+        var peak = baseline
+        // Stall first: without back-pressure the whole body would pile up in memory now.
+        try await Task.sleep(for: .seconds(2))
+        peak = max(peak, residentMemoryBytes())
+        while let chunk = try await iterator.next() {
+            let expected = GeneratedBody.bytes(received..<(received + Int64(chunk.readableBytes)))
+            if Array(chunk.readableBytesView) != expected {
+                mismatches += 1
+            }
+            received += Int64(chunk.readableBytes)
+            if received % (16 << 20) < Int64(chunk.readableBytes) {
+                // A slow consumer now and then.
+                try await Task.sleep(for: .milliseconds(200))
+                peak = max(peak, residentMemoryBytes())
+            }
+        }
+
+        #expect(received == length)
+        #expect(mismatches == 0)
+        #expect(peak - baseline < 64 << 20, "RSS grew by \((peak - baseline) >> 20) MiB")
+        try await origin.stop()
+    }
+
+    @Test("a body paused by its consumer longer than the idle timeout is not timed out")
+    func pausedBodyIsNotIdle() async throws {
+        let length: Int64 = 32 << 20
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/big", TestResponse(body: .generated(length: length)))
+        let upstream = try CurlUpstream()
+        defer { upstream.shutdown() }
+        var request = UpstreamRequest(url: origin.url("/big"))
+        request.idleTimeout = .seconds(1)
+
+        let response = try await upstream.execute(request)
+        var iterator = response.body.makeAsyncIterator()
+        var received = Int64(try await iterator.next()?.readableBytes ?? 0)
+        // Far more than buffers hold, so curl is paused all this time.
+        try await Task.sleep(for: .seconds(3))
+        while let chunk = try await iterator.next() {
+            received += Int64(chunk.readableBytes)
+        }
+
+        #expect(received == length)
+        try await origin.stop()
+    }
+
+    @Test("dropping the body early cancels the transfer and frees its connection")
+    func droppingBodyCancels() async throws {
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/huge", TestResponse(body: .generated(length: 1 << 30)))
+        origin.setRoute("/next", .text("next"))
+        // One connection per host: the next request only gets through once the dropped transfer is gone.
+        let upstream = try CurlUpstream(configuration: .init(maxConnectionsPerHost: 1))
+        defer { upstream.shutdown() }
+
+        do {
+            let response = try await upstream.execute(UpstreamRequest(url: origin.url("/huge")))
+            var iterator = response.body.makeAsyncIterator()
+            let first = try await iterator.next()
+            #expect(
+                first.map { Array($0.readableBytesView) }
+                    == first.map { GeneratedBody.bytes(0..<Int64($0.readableBytes)) })
+        }
+
+        let next = try await withTimeLimit(.seconds(5)) {
+            try await upstream.execute(UpstreamRequest(url: origin.url("/next"))).body.collectBytes()
+        }
+        #expect(next == Array("next".utf8))
+        try await origin.stop()
+    }
+
+    @Test("a response dropped without reading its body cancels the transfer")
+    func droppingUnreadResponseCancels() async throws {
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/huge", TestResponse(body: .generated(length: 1 << 30)))
+        origin.setRoute("/next", .text("next"))
+        let upstream = try CurlUpstream(configuration: .init(maxConnectionsPerHost: 1))
+        defer { upstream.shutdown() }
+
+        let status = try await upstream.execute(UpstreamRequest(url: origin.url("/huge"))).head.status
+
+        #expect(status == 200)
+        let next = try await withTimeLimit(.seconds(5)) {
+            try await upstream.execute(UpstreamRequest(url: origin.url("/next"))).body.collectBytes()
+        }
+        #expect(next == Array("next".utf8))
+        try await origin.stop()
+    }
+}

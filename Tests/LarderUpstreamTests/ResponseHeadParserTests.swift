@@ -1,0 +1,90 @@
+import Testing
+
+@testable import LarderUpstream
+
+@Suite("ResponseHeadParser")
+struct ResponseHeadParserTests {
+    private func parse(_ lines: [String]) throws -> (ResponseHeadParser, [ResponseHeadParser.Progress]) {
+        var parser = ResponseHeadParser()
+        var progress: [ResponseHeadParser.Progress] = []
+        for line in lines {
+            progress.append(try parser.consume(Array(line.utf8)))
+        }
+        return (parser, progress)
+    }
+
+    @Test("an HTTP/1.1 head is complete at its blank line")
+    func http11() throws {
+        let (parser, progress) = try self.parse([
+            "HTTP/1.1 404 Not Found\r\n", "Content-Type: text/html\r\n", "X-A:  spaced value \t\r\n", "\r\n",
+        ])
+
+        #expect(progress == [.needMore, .needMore, .needMore, .complete])
+        let head = try #require(parser.head)
+        #expect(head.status == 404)
+        #expect(head.reason == "Not Found")
+        #expect(head.httpVersion == "1.1")
+        #expect(head.headers.map(\.name) == ["Content-Type", "X-A"])
+        #expect(head.headers.map(\.value) == ["text/html", "spaced value"])
+    }
+
+    @Test("HTTP/2 status lines have no reason")
+    func http2() throws {
+        let (parser, _) = try self.parse(["HTTP/2 200 \r\n", "date: today\r\n", "\r\n"])
+
+        #expect(parser.head?.status == 200)
+        #expect(parser.head?.reason == "")
+        #expect(parser.head?.httpVersion == "2")
+        #expect(parser.head?.firstValue(forHeader: "Date") == "today")
+    }
+
+    @Test("interim 1xx heads are skipped, 101 is final")
+    func interimResponses() throws {
+        let (parser, progress) = try self.parse([
+            "HTTP/1.1 100 Continue\r\n", "\r\n",
+            "HTTP/1.1 103 Early Hints\r\n", "Link: </a.css>; rel=preload\r\n", "\r\n",
+            "HTTP/1.1 200 OK\r\n", "Content-Length: 3\r\n", "\r\n",
+        ])
+
+        #expect(progress.filter { $0 == .complete }.count == 1)
+        #expect(progress.last == .complete)
+        #expect(parser.head?.status == 200)
+        #expect(parser.head?.headers.map(\.name) == ["Content-Length"])
+
+        let (switching, switchingProgress) = try self.parse([
+            "HTTP/1.1 101 Switching Protocols\r\n", "Upgrade: websocket\r\n", "\r\n",
+        ])
+        #expect(switchingProgress.last == .complete)
+        #expect(switching.head?.status == 101)
+    }
+
+    @Test("folded header values are joined")
+    func obsFold() throws {
+        let (parser, _) = try self.parse(["HTTP/1.0 200 OK\r\n", "X-Long: one\r\n", "\t two\r\n", "\r\n"])
+
+        #expect(parser.head?.httpVersion == "1.0")
+        #expect(parser.head?.firstValue(forHeader: "x-long") == "one two")
+    }
+
+    @Test(
+        "malformed lines are rejected",
+        arguments: [
+            ["HTTP/1.1 2000 OK\r\n"],
+            ["HTTP/1.1 OK\r\n"],
+            ["Content-Type: text/html\r\n"],
+            ["HTTP/1.1 200 OK\r\n", "no colon here\r\n"],
+            ["\r\n"],
+        ])
+    func malformed(lines: [String]) {
+        #expect(throws: ResponseHeadParser.MalformedLine.self) { _ = try self.parse(lines) }
+    }
+
+    @Test("repeated header fields keep their order")
+    func repeatedFields() throws {
+        let (parser, _) = try self.parse([
+            "HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "Vary: x\r\n", "set-cookie: b=2\r\n", "\r\n",
+        ])
+
+        #expect(parser.head?.values(forHeader: "Set-Cookie") == ["a=1", "b=2"])
+    }
+}

@@ -61,6 +61,7 @@ let package = Package(
             name: "LarderProxy",
             dependencies: [
                 "LarderStore",
+                "LarderPrecache",
                 "LarderUpstream",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -76,6 +77,7 @@ let package = Package(
             name: "larder",
             dependencies: [
                 "LarderProxy",
+                "LarderPrecache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -102,7 +104,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore"]),
-        .testTarget(name: "LarderPrecacheTests", dependencies: ["LarderPrecache"]),
+        .testTarget(
+            name: "LarderPrecacheTests",
+            dependencies: [
+                "LarderPrecache",
+                "LarderUpstream",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "LarderUpstreamTests", dependencies: ["LarderUpstream", "LarderTestSupport"]),
         .testTarget(
             name: "LarderProxyTests",

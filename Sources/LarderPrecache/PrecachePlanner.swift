@@ -8,7 +8,8 @@ import LarderStore
 /// - Then each game in list order: a skipped manifest plans nothing, a failed one fails only that
 ///   game, otherwise each file not excluded is planned in manifest order.
 /// - A file already stored is not fetched again (hashed assets are immutable), unless the manifest
-///   gives it a Workbox revision other than the stored one.
+///   gives it a Workbox revision other than the stored one, or it is an unrevisioned page (a
+///   game's `index.html` is not hashed: a new deploy changes it under the same name).
 /// - A file two games list (or a page a manifest lists) is fetched once, by the first, but counts
 ///   towards both games' readiness.
 /// - `--exclude` globs apply to manifest files, never to the pages the list names.
@@ -87,7 +88,9 @@ public struct PrecachePlanner: Sendable {
                             fetches[index].games.append(game.slug)
                         }
                         toFetch += 1
-                    } else if cachedKeys.contains(file.key) || self.isCurrent(file, cachedState(file.key)) {
+                    } else if file.revision != nil || !PlannedFetch.isPage(file.url),
+                        cachedKeys.contains(file.key) || self.isCurrent(file, cachedState(file.key))
+                    {
                         cachedKeys.insert(file.key)
                         alreadyCached += 1
                     } else {

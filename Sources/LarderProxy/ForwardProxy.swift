@@ -61,6 +61,14 @@ final class ForwardProxy: Sendable {
             return Outcome(status: 504, cacheStatus: status, reusable: true)
         }
 
+        // Precached assets are an out-of-band contract: served without asking the network.
+        // Pages and manifests stay network-first so a new deploy is seen.
+        if let entry = lookup.entry, entry.kind == .precached, !Self.isNetworkFirst(url),
+            let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: "precached", now: now)
+        {
+            return outcome
+        }
+
         guard self.health.shouldAttempt(host: url.host, now: now) else {
             let reason = "\(url.host) failed repeatedly and is backing off."
             return try await self.fallback(lookup, request: head, url: url, writer: writer, detail: "upstream-backoff", reason: reason, status: .badGateway, now: now)
@@ -380,6 +388,13 @@ final class ForwardProxy: Sendable {
             }
             return response
         }
+    }
+
+    /// Pages (`.html`, folders) and manifests (`.json`) of precached games are refreshed from
+    /// the network first; every other precached file is served from the cache.
+    static func isNetworkFirst(_ url: HTTPURL) -> Bool {
+        let path = url.path.lowercased()
+        return path.isEmpty || path.hasSuffix("/") || path.hasSuffix(".html") || path.hasSuffix(".htm") || path.hasSuffix(".json")
     }
 
     /// Request headers for upstream: end-to-end ones only; curl sets Host and framing itself.

@@ -1,13 +1,11 @@
+import LarderStore
 import NIOHTTP1
 
 /// Hop-by-hop header handling (RFC 9110 section 7.6.1): these describe one connection
 /// and are never forwarded, in either direction.
 public enum HopByHopHeaders {
-    /// Header names that are always connection-specific.
-    public static let names: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
-        "upgrade", "proxy-authorization", "proxy-authenticate",
-    ]
+    /// Header names that are always connection-specific (the store's list: one definition).
+    public static var names: Set<String> { HeaderField.hopByHopNames }
 
     /// A copy of `headers` without hop-by-hop fields and without those the `Connection` field names.
     public static func removing(from headers: HTTPHeaders) -> HTTPHeaders {

@@ -1,13 +1,19 @@
+import NIOCore
 import NIOHTTP1
 
 /// The pages Larder serves at its own address (`http://127.0.0.1:8080/...`).
 struct OwnPages: Sendable {
     /// The address clients reach the proxy at, e.g. `127.0.0.1:8080`.
     let proxyAuthority: String
+    /// The precache job API.
+    let precache: PrecacheAPI
 
     /// Serves `path`, or a 404 page.
-    func respond(path: String, request: HTTPRequestHead, writer: ResponseWriter) async throws -> Int {
+    func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, writer: ResponseWriter) async throws -> Int {
         let isHead = request.method == .HEAD
+        if path == PrecacheAPI.path || path.hasPrefix(PrecacheAPI.path + "/") {
+            return try await self.precache.respond(path: path, request: request, body: body, writer: writer)
+        }
         guard request.method == .GET || isHead else {
             try await writer.page(.refusal(.methodNotAllowed, reason: "\(path) answers GET and HEAD only."), cacheStatus: nil, close: false, isHead: isHead)
             return 405

@@ -52,8 +52,13 @@ struct ProxyConnection {
                         self.log(head, status: Int(status.code), cacheStatus: nil, since: started)
                         return
                     case .ownPage(let path, _):
-                        guard try await Self.skipBody(&iterator) else { return }
-                        let status = try await self.pages.respond(path: path, request: head, writer: writer)
+                        guard let body = try await Self.collectBody(&iterator, limit: PrecacheAPI.maximumBodySize) else {
+                            let reason = "The request body is larger than \(PrecacheAPI.maximumBodySize) bytes."
+                            try await writer.page(.refusal(.payloadTooLarge, reason: reason), cacheStatus: nil, close: true)
+                            self.log(head, status: 413, cacheStatus: nil, since: started)
+                            return
+                        }
+                        let status = try await self.pages.respond(path: path, request: head, body: body, writer: writer)
                         self.log(head, status: status, cacheStatus: nil, since: started)
                         keepGoing = head.isKeepAlive
                     case .connect(let host, let port):
@@ -179,6 +184,26 @@ struct ProxyConnection {
         try await outbound.write(.enterTunnelMode)
         self.log(head, status: 200, cacheStatus: bypass, since: started)
         try await Tunnel.splice(client: &iterator, clientOutbound: outbound, upstream: upstream)
+    }
+
+    /// Reads a small request body whole; nil when it exceeds `limit` or the request ends badly.
+    private static func collectBody(
+        _ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
+        limit: Int
+    ) async throws -> ByteBuffer? {
+        var body = ByteBuffer()
+        while let part = try await iterator.next() {
+            switch part {
+            case .http(.body(var chunk)):
+                guard body.readableBytes + chunk.readableBytes <= limit else { return nil }
+                body.writeBuffer(&chunk)
+            case .http(.end):
+                return body
+            default:
+                return nil
+            }
+        }
+        return nil
     }
 
     /// Reads up to the end of a request without a body. False when the client sent something else.

@@ -1,3 +1,4 @@
+import LarderPrecache
 import LarderStore
 import LarderUpstream
 import Logging
@@ -25,11 +26,15 @@ public final class ProxyServer: Service, Sendable {
     /// Upstream health per host.
     public let health: UpstreamHealthRegistry
 
+    /// Precache jobs started through `POST /dev/offline/precache`.
+    public let precacheJobs: PrecacheJobs
+
     /// Creates a server; nothing listens until `run()`.
     public init(
         configuration: ProxyConfiguration,
         store: Store,
         upstream: any Upstream,
+        precacheOptions: PrecacheOptions = .init(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "larder.proxy"),
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
@@ -44,6 +49,11 @@ public final class ProxyServer: Service, Sendable {
             offline: self.offline,
             configuration: configuration,
             logger: logger
+        )
+        var precacheOptions = precacheOptions
+        precacheOptions.queryFilter = configuration.queryFilter
+        self.precacheJobs = PrecacheJobs(
+            runner: PrecacheRunner(store: store, upstream: upstream, options: precacheOptions, logger: logger)
         )
         self.group = group
         self.logger = logger
@@ -91,12 +101,15 @@ public final class ProxyServer: Service, Sendable {
         self.onListening(address)
 
         let authority = address.ipAddress.map { $0.contains(":") ? "[\($0)]:\(port)" : "\($0):\(port)" } ?? "127.0.0.1:\(port)"
-        let pages = OwnPages(proxyAuthority: authority)
+        let ownOrigins = Set(["127.0.0.1", "localhost", "[::1]"].map { "http://\($0):\(port)" } + ["http://\(authority)"])
+        let pages = OwnPages(proxyAuthority: authority, precache: PrecacheAPI(jobs: self.precacheJobs, ownOrigins: ownOrigins))
         let registry = ConnectionRegistry()
 
         try await withGracefulShutdownHandler {
             try await server.executeThenClose { connections in
                 try await withThrowingDiscardingTaskGroup { group in
+                    group.addTask { await self.precacheJobs.run() }
+                    defer { self.precacheJobs.finish() }
                     for try await connection in connections {
                         let lifecycle = registry.register(connection.channel)
                         let handler = ProxyConnection(

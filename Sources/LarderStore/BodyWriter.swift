@@ -11,7 +11,7 @@ import protocol Foundation.ContiguousBytes
 
 /// Streams one body to a temporary file while hashing it, then stores it under a key.
 ///
-/// Used by one task at a time, so it is not `Sendable`. If neither ``commit(key:head:kind:expectedLength:)``
+/// Used by one task at a time, so it is not `Sendable`. If neither ``commit(key:head:kind:expectedLength:revision:)``
 /// nor ``discard()`` runs, deinit deletes the temporary file: a failed or cancelled fetch leaves the
 /// previous entry for its key as it was.
 public final class BodyWriter {
@@ -57,6 +57,11 @@ public final class BodyWriter {
 
     /// Stores the body under `key`, replacing any previous entry for that key, and returns the entry.
     ///
+    /// The kind is sticky: committing `.runtime` over a `.precached` entry keeps it `.precached` (a
+    /// browser fetching a precached page again must not unpin it). `revision` (a Workbox precache
+    /// revision) is stored with the entry; a `.runtime` commit without one keeps the entry's revision,
+    /// a `.precached` commit without one clears it. The returned entry has the kind and revision stored.
+    ///
     /// When `expectedLength` is given and differs from ``bytesWritten``, throws
     /// ``StoreError/lengthMismatch(expected:actual:)``, deletes the temporary file and leaves the index
     /// as it was. Otherwise, on the index's writer queue: syncs the file, then in one write transaction
@@ -66,7 +71,8 @@ public final class BodyWriter {
         key: CacheKey,
         head: StoredResponseHead,
         kind: EntryKind,
-        expectedLength: Int64?
+        expectedLength: Int64?,
+        revision: String? = nil
     ) async throws -> CachedEntry {
         guard !self.isFinished else {
             throw StoreError.writerFinished(temporaryPath: self.temporaryPath)
@@ -85,7 +91,8 @@ public final class BodyWriter {
                 size: self.bytesWritten,
                 key: key,
                 head: head,
-                kind: kind
+                kind: kind,
+                revision: revision
             )
         } catch {
             // Gone already when the failure came after the rename; then the stored body is an orphan.

@@ -26,6 +26,8 @@ public struct CachedEntry: Sendable {
     public let responseTime: Date
     /// When the entry was written to the index.
     public let storedAt: Date
+    /// The Workbox precache revision the body was fetched for, or nil when none was given.
+    public let revision: String?
 
     /// Creates an entry value (the store creates these; tests of other modules may too).
     public init(
@@ -40,7 +42,8 @@ public struct CachedEntry: Sendable {
         bodyPath: String,
         requestTime: Date,
         responseTime: Date,
-        storedAt: Date
+        storedAt: Date,
+        revision: String? = nil
     ) {
         self.key = key
         self.url = url
@@ -54,6 +57,7 @@ public struct CachedEntry: Sendable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.storedAt = storedAt
+        self.revision = revision
     }
 
     /// The first value of the header `name` (ASCII case-insensitive), or nil.

@@ -13,9 +13,10 @@ struct IndexRow: Sendable {
     var requestTime: Double
     var responseTime: Double
     var storedAt: Double
+    var revision: String?
 
     static let columns =
-        "key, url, status, headers, vary, kind, body_hash, body_size, request_time, response_time, stored_at"
+        "key, url, status, headers, vary, kind, body_hash, body_size, request_time, response_time, stored_at, revision"
 
     /// The row for `key` (an indexed lookup on the UNIQUE key column), or nil.
     static func fetch(_ db: Database, key: String) throws -> IndexRow? {
@@ -34,7 +35,8 @@ struct IndexRow: Sendable {
             bodySize: try row.decode(forColumn: "body_size"),
             requestTime: try row.decode(forColumn: "request_time"),
             responseTime: try row.decode(forColumn: "response_time"),
-            storedAt: try row.decode(forColumn: "stored_at")
+            storedAt: try row.decode(forColumn: "stored_at"),
+            revision: try row.decode(forColumn: "revision")
         )
     }
 
@@ -43,17 +45,18 @@ struct IndexRow: Sendable {
         try db.execute(
             sql: """
                 INSERT INTO entry (\(Self.columns), last_used, content_type)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET
                     url = excluded.url, status = excluded.status, headers = excluded.headers,
                     vary = excluded.vary, kind = excluded.kind, body_hash = excluded.body_hash,
                     body_size = excluded.body_size, request_time = excluded.request_time,
                     response_time = excluded.response_time, stored_at = excluded.stored_at,
-                    last_used = excluded.last_used, content_type = excluded.content_type
+                    revision = excluded.revision, last_used = excluded.last_used, content_type = excluded.content_type
                 """,
             arguments: [
                 self.key, self.url, self.status, self.headers, self.vary, self.kind, self.bodyHash,
-                self.bodySize, self.requestTime, self.responseTime, self.storedAt, self.storedAt, contentType,
+                self.bodySize, self.requestTime, self.responseTime, self.storedAt, self.revision, self.storedAt,
+                contentType,
             ]
         )
     }

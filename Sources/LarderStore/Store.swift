@@ -28,7 +28,7 @@ public final class Store: Sendable {
     /// `<directory>/tmp`.
     let temporaryDirectory: String
     let logger: Logger
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     /// How old a file in `tmp/` must be before opening a store deletes it as left over from a crash.
     public static let staleTemporaryFileAge: TimeInterval = 3600
@@ -37,7 +37,18 @@ public final class Store: Sendable {
     ///
     /// Opening does not look at entries or body files, so it costs the same for any cache size; it
     /// deletes files in `tmp/` older than ``staleTemporaryFileAge``.
-    public init(directory: String, logger: Logger = Logger(label: "larder.store")) throws {
+    public convenience init(directory: String, logger: Logger = Logger(label: "larder.store")) throws {
+        try self.init(directory: directory, logger: logger, migratingUpTo: nil)
+    }
+
+    /// Opens the cache directory, migrating its index up to the migration named `lastMigration`, or
+    /// up to the newest one when nil. Tests use an earlier migration (`@testable`) to build an index
+    /// as an earlier version of Larder left it.
+    init(
+        directory: String,
+        logger: Logger = Logger(label: "larder.store"),
+        migratingUpTo lastMigration: String?
+    ) throws {
         let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         self.directory = directory
         self.bodiesDirectory = directory + "/bodies"
@@ -64,7 +75,11 @@ public final class Store: Sendable {
             // together; and GRDB's migrator checks for applied migrations outside its transaction.
             self.pool = try POSIXFile.withExclusiveLock(path: directory + "/index.lock") {
                 let pool = try DatabasePool(path: indexPath, configuration: configuration)
-                try StoreSchema.migrator.migrate(pool)
+                if let lastMigration {
+                    try StoreSchema.migrator.migrate(pool, upTo: lastMigration)
+                } else {
+                    try StoreSchema.migrator.migrate(pool)
+                }
                 return pool
             }
         } catch {
@@ -138,22 +153,36 @@ public final class Store: Sendable {
         }
     }
 
-    /// How many entries and distinct bodies the index holds, and the bytes of those bodies.
+    /// How many entries and distinct bodies the index holds, the bytes of those bodies, and how many
+    /// entries are precached with the bytes of their bodies.
     public func statistics() async throws -> StoreStatistics {
         try await self.pool.read { db in
             let row = try Row.fetchOne(
                 db,
                 sql: """
                     SELECT (SELECT COUNT(*) FROM entry) AS entries, COUNT(*) AS bodies,
-                        COALESCE(SUM(body_size), 0) AS body_bytes
+                        COALESCE(SUM(body_size), 0) AS body_bytes,
+                        (SELECT COUNT(*) FROM entry WHERE kind = 'precached') AS precached_entries,
+                        (SELECT COALESCE(SUM(body_size), 0) FROM entry WHERE kind = 'precached')
+                            AS precached_bytes
                     FROM (SELECT MAX(body_size) AS body_size FROM entry GROUP BY body_hash)
                     """
             )
             return StoreStatistics(
                 entries: try row?.decode(forColumn: "entries") ?? 0,
                 bodies: try row?.decode(forColumn: "bodies") ?? 0,
-                bodyBytes: try row?.decode(forColumn: "body_bytes") ?? 0
+                bodyBytes: try row?.decode(forColumn: "body_bytes") ?? 0,
+                precachedEntries: try row?.decode(forColumn: "precached_entries") ?? 0,
+                precachedBytes: try row?.decode(forColumn: "precached_bytes") ?? 0
             )
+        }
+    }
+
+    /// Runs `sql` in one write transaction. Only tests use it (`@testable`), to write rows the way an
+    /// earlier version of Larder did.
+    func executeForTesting(sql: String) async throws {
+        try await self.pool.write { db in
+            try db.execute(sql: sql)
         }
     }
 
@@ -168,7 +197,7 @@ public final class Store: Sendable {
     }
 
     /// Moves a complete, hashed temporary body into `bodies/` and records its entry, in one write
-    /// transaction (see ``BodyWriter/commit(key:head:kind:expectedLength:)``).
+    /// transaction (see ``BodyWriter/commit(key:head:kind:expectedLength:revision:)``).
     func install(
         temporaryPath: String,
         descriptor: Int32,
@@ -176,7 +205,8 @@ public final class Store: Sendable {
         size: Int64,
         key: CacheKey,
         head: StoredResponseHead,
-        kind: EntryKind
+        kind: EntryKind,
+        revision: String?
     ) async throws -> CachedEntry {
         let bodyPath = self.bodyPath(forHash: hash)
         let bodyFolder = "\(self.bodiesDirectory)/\(hash.prefix(2))"
@@ -193,16 +223,18 @@ public final class Store: Sendable {
             bodySize: size,
             requestTime: head.requestTime.timeIntervalSince1970,
             responseTime: head.responseTime.timeIntervalSince1970,
-            storedAt: 0
+            storedAt: 0,
+            revision: revision
         )
         let contentType = headers.first { $0.hasName("content-type") }?.value
 
-        let storedAt = try await self.pool.writeWithoutTransaction { db in
+        let (storedRow, storedKind) = try await self.pool.writeWithoutTransaction { db in
             // Sync before taking the index's write lock, so another process is not kept waiting on it.
             guard fsync(descriptor) == 0 else {
                 throw StoreError.io(path: temporaryPath, operation: "fsync", errno: errno)
             }
             var row = pendingRow
+            var storedKind = kind
             try db.inTransaction(.immediate) {
                 // The file work happens under the write lock: another writer cannot delete this body
                 // (as the last reference of its old entry) between the rename and the insert.
@@ -217,11 +249,24 @@ public final class Store: Sendable {
                     try POSIXFile.renameFile(temporaryPath, to: bodyPath)
                     try POSIXFile.syncDirectory(bodyFolder)
                 }
-                let previousHash = try String.fetchOne(
+                let previous = try Row.fetchOne(
                     db,
-                    sql: "SELECT body_hash FROM entry WHERE key = ?",
+                    sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?",
                     arguments: [row.key]
                 )
+                let previousHash: String? = try previous?.decode(forColumn: "body_hash")
+                if let previous, kind == .runtime {
+                    // A runtime commit never unpins a precached entry, and keeps the stored revision
+                    // unless it brings one.
+                    let previousKind: String = try previous.decode(forColumn: "kind")
+                    if previousKind == EntryKind.precached.rawValue {
+                        storedKind = .precached
+                        row.kind = previousKind
+                    }
+                    if row.revision == nil {
+                        row.revision = try previous.decode(forColumn: "revision")
+                    }
+                }
                 row.storedAt = Date().timeIntervalSince1970
                 try row.upsert(db, contentType: contentType)
                 if let previousHash, previousHash != hash {
@@ -229,7 +274,7 @@ public final class Store: Sendable {
                 }
                 return .commit
             }
-            return row.storedAt
+            return (row, storedKind)
         }
 
         return CachedEntry(
@@ -238,20 +283,21 @@ public final class Store: Sendable {
             status: head.status,
             headers: headers,
             varyRequestHeaders: head.varyRequestHeaders,
-            kind: kind,
+            kind: storedKind,
             bodyHash: hash,
             bodySize: size,
             bodyPath: bodyPath,
             requestTime: Date(timeIntervalSince1970: pendingRow.requestTime),
             responseTime: Date(timeIntervalSince1970: pendingRow.responseTime),
-            storedAt: Date(timeIntervalSince1970: storedAt)
+            storedAt: Date(timeIntervalSince1970: storedRow.storedAt),
+            revision: storedRow.revision
         )
     }
 
     /// Deletes the body file for `hash` when no row references it. Runs inside a write transaction,
     /// so no other writer can add a reference meanwhile. A failed delete leaves an orphan file and is
     /// only logged: it must not undo the transaction.
-    private func deleteBodyIfUnreferenced(_ db: Database, hash: String) {
+    func deleteBodyIfUnreferenced(_ db: Database, hash: String) {
         guard Self.isSHA256Hex(hash) else {
             self.logger.error(
                 "Index row has a malformed body hash; not deleting anything",
@@ -297,7 +343,8 @@ public final class Store: Sendable {
             bodyPath: self.bodyPath(forHash: row.bodyHash),
             requestTime: Date(timeIntervalSince1970: row.requestTime),
             responseTime: Date(timeIntervalSince1970: row.responseTime),
-            storedAt: Date(timeIntervalSince1970: row.storedAt)
+            storedAt: Date(timeIntervalSince1970: row.storedAt),
+            revision: row.revision
         )
     }
 

@@ -14,7 +14,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     case io(path: String, operation: String, errno: Int32)
     /// The cache directory could not be opened.
     case cannotOpen(directory: String, reason: String)
-    /// A ``BodyWriter`` was used after ``BodyWriter/commit(key:head:kind:expectedLength:)`` or
+    /// A ``BodyWriter`` was used after ``BodyWriter/commit(key:head:kind:expectedLength:revision:)`` or
     /// ``BodyWriter/discard()``.
     case writerFinished(temporaryPath: String)
 

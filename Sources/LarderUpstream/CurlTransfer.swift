@@ -82,7 +82,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var receivePauseRequested = false
     private var receiveIsPaused = false
     private var sendIsPaused = false
-    private var bodyBytesDelivered: Int64 = 0
+    private let bodyBytesDelivered = BodyByteCounter()
     private var declaredBodyLength: Int64?
     private var consumerIsGone = false
     /// Why one of this transfer's callbacks made curl abort, when it did.
@@ -201,7 +201,8 @@ final class CurlTransfer: @unchecked Sendable {
             metadata: [
                 "method": "\(self.request.method)", "url": "\(self.request.url)",
                 "status": "\(self.headParser.head.map { String($0.status) } ?? "-")",
-                "bodyBytes": "\(self.bodyBytesDelivered)", "error": "\(error.map { String(describing: $0) } ?? "-")",
+                "bodyBytes": "\(self.bodyBytesDelivered.total)",
+                "error": "\(error.map { String(describing: $0) } ?? "-")",
             ]
         )
 
@@ -243,7 +244,7 @@ final class CurlTransfer: @unchecked Sendable {
             self.receiveIsPaused = true
             return Int(CURL_WRITEFUNC_PAUSE)
         }
-        self.bodyBytesDelivered += Int64(bytes.count)
+        self.bodyBytesDelivered.add(bytes.count)
         switch source.yield(self.allocator.buffer(bytes: bytes)) {
         case .produceMore:
             break
@@ -320,7 +321,9 @@ final class CurlTransfer: @unchecked Sendable {
         self.bodySource = body.source
         let continuation = self.headContinuation
         self.headContinuation = nil
-        continuation?.resume(returning: UpstreamResponse(head: head, body: UpstreamBody(producer: body.sequence)))
+        continuation?.resume(
+            returning: UpstreamResponse(
+                head: head, body: UpstreamBody(producer: body.sequence, receivedBytes: self.bodyBytesDelivered)))
     }
 
     private func applyPauseState() -> CURLcode {
@@ -356,10 +359,12 @@ final class CurlTransfer: @unchecked Sendable {
     private func error(for outcome: Outcome) -> (any Error)? {
         switch outcome {
         case .curlResult(let code) where code == CURLE_OK:
-            if self.headWasDelivered, let declared = self.declaredBodyLength, self.bodyBytesDelivered < declared {
+            if self.headWasDelivered, let declared = self.declaredBodyLength,
+                self.bodyBytesDelivered.total < declared
+            {
                 return UpstreamError(
                     kind: .truncatedBody,
-                    message: "\(self.request.method) failed: the body ended after \(self.bodyBytesDelivered) "
+                    message: "\(self.request.method) failed: the body ended after \(self.bodyBytesDelivered.total) "
                         + "of \(declared) declared bytes",
                     url: self.request.url
                 )
@@ -403,7 +408,7 @@ final class CurlTransfer: @unchecked Sendable {
             url: self.request.url,
             wasConnected: self.headWasDelivered || pretransferMicroseconds > 0,
             headWasDelivered: self.headWasDelivered,
-            bodyBytesDelivered: self.bodyBytesDelivered,
+            bodyBytesDelivered: self.bodyBytesDelivered.total,
             declaredBodyLength: self.declaredBodyLength,
             curlDetail: String(cString: self.errorBuffer)
         )

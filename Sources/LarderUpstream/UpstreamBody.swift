@@ -26,13 +26,18 @@ public struct UpstreamBody: AsyncSequence, Sendable {
 
     private let storage: Storage
 
-    init(producer: Producer) {
+    /// The bytes curl has handed over so far, for a body from ``CurlUpstream``.
+    let receivedBytes: BodyByteCounter?
+
+    init(producer: Producer, receivedBytes: BodyByteCounter) {
         self.storage = .producer(producer)
+        self.receivedBytes = receivedBytes
     }
 
     /// A body that yields the chunks of `chunks`, for ``Upstream`` implementations other than ``CurlUpstream``.
     public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) where Chunks.Element == ByteBuffer {
         self.storage = .other({ ErasedBodyChunkIterator(chunks.makeAsyncIterator()) })
+        self.receivedBytes = nil
     }
 
     /// A body of the readable bytes of `buffer` (no chunk at all when it is empty).

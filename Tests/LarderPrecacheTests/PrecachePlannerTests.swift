@@ -165,14 +165,16 @@ struct PrecachePlannerTests {
             asked.append(key)
             return CachedState()
         }
+        // A game's own index.html is a page too: not hashed, so fetched on every run.
         #expect(
             plan.fetches.map(\.key.rawValue) == [
                 "https://cdn.example/embed/runtime.html", "https://cdn.example/home.html",
+                "https://cdn.example/games/flipart/index.html",
             ]
         )
-        #expect(plan.fetches.map(\.games) == [[], ["wordbind"]])
-        // Without excludes every flipart file counts; each distinct key is looked up once.
-        #expect(plan.alreadyCachedCount == 6)
+        #expect(plan.fetches.map(\.games) == [[], ["wordbind"], ["flipart"]])
+        // Without excludes every other flipart file counts; each distinct key is looked up once.
+        #expect(plan.alreadyCachedCount == 5)
         #expect(plan.excludedCount == 0)
         #expect(asked.count == Set(asked).count)
         #expect(!asked.contains(try Self.key("https://cdn.example/home.html")))
@@ -191,8 +193,9 @@ struct PrecachePlannerTests {
             ("2", .some(.some("1")), true),
             ("2", .some(.some("2")), false),
             ("2", .some(nil), true),
-            (nil, .some(.some("1")), false),
-            (nil, .some(nil), false),
+            // Unrevisioned, index.html is a page: fetched whatever is stored.
+            (nil, .some(.some("1")), true),
+            (nil, .some(nil), true),
             ("2", nil, true),
             (nil, nil, true),
         ] as [(String?, String??, Bool)]

@@ -75,7 +75,14 @@ struct StoreTests {
             #expect(regularFiles(under: "\(directory)/tmp").isEmpty)
             #expect(regularFiles(under: "\(directory)/bodies") == ["\(entry.bodyHash.prefix(2))/\(entry.bodyHash)"])
             #expect(
-                try await store.statistics() == StoreStatistics(entries: 1, bodies: 1, bodyBytes: Int64(body.count))
+                try await store.statistics()
+                    == StoreStatistics(
+                        entries: 1,
+                        bodies: 1,
+                        bodyBytes: Int64(body.count),
+                        precachedEntries: 1,
+                        precachedBytes: Int64(body.count)
+                    )
             )
         }
     }
@@ -331,7 +338,10 @@ struct StoreTests {
             let second = try Store(directory: directory)
             defer { try? second.close() }
             #expect(try await second.statistics() == statistics)
-            #expect(statistics == StoreStatistics(entries: 5, bodies: 5, bodyBytes: 1500))
+            #expect(
+                statistics
+                    == StoreStatistics(entries: 5, bodies: 5, bodyBytes: 1500, precachedEntries: 3, precachedBytes: 900)
+            )
             for (index, body) in bodies.enumerated() {
                 let entry = try #require(
                     try await second.entry(for: try CacheKey(url: "https://example.com/file\(index)"))
@@ -374,7 +384,13 @@ struct StoreTests {
             for store in [serve, precache] {
                 #expect(
                     try await store.statistics()
-                        == StoreStatistics(entries: 2 * perStore, bodies: 10, bodyBytes: 20_000)
+                        == StoreStatistics(
+                            entries: 2 * perStore,
+                            bodies: 10,
+                            bodyBytes: 20_000,
+                            precachedEntries: perStore,
+                            precachedBytes: Int64(perStore * 2000)
+                        )
                 )
             }
             for index in 0..<perStore {

@@ -56,7 +56,8 @@ extension Store {
         _ body: [UInt8],
         at url: String,
         kind: EntryKind = .runtime,
-        head: StoredResponseHead? = nil
+        head: StoredResponseHead? = nil,
+        revision: String? = nil
     ) async throws -> CachedEntry {
         let writer = try self.makeBodyWriter()
         var offset = 0
@@ -69,7 +70,8 @@ extension Store {
             key: try CacheKey(url: url),
             head: head ?? sampleHead(url: url),
             kind: kind,
-            expectedLength: Int64(body.count)
+            expectedLength: Int64(body.count),
+            revision: revision
         )
     }
 
@@ -80,4 +82,9 @@ extension Store {
         }
         return FileManager.default.contents(atPath: entry.bodyPath).map { [UInt8]($0) }
     }
+}
+
+/// The key of `url`, which the tests write correctly.
+func cacheKey(_ url: String) throws -> CacheKey {
+    try CacheKey(url: url)
 }

@@ -1,0 +1,26 @@
+import LarderStore
+
+/// How a precache run behaves: politeness, filters, retries.
+public struct PrecacheOptions: Sendable {
+    /// Downloads in flight at once, over all hosts (`--concurrency`).
+    public var concurrency = 8
+    /// Downloads in flight at once to one host.
+    public var connectionsPerHost = 6
+    /// The least time between the starts of two requests to one host (`--delay-ms`).
+    public var delayPerHost: Duration = .zero
+    /// Manifest files matching these are left out (`--exclude`).
+    public var excludes: [ExcludeGlob] = []
+    /// Whether manifests may list files on other origins.
+    public var allowCrossOrigin = false
+    /// Query parameters left out of cache keys (must match the proxy's).
+    public var queryFilter: QueryParameterFilter = .default
+    /// Retries of transient failures.
+    public var retry = RetryPolicy()
+    /// How long to wait for a connection.
+    public var connectTimeout: Duration = .seconds(10)
+    /// How long a transfer may stall.
+    public var idleTimeout: Duration = .seconds(30)
+
+    /// The defaults: 8 downloads at once, at most 6 per host, no delay, 3 tries.
+    public init() {}
+}

@@ -1,0 +1,143 @@
+import Foundation
+import LarderPrecache
+import LarderStore
+import NIOCore
+import NIOHTTP1
+
+/// `POST /dev/offline/precache` and `GET /dev/offline/precache/ID`: a web app (or any local
+/// client) asks the running proxy to precache URLs, as the Puzzmo service worker was sent
+/// `CACHE_GAME_URLS`.
+///
+/// The body is JSON `{"urls": [...]}` or text lines, with the grammar of games.txt. A request
+/// without `Origin` (curl, a native app) or from the proxy's own origin may list any URL; a web
+/// page on another origin may only list URLs of its own origin (so a page cannot make Larder
+/// fetch someone else's site), and gets CORS headers for that origin.
+struct PrecacheAPI: Sendable {
+    static let path = "/dev/offline/precache"
+    /// The largest request body accepted.
+    static let maximumBodySize = 1 << 20
+
+    let jobs: PrecacheJobs
+    /// `http://127.0.0.1:PORT` and the other spellings of this proxy's own origin.
+    let ownOrigins: Set<String>
+
+    func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, writer: ResponseWriter) async throws -> Int {
+        let origin = request.headers.first(name: "origin")
+        var cors = HTTPHeaders()
+        if let origin, !self.ownOrigins.contains(origin) {
+            cors.add(name: "Access-Control-Allow-Origin", value: origin)
+            cors.add(name: "Vary", value: "Origin")
+        }
+        switch (request.method, path) {
+        case (.OPTIONS, _):
+            var headers = cors
+            headers.add(name: "Access-Control-Allow-Methods", value: "POST, GET")
+            headers.add(name: "Access-Control-Allow-Headers", value: "Content-Type")
+            headers.add(name: "Access-Control-Max-Age", value: "600")
+            try await writer.complete(.noContent, headers: headers, body: "")
+            return 204
+        case (.POST, Self.path):
+            return try await self.submit(request: request, body: body, origin: origin, cors: cors, writer: writer)
+        case (.GET, _) where path.hasPrefix(Self.path + "/"):
+            let id = String(path.dropFirst(Self.path.count + 1))
+            guard let status = self.jobs.status(id) else {
+                try await self.json(["error": "no precache job \(id)"], status: .notFound, cors: cors, writer: writer)
+                return 404
+            }
+            try await self.json(status, status: .ok, cors: cors, writer: writer)
+            return 200
+        default:
+            try await self.json(["error": "use POST \(Self.path) or GET \(Self.path)/ID"], status: .methodNotAllowed, cors: cors, writer: writer)
+            return 405
+        }
+    }
+
+    private func submit(request: HTTPRequestHead, body: ByteBuffer, origin: String?, cors: HTTPHeaders, writer: ResponseWriter) async throws -> Int {
+        let lines: [String]
+        do {
+            lines = try Self.urlLines(body: body, contentType: request.headers.first(name: "content-type"))
+        } catch {
+            try await self.json(["error": "\(error)"], status: .badRequest, cors: cors, writer: writer)
+            return 400
+        }
+        let list = GamesList.parse(lines: lines, source: "request")
+        guard !list.entries.isEmpty else {
+            let problems = list.problems.map(\.description)
+            try await self.json(["error": "no URL to precache" + (problems.isEmpty ? "" : ": " + problems.joined(separator: "; "))], status: .badRequest, cors: cors, writer: writer)
+            return 400
+        }
+        if let origin, !self.ownOrigins.contains(origin) {
+            let foreign = list.entries.compactMap { entry -> String? in
+                let url: HTTPURL
+                switch entry {
+                case .page(let page, _): url = page
+                case .game(let game): url = game.manifestURL
+                }
+                return Self.origin(of: url) == origin ? nil : url.absoluteString
+            }
+            if let first = foreign.first {
+                try await self.json(
+                    ["error": "a page on \(origin) may only precache its own origin's URLs; \(first) is not"],
+                    status: .forbidden,
+                    cors: cors,
+                    writer: writer
+                )
+                return 403
+            }
+        }
+        let id = self.jobs.submit(list, requestedBy: origin)
+        var headers = cors
+        headers.add(name: "Location", value: "\(Self.path)/\(id)")
+        let answer = Accepted(id: id, status: "\(Self.path)/\(id)", problems: list.problems.map(\.description))
+        try await self.json(answer, status: .accepted, cors: headers, writer: writer)
+        return 202
+    }
+
+    private struct Accepted: Encodable {
+        var id: String
+        var status: String
+        var problems: [String]
+    }
+
+    private struct URLList: Decodable {
+        var urls: [String]
+    }
+
+    /// The URL lines of a request body: JSON `{"urls": [...]}` or text lines.
+    static func urlLines(body: ByteBuffer, contentType: String?) throws -> [String] {
+        let bytes = Data(body.readableBytesView)
+        let isJSON = contentType?.lowercased().contains("json") ?? (bytes.first == UInt8(ascii: "{"))
+        if isJSON {
+            do {
+                return try JSONDecoder().decode(URLList.self, from: bytes).urls
+            } catch {
+                throw PrecacheRequestError(description: "the body must be JSON like {\"urls\": [\"https://...\"]}")
+            }
+        }
+        guard let text = String(data: bytes, encoding: .utf8) else {
+            throw PrecacheRequestError(description: "the body is not UTF-8 text")
+        }
+        return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
+    }
+
+    static func origin(of url: HTTPURL) -> String {
+        let defaultPort = url.scheme == "https" ? 443 : 80
+        let host = url.host.contains(":") ? "[\(url.host)]" : url.host
+        return url.effectivePort == defaultPort ? "\(url.scheme)://\(host)" : "\(url.scheme)://\(host):\(url.effectivePort)"
+    }
+
+    private func json<Value: Encodable>(_ value: Value, status: HTTPResponseStatus, cors: HTTPHeaders, writer: ResponseWriter) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(value)
+        var headers = cors
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Cache-Control", value: "no-store")
+        try await writer.complete(status, headers: headers, body: String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// A precache request body that cannot be read.
+struct PrecacheRequestError: Error, CustomStringConvertible {
+    var description: String
+}

@@ -1,0 +1,126 @@
+import GRDB
+
+extension Store {
+    /// How many keys one query names at most (well under SQLite's limit on bound parameters).
+    static let keysPerQuery = 500
+
+    /// What the store holds for each of `keys` that it can serve: keys without an entry, with a
+    /// malformed row, or whose body file is missing or has another size than the index says are left out.
+    ///
+    /// One indexed query per ``keysPerQuery`` keys, then one `stat` per entry found.
+    public func storedStates(for keys: [CacheKey]) async throws -> [CacheKey: StoredKeyState] {
+        let uniqueKeys = Array(Set(keys.map(\.rawValue)))
+        var states: [CacheKey: StoredKeyState] = [:]
+        states.reserveCapacity(uniqueKeys.count)
+        for batch in uniqueKeys.batches(of: Self.keysPerQuery) {
+            let rows = try await self.pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT key, kind, revision, body_hash, body_size FROM entry
+                        WHERE key IN (\(databaseQuestionMarks(count: batch.count)))
+                        """,
+                    arguments: StatementArguments(batch)
+                ).map { row in
+                    (
+                        key: try row.decode(String.self, forColumn: "key"),
+                        kind: try row.decode(String.self, forColumn: "kind"),
+                        revision: try row.decode(String?.self, forColumn: "revision"),
+                        bodyHash: try row.decode(String.self, forColumn: "body_hash"),
+                        bodySize: try row.decode(Int64.self, forColumn: "body_size")
+                    )
+                }
+            }
+            for row in rows {
+                guard let kind = EntryKind(rawValue: row.kind), Self.isSHA256Hex(row.bodyHash) else {
+                    self.logger.error(
+                        "Index row is malformed; not counting it as stored",
+                        metadata: ["key": "\(row.key)"]
+                    )
+                    continue
+                }
+                guard try POSIXFile.regularFileSize(self.bodyPath(forHash: row.bodyHash)) == row.bodySize else {
+                    continue
+                }
+                states[CacheKey(storedRawValue: row.key)] = StoredKeyState(
+                    kind: kind,
+                    revision: row.revision,
+                    bodySize: row.bodySize
+                )
+            }
+        }
+        return states
+    }
+
+    /// Makes the entries of `keys` precached, so they are served cache-first and never evicted; an
+    /// entry whose key is in `revisions` takes that revision, the others keep theirs. Keys without
+    /// an entry are skipped. Returns how many entries changed (one already precached with the same
+    /// revision does not count). One write transaction per ``keysPerQuery`` keys.
+    @discardableResult
+    public func pin(_ keys: [CacheKey], revisions: [CacheKey: String] = [:]) async throws -> Int {
+        var changed = 0
+        for batch in keys.batches(of: Self.keysPerQuery) {
+            let updates = batch.map { (key: $0.rawValue, revision: revisions[$0]) }
+            changed += try await self.pool.write { db in
+                let statement = try db.cachedStatement(
+                    sql: """
+                        UPDATE entry SET kind = 'precached', revision = COALESCE(:revision, revision)
+                        WHERE key = :key
+                            AND (kind <> 'precached' OR (:revision IS NOT NULL AND revision IS NOT :revision))
+                        """
+                )
+                var changed = 0
+                for update in updates {
+                    try statement.execute(arguments: ["key": update.key, "revision": update.revision])
+                    changed += db.changesCount
+                }
+                return changed
+            }
+        }
+        return changed
+    }
+
+    /// Removes the entries of `keys`, deleting each body file no entry references any more (as
+    /// ``removeEntry(for:)`` does for one key). Keys without an entry are skipped. Returns how many
+    /// entries were removed. One write transaction per ``keysPerQuery`` keys.
+    @discardableResult
+    public func removeEntries(_ keys: [CacheKey]) async throws -> Int {
+        var removed = 0
+        for batch in keys.map(\.rawValue).batches(of: Self.keysPerQuery) {
+            removed += try await self.pool.write { db in
+                try self.deleteEntries(db, keys: batch).count
+            }
+        }
+        return removed
+    }
+
+    /// Deletes the rows of `keys`, then the body files no row references any more; returns the keys
+    /// that had a row. Runs inside a write transaction; the files go last, so a failure before them
+    /// rolls back with every body still in place.
+    func deleteEntries(_ db: Database, keys: some Collection<String>) throws -> Set<String> {
+        guard !keys.isEmpty else {
+            return []
+        }
+        let placeholders = databaseQuestionMarks(count: keys.count)
+        let arguments = StatementArguments(keys)
+        let rows = try Row.fetchAll(
+            db,
+            sql: "SELECT key, body_hash FROM entry WHERE key IN (\(placeholders))",
+            arguments: arguments
+        )
+        guard !rows.isEmpty else {
+            return []
+        }
+        var removedKeys = Set<String>()
+        var hashes = Set<String>()
+        for row in rows {
+            removedKeys.insert(try row.decode(forColumn: "key"))
+            hashes.insert(try row.decode(forColumn: "body_hash"))
+        }
+        try db.execute(sql: "DELETE FROM entry WHERE key IN (\(placeholders))", arguments: arguments)
+        for hash in hashes {
+            self.deleteBodyIfUnreferenced(db, hash: hash)
+        }
+        return removedKeys
+    }
+}

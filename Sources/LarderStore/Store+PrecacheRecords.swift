@@ -1,0 +1,236 @@
+import Foundation
+import GRDB
+
+extension Store {
+    /// Replaces the record of `game` (by slug) and its whole file list, in one transaction; `files`
+    /// are kept in the order given. Returns the keys the game listed before as cached that `files`
+    /// no longer lists in any state: candidates for ``pruneUnlisted(_:)``.
+    public func saveGame(_ game: GameRecord, files: [GameFileRecord]) async throws -> Set<CacheKey> {
+        try await self.pool.write { db in
+            let previouslyCached = try String.fetchSet(
+                db,
+                sql: "SELECT key FROM game_file WHERE game_slug = ? AND state = ?",
+                arguments: [game.slug, ListedFileState.cached.rawValue]
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO game (\(Self.gameColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(slug) DO UPDATE SET
+                        root = excluded.root, manifest_url = excluded.manifest_url,
+                        display_name = excluded.display_name, state = excluded.state,
+                        files_listed = excluded.files_listed, files_cached = excluded.files_cached,
+                        bytes = excluded.bytes, last_run = excluded.last_run, last_error = excluded.last_error,
+                        manifest_revision = excluded.manifest_revision, list_order = excluded.list_order
+                    """,
+                arguments: Self.arguments(for: game)
+            )
+            try db.execute(sql: "DELETE FROM game_file WHERE game_slug = ?", arguments: [game.slug])
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO game_file (game_slug, position, key, url, state, reason, revision)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+            )
+            for (position, file) in files.enumerated() {
+                try insert.execute(arguments: [
+                    game.slug, position, file.key.rawValue, file.url, file.state.rawValue, file.reason, file.revision,
+                ])
+            }
+            let listed = Set(files.map(\.key.rawValue))
+            return Set(previouslyCached.subtracting(listed).map { CacheKey(storedRawValue: $0) })
+        }
+    }
+
+    /// Records a game whose manifest could not be read, or says `skip: true`, keeping its file list:
+    /// a failed manifest fetch must not make Larder forget or delete what it cached.
+    ///
+    /// A new game is recorded as given. For a recorded one, this sets the state, last error, last
+    /// run, root, manifest URL and list order, and the display name when one is given; the file
+    /// counts, bytes and manifest revision keep describing the kept file list.
+    public func saveGameKeepingFiles(_ game: GameRecord) async throws {
+        try await self.pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO game (\(Self.gameColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(slug) DO UPDATE SET
+                        root = excluded.root, manifest_url = excluded.manifest_url,
+                        display_name = COALESCE(excluded.display_name, display_name), state = excluded.state,
+                        last_run = excluded.last_run, last_error = excluded.last_error,
+                        list_order = excluded.list_order
+                    """,
+                arguments: Self.arguments(for: game)
+            )
+        }
+    }
+
+    /// Records pages games.txt listed, replacing the record of each page already recorded (by key).
+    public func savePages(_ pages: [PrecachePageRecord]) async throws {
+        try await self.pool.write { db in
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO precache_page (key, url, state, reason, last_run) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET
+                        url = excluded.url, state = excluded.state, reason = excluded.reason,
+                        last_run = excluded.last_run
+                    """
+            )
+            for page in pages {
+                try upsert.execute(arguments: [
+                    page.key.rawValue, page.url, page.state.rawValue, page.reason, page.lastRun.timeIntervalSince1970,
+                ])
+            }
+        }
+    }
+
+    /// Every recorded game, by list order, then slug. A row that cannot be decoded is left out (logged).
+    public func games() async throws -> [GameRecord] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.gameColumns) FROM game ORDER BY list_order, slug")
+                .compactMap { try self.decodeGame($0) }
+        }
+    }
+
+    /// The record of the game `slug`, or nil.
+    public func game(slug: String) async throws -> GameRecord? {
+        try await self.pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.gameColumns) FROM game WHERE slug = ?", arguments: [slug])
+                .flatMap { try self.decodeGame($0) }
+        }
+    }
+
+    /// The file list of the game `slug`, in the order it was saved (empty for an unknown game). A row
+    /// that cannot be decoded is left out (logged).
+    public func gameFiles(slug: String) async throws -> [GameFileRecord] {
+        try await self.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT key, url, state, reason, revision FROM game_file WHERE game_slug = ? ORDER BY position",
+                arguments: [slug]
+            ).compactMap { row in
+                let key: String = try row.decode(forColumn: "key")
+                let stateName: String = try row.decode(forColumn: "state")
+                guard let state = ListedFileState(rawValue: stateName) else {
+                    self.logger.error(
+                        "Game file row has an unknown state; leaving it out",
+                        metadata: ["game": "\(slug)", "key": "\(key)", "state": "\(stateName)"]
+                    )
+                    return nil
+                }
+                return GameFileRecord(
+                    key: CacheKey(storedRawValue: key),
+                    url: try row.decode(forColumn: "url"),
+                    state: state,
+                    reason: try row.decode(forColumn: "reason"),
+                    revision: try row.decode(forColumn: "revision")
+                )
+            }
+        }
+    }
+
+    /// Every recorded page, by key. A row that cannot be decoded is left out (logged).
+    public func pages() async throws -> [PrecachePageRecord] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, url, state, reason, last_run FROM precache_page ORDER BY key")
+                .compactMap { row in
+                    let key: String = try row.decode(forColumn: "key")
+                    let stateName: String = try row.decode(forColumn: "state")
+                    guard let state = ListedFileState(rawValue: stateName) else {
+                        self.logger.error(
+                            "Page row has an unknown state; leaving it out",
+                            metadata: ["key": "\(key)", "state": "\(stateName)"]
+                        )
+                        return nil
+                    }
+                    return PrecachePageRecord(
+                        key: CacheKey(storedRawValue: key),
+                        url: try row.decode(forColumn: "url"),
+                        state: state,
+                        reason: try row.decode(forColumn: "reason"),
+                        lastRun: Date(timeIntervalSince1970: try row.decode(forColumn: "last_run"))
+                    )
+                }
+        }
+    }
+
+    /// Removes the record of the game `slug` and its file list, in one transaction. Its entries stay:
+    /// pass the keys it listed to ``pruneUnlisted(_:)`` to remove those nothing else lists. Returns
+    /// whether the game was recorded.
+    @discardableResult
+    public func removeGame(slug: String) async throws -> Bool {
+        try await self.pool.write { db in
+            try db.execute(sql: "DELETE FROM game_file WHERE game_slug = ?", arguments: [slug])
+            try db.execute(sql: "DELETE FROM game WHERE slug = ?", arguments: [slug])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Of `candidates`, removes the entries that are precached and that no game file row (in any
+    /// state) and no page row lists, deleting body files no entry references any more. Runtime
+    /// entries are never removed here. Returns the removed keys.
+    ///
+    /// One write transaction per ``keysPerQuery`` candidates, holding both the listing check and the
+    /// removal: a game or page that another process saves meanwhile is seen wholly or not at all.
+    @discardableResult
+    public func pruneUnlisted(_ candidates: Set<CacheKey>) async throws -> Set<CacheKey> {
+        var removed = Set<CacheKey>()
+        for batch in candidates.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
+            let keys = try await self.pool.write { db in
+                let unlisted = try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT key FROM entry
+                        WHERE key IN (\(databaseQuestionMarks(count: batch.count))) AND kind = 'precached'
+                            AND NOT EXISTS (SELECT 1 FROM game_file WHERE game_file.key = entry.key)
+                            AND NOT EXISTS (SELECT 1 FROM precache_page WHERE precache_page.key = entry.key)
+                        """,
+                    arguments: StatementArguments(batch)
+                )
+                return try self.deleteEntries(db, keys: unlisted)
+            }
+            removed.formUnion(keys.map { CacheKey(storedRawValue: $0) })
+        }
+        return removed
+    }
+
+    /// The `game` table's columns, in the order of ``arguments(for:)``.
+    private static let gameColumns = """
+        slug, root, manifest_url, display_name, state, files_listed, files_cached, bytes, last_run, \
+        last_error, manifest_revision, list_order
+        """
+
+    /// The values of `game`'s columns, in the order of ``gameColumns``.
+    private static func arguments(for game: GameRecord) -> StatementArguments {
+        [
+            game.slug, game.root, game.manifestURL, game.displayName, game.state.rawValue, game.filesListed,
+            game.filesCached, game.bytes, game.lastRun.timeIntervalSince1970, game.lastError, game.manifestRevision,
+            game.listOrder,
+        ]
+    }
+
+    /// The game a row of ``gameColumns`` describes, or nil (logged) when its state is unknown.
+    private func decodeGame(_ row: Row) throws -> GameRecord? {
+        let slug: String = try row.decode(forColumn: "slug")
+        let stateName: String = try row.decode(forColumn: "state")
+        guard let state = GameState(rawValue: stateName) else {
+            self.logger.error(
+                "Game row has an unknown state; leaving it out",
+                metadata: ["game": "\(slug)", "state": "\(stateName)"]
+            )
+            return nil
+        }
+        return GameRecord(
+            slug: slug,
+            root: try row.decode(forColumn: "root"),
+            manifestURL: try row.decode(forColumn: "manifest_url"),
+            displayName: try row.decode(forColumn: "display_name"),
+            state: state,
+            filesListed: try row.decode(forColumn: "files_listed"),
+            filesCached: try row.decode(forColumn: "files_cached"),
+            bytes: try row.decode(forColumn: "bytes"),
+            lastRun: Date(timeIntervalSince1970: try row.decode(forColumn: "last_run")),
+            lastError: try row.decode(forColumn: "last_error"),
+            manifestRevision: try row.decode(forColumn: "manifest_revision"),
+            listOrder: try row.decode(forColumn: "list_order")
+        )
+    }
+}

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import LarderPrecache
+import LarderStore
+import LarderUpstream
+import Logging
+
+/// `larder precache FILE...`: downloads every page and game asset the lists name.
+struct PrecacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "precache",
+        abstract: "Download the pages and games listed in games.txt files for offline use.",
+        discussion: """
+            Each line of a list is a page (ends in .html), a manifest URL (ends in \
+            offline.meta.json) or a game root (its manifest is ROOT/offline.meta.json). \
+            Manifests are always fetched from the network; files already cached are not \
+            downloaded again. Exit status: 0 when everything is ready, 1 when anything \
+            failed, 2 for usage errors.
+
+            Examples:
+              larder precache Examples/games.txt
+              larder precache games.txt --exclude '*.map' --concurrency 4 --json
+            """
+    )
+
+    @Argument(help: ArgumentHelp("games.txt files to precache.", valueName: "file"))
+    var files: [String]
+
+    @OptionGroup var cacheDirectory: CacheDirectoryOption
+
+    @Option(help: "Downloads in flight at once (at most 6 per host).")
+    var concurrency = 8
+
+    @Option(name: .customLong("delay-ms"), help: "Milliseconds between the starts of two requests to one host.")
+    var delayMilliseconds = 0
+
+    @Option(name: .customLong("exclude"), help: ArgumentHelp("Leave out manifest files matching this glob (repeatable; * within a path segment, ** across).", valueName: "glob"))
+    var excludes: [String] = []
+
+    @Flag(name: .customLong("allow-cross-origin"), help: "Let manifests list files on other origins.")
+    var allowCrossOrigin = false
+
+    @Option(
+        name: .customLong("upstream-ca"),
+        help: ArgumentHelp("A PEM file of CA certificates to trust upstream, besides the system's.", valueName: "file")
+    )
+    var upstreamCA: String?
+
+    @Flag(help: "Print the summary as JSON on standard output.")
+    var json = false
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "warning"
+
+    func validate() throws {
+        guard !self.files.isEmpty else { throw ValidationError("Name at least one games.txt file.") }
+        for file in self.files where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("\(file): no readable file there.")
+        }
+        guard (1...256).contains(self.concurrency) else {
+            throw ValidationError("--concurrency \(self.concurrency) must be from 1 to 256.")
+        }
+        guard (0...600_000).contains(self.delayMilliseconds) else {
+            throw ValidationError("--delay-ms \(self.delayMilliseconds) must be from 0 to 600000.")
+        }
+        guard Logger.Level(rawValue: self.logLevel) != nil else {
+            throw ValidationError("--log-level '\(self.logLevel)' is not one of trace, debug, info, notice, warning, error, critical.")
+        }
+        if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
+            throw ValidationError("--upstream-ca \(upstreamCA): no readable file there.")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: self.logLevel) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var list = GamesList(entries: [], problems: [])
+        for file in self.files {
+            let text: String
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw CommandFailure("\(file): cannot read it as UTF-8 text (\(error.localizedDescription))")
+            }
+            list.append(GamesList.parse(text, source: file))
+        }
+        let directory = self.cacheDirectory.resolved()
+        let store: Store
+        do {
+            store = try Store(directory: directory, logger: Logger(label: "larder.store"))
+        } catch {
+            throw CommandFailure("cannot open the cache directory \(directory): \(error)")
+        }
+        let upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA), logger: Logger(label: "larder.upstream"))
+        var options = PrecacheOptions()
+        options.concurrency = self.concurrency
+        options.delayPerHost = .milliseconds(self.delayMilliseconds)
+        options.excludes = self.excludes.map(ExcludeGlob.init)
+        options.allowCrossOrigin = self.allowCrossOrigin
+
+        let renderer = ProgressRenderer(interactive: isatty(STDERR_FILENO) == 1)
+        let runner = PrecacheRunner(store: store, upstream: upstream, options: options, logger: Logger(label: "larder.precache"))
+        let report = await runner.run(list) { renderer.handle($0) }
+        renderer.finish()
+        upstream.shutdown()
+        try? store.close()
+
+        if self.json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let data = try encoder.encode(report)
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        } else {
+            FileHandle.standardOutput.write(Data(PrecacheSummary(report: report, cacheDirectory: directory).text.utf8))
+        }
+        if !report.succeeded {
+            throw ExitCode(1)
+        }
+    }
+}
+
+extension GamesList {
+    /// Appends another list's entries and problems, keeping game slugs unique.
+    mutating func append(_ other: GamesList) {
+        var slugs = Set(self.games.map(\.slug))
+        for entry in other.entries {
+            guard case .game(var game) = entry else {
+                self.entries.append(entry)
+                continue
+            }
+            let base = game.slug
+            var suffix = 2
+            while slugs.contains(game.slug) {
+                game.slug = "\(base)-\(suffix)"
+                suffix += 1
+            }
+            slugs.insert(game.slug)
+            self.entries.append(.game(game))
+        }
+        self.problems += other.problems
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// `larder precache` with the real binary against a local origin serving the demo games.
+@Suite("End to end: precache")
+struct PrecacheTests {
+    @Test("the demo precaches; with the origin stopped every listed file is served with identical bytes")
+    func demoOffline() async throws {
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(DemoSite.root)
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let list = try DemoSite.gamesList(for: origin.baseURL, in: directory)
+
+        let run = try await LarderCLI.run(["precache", list, "--cache-dir", cache])
+        #expect(run.exitCode == 0, "stdout:\n\(run.stdout)\nstderr:\n\(run.stderr)")
+        #expect(run.stdout.contains("ready"))
+        #expect(run.stdout.contains("Flip Art"))
+        #expect(run.stdout.contains("skipped"))
+        #expect(origin.requests().filter { $0.path.hasPrefix("/games/retired/") && !$0.path.hasSuffix(".json") }.isEmpty, "a skip:true game is not fetched")
+        try await origin.stop()
+
+        let larder = try await LarderProcess(cacheDirectory: cache)
+        for path in try DemoSite.listedFiles() + ["index.html", "about.html", "runtime.html", "games/flipart/offline.meta.json"] {
+            let response = try await Curl.run(origin.url("/" + path), proxy: larder.proxyURL)
+            let expected = try Data(contentsOf: URL(fileURLWithPath: DemoSite.root + "/" + path))
+            #expect(response.status == 200, "\(path)")
+            #expect(response.body == [UInt8](expected), "\(path) differs")
+            #expect(response.header("cache-status")?.hasPrefix("larder; hit") == true, "\(path): \(response.header("cache-status") ?? "-")")
+        }
+        await larder.stop()
+    }
+
+    @Test("precached assets are served cache-first, without contacting the origin; pages stay network-first")
+    func cacheFirst() async throws {
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(DemoSite.root)
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let list = try DemoSite.gamesList(for: origin.baseURL, in: directory)
+        #expect(try await LarderCLI.run(["precache", list, "--cache-dir", cache]).exitCode == 0)
+
+        let larder = try await LarderProcess(cacheDirectory: cache)
+        origin.resetRecords()
+        let asset = try await Curl.run(origin.url("/games/flipart/assets/index-s5wVp7Ny.js"), proxy: larder.proxyURL)
+        #expect(asset.header("cache-status")?.hasPrefix("larder; hit") == true)
+        #expect(asset.header("cache-status")?.hasSuffix("detail=precached") == true)
+        #expect(origin.requestCount("/games/flipart/assets/index-s5wVp7Ny.js") == 0)
+        let page = try await Curl.run(origin.url("/games/flipart/index.html"), proxy: larder.proxyURL)
+        #expect(page.status == 200)
+        #expect(origin.requestCount("/games/flipart/index.html") == 1, "pages are network-first")
+        await larder.stop()
+        try await origin.stop()
+    }
+
+    @Test("a 404 file makes its game partial (exit 1); a text/plain manifest fails only its game")
+    func partialAndFailed() async throws {
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/g/good/offline.meta.json", .text(#"{"files": ["good/a.js"]}"#, contentType: "application/json"))
+        origin.setRoute("/g/good/a.js", .text("a", contentType: "text/javascript"))
+        origin.setRoute("/g/holey/offline.meta.json", .text(#"{"files": ["holey/a.js", "holey/missing.js"]}"#, contentType: "application/json"))
+        origin.setRoute("/g/holey/a.js", .text("a2", contentType: "text/javascript"))
+        origin.setRoute("/g/plain/offline.meta.json", .text(#"{"files": ["plain/a.js"]}"#, contentType: "text/plain"))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let list = directory + "/games.txt"
+        try "\(origin.url("/g/good"))\n\(origin.url("/g/holey"))\n\(origin.url("/g/plain"))\nnot a url\n".write(toFile: list, atomically: true, encoding: .utf8)
+
+        let run = try await LarderCLI.run(["precache", list, "--cache-dir", directory + "/cache", "--json"])
+        #expect(run.exitCode == 1)
+        let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        let games = report?["games"] as? [[String: Any]] ?? []
+        let states = Dictionary(uniqueKeysWithValues: games.map { ($0["slug"] as? String ?? "", $0["state"] as? String ?? "") })
+        #expect(states == ["good": "ready", "holey": "partial", "plain": "failed"])
+        let holey = games.first { $0["slug"] as? String == "holey" }
+        let failures = holey?["failures"] as? [[String: String]] ?? []
+        #expect(failures.count == 1)
+        #expect(failures.first?["url"]?.hasSuffix("/g/holey/missing.js") == true)
+        #expect(failures.first?["reason"]?.contains("404") == true)
+        let plain = games.first { $0["slug"] as? String == "plain" }
+        #expect((plain?["error"] as? String)?.contains("text/plain") == true)
+        #expect((report?["listProblems"] as? [String])?.first?.hasPrefix("\(list):4:") == true)
+        #expect(origin.requestCount("/g/holey/missing.js") == 1, "a 404 is never retried")
+
+        let text = try await LarderCLI.run(["precache", list, "--cache-dir", directory + "/cache"])
+        #expect(text.exitCode == 1)
+        #expect(text.stdout.contains("partial 1 of 2"))
+        #expect(text.stdout.contains("missing.js: answered HTTP 404"))
+        try await origin.stop()
+    }
+
+    @Test("a second run downloads nothing but manifests and pages")
+    func secondRun() async throws {
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(DemoSite.root)
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let list = try DemoSite.gamesList(for: origin.baseURL, in: directory)
+        #expect(try await LarderCLI.run(["precache", list, "--cache-dir", directory + "/cache"]).exitCode == 0)
+        origin.resetRecords()
+        let second = try await LarderCLI.run(["precache", list, "--cache-dir", directory + "/cache", "--json"])
+        #expect(second.exitCode == 0)
+        let requested = Set(origin.requests().map(\.path))
+        let allowed: (String) -> Bool = { $0.hasSuffix(".html") || $0.hasSuffix(".json") }
+        #expect(requested.allSatisfy(allowed), "second run fetched \(requested.filter { !allowed($0) })")
+        let report = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any]
+        let assets = try DemoSite.listedFiles().filter { !$0.hasSuffix(".html") }.count
+        #expect(report?["alreadyCached"] as? Int == assets)
+        try await origin.stop()
+    }
+
+    @Test("killed with SIGKILL half way, a re-run fetches only what is missing and every body is right")
+    func resumeAfterKill() async throws {
+        let origin = try await TestOrigin.start()
+        let count = 40
+        var files: [String] = []
+        for index in 0..<count {
+            let path = "/big/asset-\(index).bin"
+            files.append("big" + path.dropFirst(4))
+            origin.setRoute(path, TestResponse(body: .bytes(Array(repeating: UInt8(index), count: 40_000 + index)), faults: [.delayHead(.milliseconds(150))]))
+        }
+        let manifest = "{\"files\": [\(files.map { "\"\($0)\"" }.joined(separator: ","))]}"
+        origin.setRoute("/big/offline.meta.json", .text(manifest, contentType: "application/json"))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let list = directory + "/games.txt"
+        try origin.url("/big\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let cache = directory + "/cache"
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
+        process.arguments = ["precache", list, "--cache-dir", cache, "--concurrency", "2"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it once some, not all, files are in.
+        for _ in 0..<200 where origin.requests().count < 12 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        await onThread { process.waitUntilExit() }
+        let firstRunAssets = origin.requests().filter { $0.path.hasSuffix(".bin") }.count
+        #expect(firstRunAssets < count, "the first run finished before it was killed")
+
+        origin.resetRecords()
+        let rerun = try await LarderCLI.run(["precache", list, "--cache-dir", cache, "--json"])
+        #expect(rerun.exitCode == 0, "\(rerun.stdout)\(rerun.stderr)")
+        let secondRunAssets = origin.requests().filter { $0.path.hasSuffix(".bin") }.count
+        // Files finished before the kill are not fetched again; at most the two in flight are.
+        #expect(secondRunAssets <= count - firstRunAssets + 2)
+        #expect(secondRunAssets >= count - firstRunAssets)
+        try await origin.stop()
+
+        let larder = try await LarderProcess(cacheDirectory: cache)
+        for index in 0..<count {
+            let response = try await Curl.run(origin.url("/big/asset-\(index).bin"), proxy: larder.proxyURL)
+            #expect(response.body == Array(repeating: UInt8(index), count: 40_000 + index), "asset \(index)")
+        }
+        await larder.stop()
+    }
+
+    @Test("POST /dev/offline/precache runs the same job inside the proxy and reports progress")
+    func webPrecache() async throws {
+        try await withProxy { larder, origin in
+            origin.serveDirectory(DemoSite.root)
+            let body = #"{"urls": ["\#(origin.url("/games/wordbox"))", "\#(origin.url("/about.html"))"]}"#
+            let accepted = try await Curl.run(
+                larder.proxyURL + "/dev/offline/precache",
+                proxy: nil,
+                arguments: ["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", body]
+            )
+            #expect(accepted.status == 202)
+            let answer = try JSONSerialization.jsonObject(with: Data(accepted.body)) as? [String: Any]
+            let statusPath = try #require(answer?["status"] as? String)
+            var finished: [String: Any]?
+            for _ in 0..<300 {
+                let status = try await Curl.run(larder.proxyURL + statusPath, proxy: nil)
+                let object = try JSONSerialization.jsonObject(with: Data(status.body)) as? [String: Any]
+                if object?["state"] as? String == "finished" {
+                    finished = object
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let report = try #require(finished?["report"] as? [String: Any])
+            let games = report["games"] as? [[String: Any]] ?? []
+            #expect(games.first?["state"] as? String == "ready")
+
+            // A page on another origin may not make Larder fetch a third party's URLs.
+            let foreign = try await Curl.run(
+                larder.proxyURL + "/dev/offline/precache",
+                proxy: nil,
+                arguments: ["-X", "POST", "-H", "Origin: https://evil.example", "-H", "Content-Type: application/json", "--data-binary", body]
+            )
+            #expect(foreign.status == 403)
+
+            try await origin.stop()
+            let asset = try await Curl.run(origin.url("/games/wordbox/assets/index-d48Bb7Ox.js"), proxy: larder.proxyURL)
+            #expect(asset.status == 200)
+            #expect(asset.header("cache-status")?.contains("detail=precached") == true)
+        }
+    }
+
+    @Test("usage errors exit 2 with a message naming the problem")
+    func usageErrors() async throws {
+        let missing = try await LarderCLI.run(["precache", "/nonexistent/games.txt"])
+        #expect(missing.exitCode == 2)
+        #expect(missing.stderr.contains("/nonexistent/games.txt"))
+        let badFlag = try await LarderCLI.run(["precache", "--concurrency", "0", "/dev/null"])
+        #expect(badFlag.exitCode == 2)
+        #expect(badFlag.stderr.contains("--concurrency"))
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Runs a one-shot `larder` subcommand (precache, status...) to completion.
+enum LarderCLI {
+    struct Result: Sendable {
+        var exitCode: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String]) async throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        async let stdout = onThread { out.fileHandleForReading.readDataToEndOfFile() }
+        async let stderr = onThread { err.fileHandleForReading.readDataToEndOfFile() }
+        let (outData, errData) = await (stdout, stderr)
+        await onThread { process.waitUntilExit() }
+        return Result(
+            exitCode: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self)
+        )
+    }
+}
+
+/// The demo site and its games.txt, pointed at a test origin's port.
+enum DemoSite {
+    static let root = LarderProcess.packageRoot.appendingPathComponent("Examples/site").path
+
+    /// Examples/games.txt with the demo origin's address replaced by `origin`.
+    static func gamesList(for originBaseURL: String, in directory: String) throws -> String {
+        let text = try String(contentsOfFile: LarderProcess.packageRoot.appendingPathComponent("Examples/games.txt").path, encoding: .utf8)
+        let path = directory + "/games.txt"
+        try text.replacingOccurrences(of: "http://127.0.0.1:8000", with: originBaseURL).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Every file a manifest of the demo lists, as site-relative paths (shell, flipart, wordbox).
+    static func listedFiles() throws -> [String] {
+        var files: [String] = []
+        for (manifest, base) in [("shell/offline.meta.json", ""), ("games/flipart/offline.meta.json", "games/"), ("games/wordbox/offline.meta.json", "games/")] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: self.root + "/" + manifest))
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            files += (object?["files"] as? [String] ?? []).map { base + $0 }
+        }
+        return files
+    }
+}

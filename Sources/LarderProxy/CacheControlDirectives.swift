@@ -35,6 +35,11 @@ public struct CacheControlDirectives: Sendable, Hashable {
         self.directives[name] != nil
     }
 
+    /// A directive's argument, nil when absent or given without one (`no-cache` vs `no-cache="Set-Cookie"`).
+    public func argument(_ name: String) -> String? {
+        self.directives[name] ?? nil
+    }
+
     /// A delta-seconds argument. Present but invalid (not digits) is reported as `.invalid`
     /// so callers can apply RFC 9111's "treat as stale" rule.
     public func seconds(_ name: String) -> DeltaSeconds? {

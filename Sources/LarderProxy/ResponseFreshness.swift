@@ -22,7 +22,10 @@ public struct ResponseFreshness: Sendable, Hashable {
         let dateValue = date ?? responseTime
 
         // RFC 9111 4.2.1: max-age first (s-maxage is for shared caches), then Expires, then heuristics.
-        if let maxAge = cacheControl.seconds("max-age") {
+        // A plain no-cache response may never be used without validation: it is never fresh.
+        if cacheControl.contains("no-cache") && cacheControl.argument("no-cache") == nil {
+            self.lifetime = 0
+        } else if let maxAge = cacheControl.seconds("max-age") {
             switch maxAge {
             case .value(let seconds): self.lifetime = TimeInterval(seconds)
             case .invalid: self.lifetime = 0

@@ -214,3 +214,43 @@ struct PrecacheTests {
         #expect(badFlag.stderr.contains("--concurrency"))
     }
 }
+
+/// `larder serve` and `larder precache` share one cache directory.
+@Suite("End to end: precache beside a running proxy")
+struct PrecacheBesideServeTests {
+    @Test("while larder precache writes, the running proxy keeps answering, then serves what it stored")
+    func concurrentProcesses() async throws {
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(DemoSite.root)
+        let count = 60
+        var files: [String] = []
+        for index in 0..<count {
+            files.append("bulk/f\(index).bin")
+            origin.setRoute("/bulk/f\(index).bin", TestResponse(body: .generated(length: 200_000), faults: [.delayHead(.milliseconds(30))]))
+        }
+        origin.setRoute("/bulk/offline.meta.json", .text("{\"files\": [\(files.map { "\"\($0)\"" }.joined(separator: ","))]}", contentType: "application/json"))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let list = directory + "/games.txt"
+        try origin.url("/bulk\n").write(toFile: list, atomically: true, encoding: .utf8)
+
+        let larder = try await LarderProcess(cacheDirectory: cache)
+        _ = try await Curl.run(origin.url("/style.css"), proxy: larder.proxyURL)
+        async let precache = LarderCLI.run(["precache", list, "--cache-dir", cache])
+        var answered = 0
+        for _ in 0..<20 {
+            let hit = try await Curl.run(origin.url("/style.css"), proxy: larder.proxyURL)
+            if hit.status == 200 { answered += 1 }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let result = try await precache
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)")
+        #expect(answered == 20)
+        try await origin.stop()
+        let stored = try await Curl.run(origin.url("/bulk/f7.bin"), proxy: larder.proxyURL)
+        #expect(stored.body == GeneratedBody.bytes(0..<200_000))
+        #expect(stored.header("cache-status")?.contains("detail=precached") == true)
+        await larder.stop()
+    }
+}

@@ -53,6 +53,13 @@ struct CachePolicyTests {
         #expect(self.freshness(headers, status: 302, requestTime: t0, responseTime: t0).lifetime == 0)
     }
 
+    @Test("a plain no-cache response is never fresh; no-cache with field names does not change freshness")
+    func noCache() {
+        let t0 = Date()
+        #expect(self.freshness(["cache-control": ["no-cache, max-age=600"]], requestTime: t0, responseTime: t0).lifetime == 0)
+        #expect(self.freshness(["cache-control": ["no-cache=\"Set-Cookie\", max-age=600"]], requestTime: t0, responseTime: t0).lifetime == 600)
+    }
+
     @Test("must-revalidate is reported")
     func mustRevalidate() {
         let t0 = Date()

@@ -63,6 +63,46 @@ struct EntryKindAndRevisionTests {
     }
 
     @Test
+    func concurrentRuntimeCommitsFromAnotherStoreNeverUnpin() async throws {
+        try await withTemporaryDirectory { directory in
+            // larder precache and larder serve write the same keys at the same time. In either order the
+            // entry ends precached with the precache revision.
+            let precache = try Store(directory: directory)
+            let serve = try Store(directory: directory)
+            defer {
+                try? precache.close()
+                try? serve.close()
+            }
+            let count = 30
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<count {
+                    let url = "https://cdn.example/games/g/\(index).js"
+                    group.addTask {
+                        try await precache.put(
+                            Array("pre \(index)".utf8),
+                            at: url,
+                            kind: .precached,
+                            revision: "r\(index)"
+                        )
+                    }
+                    group.addTask {
+                        try await serve.put(Array("run \(index)".utf8), at: url)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let keys = try (0..<count).map { try cacheKey("https://cdn.example/games/g/\($0).js") }
+            let states = try await serve.storedStates(for: keys)
+            #expect(states.count == count)
+            for (index, key) in keys.enumerated() {
+                #expect(states[key]?.kind == .precached)
+                #expect(states[key]?.revision == "r\(index)")
+            }
+            #expect(regularFiles(under: "\(directory)/tmp").isEmpty)
+        }
+    }
+
+    @Test
     func statisticsCountPrecachedEntriesAndTheirBytes() async throws {
         try await withTemporaryDirectory { directory in
             let store = try Store(directory: directory)

@@ -15,6 +15,7 @@ final class ForwardProxy: Sendable {
     let health: UpstreamHealthRegistry
     let offline: OfflineSwitch
     let configuration: ProxyConfiguration
+    let usage: UsageRecorder
     let logger: Logger
 
     init(
@@ -23,9 +24,11 @@ final class ForwardProxy: Sendable {
         health: UpstreamHealthRegistry,
         offline: OfflineSwitch,
         configuration: ProxyConfiguration,
+        usage: UsageRecorder,
         logger: Logger
     ) {
         self.store = store
+        self.usage = usage
         self.upstream = upstream
         self.health = health
         self.offline = offline
@@ -325,6 +328,7 @@ final class ForwardProxy: Sendable {
         }
         let age = freshness.currentAge(now: now)
         let cacheStatus = CacheStatus.hit(ttl: Int(freshness.lifetime) - age, detail: detail)
+        self.usage.recordUse(entry.key)
         var headers = HTTPHeaders(entry.headers.map { ($0.name, $0.value) })
         headers.remove(name: "content-length")
         headers.remove(name: "age")

@@ -7,12 +7,19 @@ struct OwnPages: Sendable {
     let proxyAuthority: String
     /// The precache job API.
     let precache: PrecacheAPI
+    /// /dev/offline, its JSON twins and controls, and /metrics.
+    let devOffline: DevOfflinePages
 
     /// Serves `path`, or a 404 page.
     func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, writer: ResponseWriter) async throws -> Int {
         let isHead = request.method == .HEAD
         if path == PrecacheAPI.path || path.hasPrefix(PrecacheAPI.path + "/") {
             return try await self.precache.respond(path: path, request: request, body: body, writer: writer)
+        }
+        if DevOfflinePages.handles(path) {
+            let response = await self.devOffline.respond(path: path, query: Self.query(of: request.uri), request: request, body: body)
+            try await writer.complete(response.status, headers: response.headers, body: response.body, isHead: isHead)
+            return Int(response.status.code)
         }
         guard request.method == .GET || isHead else {
             try await writer.page(.refusal(.methodNotAllowed, reason: "\(path) answers GET and HEAD only."), cacheStatus: nil, close: false, isHead: isHead)
@@ -43,6 +50,13 @@ struct OwnPages: Sendable {
         }
     }
 
+    /// The query of a request target (origin-form or absolute-form), without the fragment.
+    static func query(of target: String) -> String? {
+        let withoutFragment = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        return parts.count > 1 ? String(parts[1]) : nil
+    }
+
     private var landingPage: String {
         let authority = self.proxyAuthority.htmlEscaped
         return """
@@ -60,7 +74,8 @@ struct OwnPages: Sendable {
             <li>Browser or webview: set the HTTP proxy to <code>\(authority)</code>, or the automatic configuration URL to <code>http://\(authority)/proxy.pac</code>.</li>
             <li>curl: <pre>curl -x http://\(authority) http://example.com/</pre></li>
             </ul>
-            <p>Every answer carries a <code>Cache-Status</code> header saying whether it came from the cache.</p>
+            <p>Every answer carries a <code>Cache-Status</code> header saying whether it came from the cache.
+            <a href="/dev/offline">/dev/offline</a> shows what is cached and which games work offline.</p>
             </body></html>
 
             """

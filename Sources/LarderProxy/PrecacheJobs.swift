@@ -45,9 +45,9 @@ public final class PrecacheJobs: Sendable {
     public func submit(_ list: GamesList, requestedBy origin: String?) -> String {
         let id = UUID().uuidString.lowercased()
         self.statuses.withLockedValue {
-            // Keep the most recent jobs only: the map must not grow without bound.
-            if $0.count >= 100, let oldest = $0.values.filter({ $0.state == "finished" }).first?.id {
-                $0.removeValue(forKey: oldest)
+            // Keep at most 100 jobs: forget a finished one so the map cannot grow without bound.
+            if $0.count >= 100, let finished = $0.values.first(where: { $0.state == "finished" })?.id {
+                $0.removeValue(forKey: finished)
             }
             $0[id] = Status(id: id, state: "queued", requestedBy: origin, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
         }
@@ -60,7 +60,8 @@ public final class PrecacheJobs: Sendable {
         self.statuses.withLockedValue { $0[id] }
     }
 
-    /// Runs queued jobs one at a time until cancelled.
+    /// Runs queued jobs one at a time until cancelled (a cancelled job stops; re-running it
+    /// fetches only what is missing).
     public func run() async {
         for await request in self.requests {
             if Task.isCancelled { return }
@@ -84,11 +85,6 @@ public final class PrecacheJobs: Sendable {
                 $0.report = report
             }
         }
-    }
-
-    /// Stops taking jobs.
-    public func finish() {
-        self.continuation.finish()
     }
 
     private func update(_ id: String, _ change: (inout Status) -> Void) {

@@ -13,6 +13,9 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let decoderName: String
     private let encoderName: String
+    /// While TLS is being put in place, bytes the old decoder hands over are held here, to be
+    /// fed to the TLS handler once the pipeline is rebuilt.
+    private var heldForTLS: [ByteBuffer]?
 
     init(decoderName: String, encoderName: String) {
         self.decoderName = decoderName
@@ -24,13 +27,21 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         case let part as HTTPServerRequestPart:
             context.fireChannelRead(self.wrapInboundOut(.http(part)))
         case let buffer as ByteBuffer:
-            context.fireChannelRead(self.wrapInboundOut(.raw(buffer)))
+            self.raw(buffer, context: context)
         case let ioData as IOData:
             if case .byteBuffer(let buffer) = ioData {
-                context.fireChannelRead(self.wrapInboundOut(.raw(buffer)))
+                self.raw(buffer, context: context)
             }
         default:
             break
+        }
+    }
+
+    private func raw(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+        if self.heldForTLS != nil {
+            self.heldForTLS?.append(buffer)
+        } else {
+            context.fireChannelRead(self.wrapInboundOut(.raw(buffer)))
         }
     }
 
@@ -48,6 +59,40 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             let removeEncoder = pipeline.removeHandler(name: self.encoderName)
             let removeDecoder = pipeline.removeHandler(name: self.decoderName)
             removeEncoder.and(removeDecoder).map { _ in }.cascade(to: promise)
+        case .startTLS(let factory):
+            self.startTLS(factory, context: context, promise: promise)
+        }
+    }
+
+    /// Rebuilds the pipeline as [TLS, encoder, new decoder, adapter]: the CONNECT's decoder is
+    /// spent (it parsed an upgrade), and whatever it still held is the start of the TLS stream.
+    private func startTLS(_ factory: TLSHandlerFactory, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        context.flush()
+        let operations = context.pipeline.syncOperations
+        do {
+            try operations.addHandler(try factory.make(), position: .first)
+        } catch {
+            promise?.fail(error)
+            return
+        }
+        self.heldForTLS = []
+        operations.removeHandler(name: self.decoderName).hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+            let held = self.heldForTLS ?? []
+            self.heldForTLS = nil
+            do {
+                try result.get()
+                try operations.addHandler(
+                    ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
+                    name: self.decoderName,
+                    position: .before(self)
+                )
+                for buffer in held {
+                    context.pipeline.fireChannelRead(NIOAny(buffer))
+                }
+                promise?.succeed()
+            } catch {
+                promise?.fail(error)
+            }
         }
     }
 }

@@ -18,4 +18,18 @@ public enum ProxyOutbound: Sendable {
     /// Remove the HTTP codec: every byte from now on is tunnel data. Bytes the client sent
     /// after its `CONNECT` request arrive as `.raw` (nothing is lost).
     case enterTunnelMode
+    /// Terminate TLS on this connection (after a `CONNECT` answer) and read HTTP inside it.
+    /// Bytes the client sent after its `CONNECT` (its ClientHello) go to the TLS handler.
+    case startTLS(TLSHandlerFactory)
+}
+
+/// Makes the TLS server handler for an intercepted connection, on the connection's event loop.
+public struct TLSHandlerFactory: Sendable {
+    /// Creates the handler.
+    public let make: @Sendable () throws -> any ChannelHandler
+
+    /// Wraps a handler constructor.
+    public init(_ make: @escaping @Sendable () throws -> any ChannelHandler) {
+        self.make = make
+    }
 }

@@ -23,6 +23,8 @@ public struct ProxyConfiguration: Sendable {
     public var networkTimeout: Duration = .seconds(3)
     /// Connect-failure back-off per host.
     public var backoff = HostHealth.Policy()
+    /// The store's size budget, shown on /dev/offline (nil: none set).
+    public var maxSize: Int64?
 
     /// The defaults.
     public init() {}

@@ -16,6 +16,8 @@ struct ProxyConnection {
     let allowList: ClientAllowList
     let pages: OwnPages
     let lifecycle: ConnectionLifecycle
+    let interception: Interception?
+    let statistics: ProxyStatistics
     let logger: Logger
 
     func run() async {
@@ -23,61 +25,124 @@ struct ProxyConnection {
         do {
             try await self.channel.executeThenClose { inbound, outbound in
                 var iterator = inbound.makeAsyncIterator()
-                let allowed = self.allowList.allows(remote)
-                while true {
-                    let part: ProxyInbound?
-                    do {
-                        self.lifecycle.setIdle(true)
-                        part = try await iterator.next()
-                        self.lifecycle.setIdle(false)
-                    } catch {
-                        try await self.refuseMalformed(error, outbound: outbound)
-                        return
-                    }
-                    guard case .http(.head(let head)) = part else { return }
-                    let writer = ResponseWriter(outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1)
-                    let started = ContinuousClock.now
-
-                    guard allowed else {
-                        let reason = "Larder does not serve \(remote.map { "\($0)" } ?? "this client"); start it with --allow CIDR to let other addresses in."
-                        try await writer.page(.refusal(.forbidden, reason: reason), cacheStatus: nil, close: true)
-                        self.log(head, status: 403, cacheStatus: nil, since: started)
-                        return
-                    }
-
-                    let keepGoing: Bool
-                    switch RequestRoute.classify(head, own: self.own, rules: self.rules) {
-                    case .reject(let status, let reason):
-                        try await writer.page(.refusal(status, reason: reason), cacheStatus: nil, close: true, isHead: head.method == .HEAD)
-                        self.log(head, status: Int(status.code), cacheStatus: nil, since: started)
-                        return
-                    case .ownPage(let path, _):
-                        guard let body = try await Self.collectBody(&iterator, limit: PrecacheAPI.maximumBodySize) else {
-                            let reason = "The request body is larger than \(PrecacheAPI.maximumBodySize) bytes."
-                            try await writer.page(.refusal(.payloadTooLarge, reason: reason), cacheStatus: nil, close: true)
-                            self.log(head, status: 413, cacheStatus: nil, since: started)
-                            return
-                        }
-                        let status = try await self.pages.respond(path: path, request: head, body: body, writer: writer)
-                        self.log(head, status: status, cacheStatus: nil, since: started)
-                        keepGoing = head.isKeepAlive
-                    case .connect(let host, let port):
-                        guard try await Self.skipBody(&iterator) else { return }
-                        try await self.tunnel(host: host, port: port, head: head, iterator: &iterator, outbound: outbound, writer: writer, started: started)
-                        return
-                    case .forward(let url):
-                        let outcome = try await self.forward(head, url: url, iterator: &iterator, writer: writer)
-                        self.log(head, status: outcome.status, cacheStatus: outcome.cacheStatus, since: started)
-                        keepGoing = outcome.reusable && head.isKeepAlive
-                    }
-                    if !keepGoing || self.lifecycle.isShuttingDown {
-                        return
-                    }
+                guard self.allowList.allows(remote) else {
+                    try await self.refuseClient(remote, iterator: &iterator, outbound: outbound)
+                    return
                 }
+                try await self.serveRequests(&iterator, outbound: outbound, tunnel: nil)
             }
         } catch {
             self.logger.debug("connection ended", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The host an intercepted TLS tunnel leads to: requests inside it are for `https://host:port`.
+    struct InterceptedTunnel {
+        var host: String
+        var port: Int
+    }
+
+    /// Serves requests one after another until the connection should close.
+    private func serveRequests(
+        _ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>,
+        tunnel: InterceptedTunnel?
+    ) async throws {
+        while true {
+            let part: ProxyInbound?
+            do {
+                self.lifecycle.setIdle(true)
+                part = try await iterator.next()
+                self.lifecycle.setIdle(false)
+            } catch {
+                try await self.refuseMalformed(error, outbound: outbound)
+                return
+            }
+            guard case .http(.head(let head)) = part else { return }
+            let writer = ResponseWriter(outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1)
+            let started = ContinuousClock.now
+
+            let route = tunnel.map { RequestRoute.classifyInTunnel(head, host: $0.host, port: $0.port, rules: self.rules) }
+                ?? RequestRoute.classify(head, own: self.own, rules: self.rules)
+            let keepGoing: Bool
+            switch route {
+            case .reject(let status, let reason):
+                try await writer.page(.refusal(status, reason: reason), cacheStatus: nil, close: true, isHead: head.method == .HEAD)
+                self.log(head, status: Int(status.code), cacheStatus: nil, since: started)
+                return
+            case .ownPage(let path, _):
+                guard let body = try await Self.collectBody(&iterator, limit: PrecacheAPI.maximumBodySize) else {
+                    let reason = "The request body is larger than \(PrecacheAPI.maximumBodySize) bytes."
+                    try await writer.page(.refusal(.payloadTooLarge, reason: reason), cacheStatus: nil, close: true)
+                    self.log(head, status: 413, cacheStatus: nil, since: started)
+                    return
+                }
+                let status = try await self.pages.respond(path: path, request: head, body: body, writer: writer)
+                self.log(head, status: status, cacheStatus: nil, since: started)
+                keepGoing = head.isKeepAlive
+            case .connect(let host, let port):
+                guard try await Self.skipBody(&iterator) else { return }
+                if let interception = self.interception, interception.intercepts(host: host) {
+                    try await self.intercept(host: host, port: port, head: head, interception: interception, iterator: &iterator, outbound: outbound, started: started)
+                } else {
+                    try await self.tunnel(host: host, port: port, head: head, iterator: &iterator, outbound: outbound, writer: writer, started: started)
+                }
+                return
+            case .forward(let url):
+                let outcome = try await self.forward(head, url: url, iterator: &iterator, writer: writer)
+                self.log(head, status: outcome.status, cacheStatus: outcome.cacheStatus, since: started)
+                keepGoing = outcome.reusable && head.isKeepAlive
+            }
+            if !keepGoing || self.lifecycle.isShuttingDown {
+                return
+            }
+        }
+    }
+
+    /// Answers the first request of a client outside the allow list with 403.
+    private func refuseClient(
+        _ remote: SocketAddress?,
+        iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>
+    ) async throws {
+        guard case .http(.head(let head))? = try? await iterator.next() else { return }
+        let writer = ResponseWriter(outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1)
+        let reason = "Larder does not serve \(remote.map { "\($0)" } ?? "this client"); start it with --allow CIDR to let other addresses in."
+        try await writer.page(.refusal(.forbidden, reason: reason), cacheStatus: nil, close: true)
+        self.log(head, status: 403, cacheStatus: nil, since: ContinuousClock.now)
+    }
+
+    /// Answers a CONNECT by terminating TLS with a leaf for `host` signed by Larder's CA, then
+    /// serves the requests inside as `https://host:port/...` through the cache. No upstream
+    /// connection is needed for this, so cached HTTPS pages load offline.
+    private func intercept(
+        host: String,
+        port: Int,
+        head: HTTPRequestHead,
+        interception: Interception,
+        iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>,
+        started: ContinuousClock.Instant
+    ) async throws {
+        let certificates = interception.certificates
+        // Issue (or find) the host's certificate here, off the event loop.
+        do {
+            _ = try certificates.serverContext(for: host)
+        } catch {
+            let writer = ResponseWriter(outbound: outbound, version: head.version)
+            try await writer.page(.refusal(.badRequest, reason: "Cannot intercept \(host): \(error)"), cacheStatus: nil, close: true)
+            self.log(head, status: 400, cacheStatus: nil, since: started)
+            return
+        }
+        let factory = TLSHandlerFactory { try certificates.makeServerHandler(connectHost: host) }
+        var headers = HTTPHeaders()
+        headers.add(name: "Via", value: "1.1 larder")
+        let status = CacheStatus.forward(.bypass, detail: "intercepted")
+        try await outbound.write(.http(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers))))
+        try await outbound.write(.http(.end(nil)))
+        try await outbound.write(.startTLS(factory))
+        self.log(head, status: 200, cacheStatus: status, since: started)
+        try await self.serveRequests(&iterator, outbound: outbound, tunnel: InterceptedTunnel(host: host, port: port))
     }
 
     /// Forwards one request, streaming its body to upstream when it has one.
@@ -241,6 +306,17 @@ struct ProxyConnection {
     private func log(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        self.statistics.record(
+            ProxyStatistics.RecentRequest(
+                time: Date(),
+                method: head.method.rawValue,
+                url: head.uri,
+                status: status,
+                cacheStatus: cacheStatus?.description,
+                outcome: .classify(status: status, cacheStatus: cacheStatus),
+                milliseconds: milliseconds
+            )
+        )
         self.logger.info(
             "\(head.method.rawValue) \(head.uri) \(status)",
             metadata: [

@@ -20,6 +20,10 @@ public final class ProxyServer: Service, Sendable {
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
     private let boundAddress = NIOLockedValueBox<SocketAddress?>(nil)
+    private let usage: UsageRecorder
+    private let interception: Interception?
+    private let store: Store
+    private let metrics: ProxyMetrics
 
     /// The switch for offline mode, shared with whatever controls it.
     public let offline: OfflineSwitch
@@ -28,6 +32,8 @@ public final class ProxyServer: Service, Sendable {
 
     /// Precache jobs started through `POST /dev/offline/precache`.
     public let precacheJobs: PrecacheJobs
+    /// Answers by outcome and the most recent requests.
+    public let statistics = ProxyStatistics()
 
     /// Creates a server; nothing listens until `run()`.
     public init(
@@ -35,19 +41,27 @@ public final class ProxyServer: Service, Sendable {
         store: Store,
         upstream: any Upstream,
         precacheOptions: PrecacheOptions = .init(),
+        interception: Interception? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "larder.proxy"),
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
         self.configuration = configuration
+        self.store = store
+        let metrics = ProxyMetrics()
+        self.metrics = metrics
+        // Upstream failures are counted for /metrics, for the proxy and the precache jobs alike.
+        let upstream = FailureCountingUpstream(base: upstream, metrics: metrics)
         self.offline = OfflineSwitch(configuration.offline)
         self.health = UpstreamHealthRegistry(policy: configuration.backoff)
+        self.usage = UsageRecorder(store: store, logger: logger)
         self.proxy = ForwardProxy(
             store: store,
             upstream: upstream,
             health: self.health,
             offline: self.offline,
             configuration: configuration,
+            usage: self.usage,
             logger: logger
         )
         var precacheOptions = precacheOptions
@@ -55,6 +69,7 @@ public final class ProxyServer: Service, Sendable {
         self.precacheJobs = PrecacheJobs(
             runner: PrecacheRunner(store: store, upstream: upstream, options: precacheOptions, logger: logger)
         )
+        self.interception = interception
         self.group = group
         self.logger = logger
         self.onListening = onListening
@@ -102,41 +117,64 @@ public final class ProxyServer: Service, Sendable {
 
         let authority = address.ipAddress.map { $0.contains(":") ? "[\($0)]:\(port)" : "\($0):\(port)" } ?? "127.0.0.1:\(port)"
         let ownOrigins = Set(["127.0.0.1", "localhost", "[::1]"].map { "http://\($0):\(port)" } + ["http://\(authority)"])
-        let pages = OwnPages(proxyAuthority: authority, precache: PrecacheAPI(jobs: self.precacheJobs, ownOrigins: ownOrigins))
+        let devOffline = DevOfflinePages(
+            store: self.store,
+            statistics: self.statistics,
+            health: self.health,
+            offline: self.offline,
+            jobs: self.precacheJobs,
+            metrics: self.metrics,
+            maxSize: self.configuration.maxSize,
+            queryFilter: self.configuration.queryFilter,
+            originCheck: SameOriginCheck(ownOrigins: ownOrigins),
+            templates: try DevOfflineTemplates()
+        )
+        let pages = OwnPages(
+            proxyAuthority: authority,
+            precache: PrecacheAPI(jobs: self.precacheJobs, ownOrigins: ownOrigins),
+            devOffline: devOffline
+        )
         let registry = ConnectionRegistry()
 
-        try await withGracefulShutdownHandler {
-            try await server.executeThenClose { connections in
-                try await withThrowingDiscardingTaskGroup { group in
-                    group.addTask { await self.precacheJobs.run() }
-                    defer { self.precacheJobs.finish() }
-                    for try await connection in connections {
-                        let lifecycle = registry.register(connection.channel)
-                        let handler = ProxyConnection(
-                            channel: connection,
-                            proxy: self.proxy,
-                            own: RequestRoute.OwnAuthorities(
-                                port: port,
-                                listenHost: self.configuration.host,
-                                localAddress: connection.channel.localAddress?.ipAddress
-                            ),
-                            rules: self.configuration.routeRules,
-                            allowList: self.configuration.allowList,
-                            pages: pages,
-                            lifecycle: lifecycle,
-                            logger: self.logger
-                        )
-                        group.addTask {
-                            await handler.run()
-                            registry.remove(lifecycle)
+        // Background work lives as long as the server: last-use batching and web precache jobs.
+        // It is cancelled once every connection has finished.
+        try await withThrowingTaskGroup(of: Void.self) { background in
+            background.addTask { await self.usage.run() }
+            background.addTask { await self.precacheJobs.run() }
+            try await withGracefulShutdownHandler {
+                try await server.executeThenClose { connections in
+                    try await withThrowingDiscardingTaskGroup { group in
+                        for try await connection in connections {
+                            let lifecycle = registry.register(connection.channel)
+                            let handler = ProxyConnection(
+                                channel: connection,
+                                proxy: self.proxy,
+                                own: RequestRoute.OwnAuthorities(
+                                    port: port,
+                                    listenHost: self.configuration.host,
+                                    localAddress: connection.channel.localAddress?.ipAddress
+                                ),
+                                rules: self.configuration.routeRules,
+                                allowList: self.configuration.allowList,
+                                pages: pages,
+                                lifecycle: lifecycle,
+                                interception: self.interception,
+                                statistics: self.statistics,
+                                logger: self.logger
+                            )
+                            group.addTask {
+                                await handler.run()
+                                registry.remove(lifecycle)
+                            }
                         }
                     }
                 }
+            } onGracefulShutdown: {
+                self.logger.notice("shutting down: finishing in-flight responses")
+                server.channel.close(promise: nil)
+                registry.shutdown()
             }
-        } onGracefulShutdown: {
-            self.logger.notice("shutting down: finishing in-flight responses")
-            server.channel.close(promise: nil)
-            registry.shutdown()
+            background.cancelAll()
         }
     }
 }

@@ -93,6 +93,37 @@ public enum RequestRoute: Sendable, Equatable {
         return .forward(url)
     }
 
+    /// Classifies a request read inside an intercepted TLS tunnel to `host:port`: origin-form
+    /// targets are that host's URLs; nothing else is accepted there.
+    public static func classifyInTunnel(_ head: HTTPRequestHead, host: String, port: Int, rules: Rules) -> RequestRoute {
+        let uri = head.uri
+        if uri.utf8.count > rules.maximumURILength {
+            return .reject(.uriTooLong, "The request target is \(uri.utf8.count) bytes; Larder accepts at most \(rules.maximumURILength).")
+        }
+        guard head.method != .CONNECT else {
+            return .reject(.badRequest, "CONNECT inside a tunnel is not supported.")
+        }
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let authority = port == 443 ? bracketed : "\(bracketed):\(port)"
+        let target: String
+        if uri.hasPrefix("/") {
+            target = "https://\(authority)\(uri)"
+        } else if uri.lowercased().hasPrefix("https://") {
+            target = uri
+        } else {
+            return .reject(.badRequest, "Unsupported request target '\(uri.prefix(200))' inside the tunnel to \(authority).")
+        }
+        do {
+            let url = try HTTPURL(parsing: target)
+            guard url.host == host.lowercased(), url.effectivePort == port else {
+                return .reject(.badRequest, "A request inside the tunnel to \(authority) may not ask for \(url.authority).")
+            }
+            return .forward(url)
+        } catch {
+            return .reject(.badRequest, "\(error)")
+        }
+    }
+
     private static func ownPage(_ target: String) -> RequestRoute {
         let withoutFragment = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)

@@ -101,3 +101,17 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible, Comparable 
         return output
     }
 }
+
+extension CacheKey: Codable {
+    /// Decodes a key encoded by ``encode(to:)``: a single string, taken as the normalised URL it was.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self.init(storedRawValue: try container.decode(String.self))
+    }
+
+    /// Encodes the key as a single string, its normalised URL.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(self.rawValue)
+    }
+}

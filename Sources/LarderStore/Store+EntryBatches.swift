@@ -98,8 +98,17 @@ extension Store {
     /// that had a row. Runs inside a write transaction; the files go last, so a failure before them
     /// rolls back with every body still in place.
     func deleteEntries(_ db: Database, keys: some Collection<String>) throws -> Set<String> {
+        let (removedKeys, hashes) = try self.deleteRows(db, keys: keys)
+        self.deleteBodiesIfUnreferenced(db, hashes: hashes)
+        return removedKeys
+    }
+
+    /// Deletes the rows of `keys` (at most ``keysPerQuery``) and returns the keys that had a row and
+    /// the body hashes those rows named. Body files are left for the caller to delete, with
+    /// ``deleteBodiesIfUnreferenced(_:hashes:)``, once every row of its transaction is deleted.
+    func deleteRows(_ db: Database, keys: some Collection<String>) throws -> (keys: Set<String>, hashes: Set<String>) {
         guard !keys.isEmpty else {
-            return []
+            return ([], [])
         }
         let placeholders = databaseQuestionMarks(count: keys.count)
         let arguments = StatementArguments(keys)
@@ -109,7 +118,7 @@ extension Store {
             arguments: arguments
         )
         guard !rows.isEmpty else {
-            return []
+            return ([], [])
         }
         var removedKeys = Set<String>()
         var hashes = Set<String>()
@@ -118,9 +127,13 @@ extension Store {
             hashes.insert(try row.decode(forColumn: "body_hash"))
         }
         try db.execute(sql: "DELETE FROM entry WHERE key IN (\(placeholders))", arguments: arguments)
+        return (removedKeys, hashes)
+    }
+
+    /// Deletes the body file of each of `hashes` that no row references; see ``deleteBodyIfUnreferenced(_:hash:)``.
+    func deleteBodiesIfUnreferenced(_ db: Database, hashes: Set<String>) {
         for hash in hashes {
             self.deleteBodyIfUnreferenced(db, hash: hash)
         }
-        return removedKeys
     }
 }

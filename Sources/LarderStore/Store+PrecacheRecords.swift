@@ -165,8 +165,9 @@ extension Store {
     }
 
     /// Of `candidates`, removes the entries that are precached and that no game file row (in any
-    /// state) and no page row lists, deleting body files no entry references any more. Runtime
-    /// entries are never removed here. Returns the removed keys.
+    /// state, except failed as ``purgedReason`` by ``purgeGame(slug:)``) and no page row lists,
+    /// deleting body files no entry references any more. Runtime entries are never removed here.
+    /// Returns the removed keys.
     ///
     /// One write transaction per ``keysPerQuery`` candidates, holding both the listing check and the
     /// removal: a game or page that another process saves meanwhile is seen wholly or not at all.
@@ -180,10 +181,14 @@ extension Store {
                     sql: """
                         SELECT key FROM entry
                         WHERE key IN (\(databaseQuestionMarks(count: batch.count))) AND kind = 'precached'
-                            AND NOT EXISTS (SELECT 1 FROM game_file WHERE game_file.key = entry.key)
+                            AND NOT EXISTS (
+                                SELECT 1 FROM game_file WHERE game_file.key = entry.key
+                                    AND NOT (game_file.state = ? AND game_file.reason IS ?)
+                            )
                             AND NOT EXISTS (SELECT 1 FROM precache_page WHERE precache_page.key = entry.key)
                         """,
                     arguments: StatementArguments(batch)
+                        + [ListedFileState.failed.rawValue, Self.purgedReason]
                 )
                 return try self.deleteEntries(db, keys: unlisted)
             }

@@ -155,25 +155,19 @@ public final class Store: Sendable {
 
     /// How many entries and distinct bodies the index holds, the bytes of those bodies, and how many
     /// entries are precached with the bytes of their bodies.
+    ///
+    /// Read from counters that triggers keep as entries change, so this costs the same for any cache
+    /// size (see ``totals()`` for runtime and logical totals).
     public func statistics() async throws -> StoreStatistics {
         try await self.pool.read { db in
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT (SELECT COUNT(*) FROM entry) AS entries, COUNT(*) AS bodies,
-                        COALESCE(SUM(body_size), 0) AS body_bytes,
-                        (SELECT COUNT(*) FROM entry WHERE kind = 'precached') AS precached_entries,
-                        (SELECT COALESCE(SUM(body_size), 0) FROM entry WHERE kind = 'precached')
-                            AS precached_bytes
-                    FROM (SELECT MAX(body_size) AS body_size FROM entry GROUP BY body_hash)
-                    """
-            )
+            let totals = try Self.readTotals(db)
+            let bodies = try Row.fetchOne(db, sql: "SELECT bodies, bytes FROM body_totals WHERE id = 0")
             return StoreStatistics(
-                entries: try row?.decode(forColumn: "entries") ?? 0,
-                bodies: try row?.decode(forColumn: "bodies") ?? 0,
-                bodyBytes: try row?.decode(forColumn: "body_bytes") ?? 0,
-                precachedEntries: try row?.decode(forColumn: "precached_entries") ?? 0,
-                precachedBytes: try row?.decode(forColumn: "precached_bytes") ?? 0
+                entries: totals.entries,
+                bodies: try bodies?.decode(forColumn: "bodies") ?? 0,
+                bodyBytes: try bodies?.decode(forColumn: "bytes") ?? 0,
+                precachedEntries: totals.precachedEntries,
+                precachedBytes: totals.precachedBytes
             )
         }
     }
@@ -183,6 +177,59 @@ public final class Store: Sendable {
     func executeForTesting(sql: String) async throws {
         try await self.pool.write { db in
             try db.execute(sql: sql)
+        }
+    }
+
+    /// The totals and statistics counted from the entry rows themselves, and whether the search
+    /// index matches them (FTS5 `integrity-check` against the `entry` table). Only tests use it
+    /// (`@testable`), to check that the counters and index the triggers keep are exact; it reads
+    /// every entry.
+    func recountForTesting() async throws -> (
+        totals: StoreTotals, statistics: StoreStatistics, searchIndexIsSound: Bool
+    ) {
+        try await self.pool.write { db in
+            var totals = StoreTotals.zero
+            let kinds = try Row.fetchAll(
+                db,
+                sql: "SELECT kind, COUNT(*) AS n, SUM(body_size) AS bytes FROM entry GROUP BY kind"
+            )
+            for row in kinds {
+                let entries: Int = try row.decode(forColumn: "n")
+                let bytes: Int64 = try row.decode(forColumn: "bytes")
+                totals.entries += entries
+                totals.bytes += bytes
+                switch EntryKind(rawValue: try row.decode(forColumn: "kind")) {
+                case .runtime:
+                    totals.runtimeEntries += entries
+                    totals.runtimeBytes += bytes
+                case .precached:
+                    totals.precachedEntries += entries
+                    totals.precachedBytes += bytes
+                case nil:
+                    break
+                }
+            }
+            let bodies = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS bodies, COALESCE(SUM(size), 0) AS bytes
+                    FROM (SELECT MAX(body_size) AS size FROM entry GROUP BY body_hash)
+                    """
+            )
+            let statistics = StoreStatistics(
+                entries: totals.entries,
+                bodies: try bodies?.decode(forColumn: "bodies") ?? 0,
+                bodyBytes: try bodies?.decode(forColumn: "bytes") ?? 0,
+                precachedEntries: totals.precachedEntries,
+                precachedBytes: totals.precachedBytes
+            )
+            var searchIndexIsSound = true
+            do {
+                try db.execute(sql: "INSERT INTO entry_search (entry_search, rank) VALUES ('integrity-check', 1)")
+            } catch {
+                searchIndexIsSound = false
+            }
+            return (totals, statistics, searchIndexIsSound)
         }
     }
 

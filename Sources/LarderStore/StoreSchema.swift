@@ -72,6 +72,86 @@ enum StoreSchema {
                     """
             )
         }
+        // Counters the triggers keep, so totals cost the same for any cache size; indexes for the entry
+        // list's sort orders; a trigram index of the entry URLs for search. Filling them reads every
+        // entry once, at this upgrade only.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: Self.v3Schema)
+        }
         return migrator
     }
+
+    /// Migration v3. `entry_search` is an external-content full-text index of `entry.url` (rowid =
+    /// `entry.id`) with the trigram tokenizer (SQLite 3.34+), which folds case, so any substring of
+    /// three characters or more is found from the index. The triggers keep it, and the counters, in
+    /// the transaction of every entry change; FTS5's `'delete'` command needs the indexed value,
+    /// which they give from `OLD`.
+    private static let v3Schema = """
+        CREATE INDEX entry_stored_at ON entry(stored_at);
+        CREATE INDEX entry_body_size ON entry(body_size);
+
+        CREATE TABLE entry_totals (
+            kind TEXT PRIMARY KEY NOT NULL,
+            entries INTEGER NOT NULL,
+            bytes INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE body_reference (
+            hash TEXT PRIMARY KEY NOT NULL,
+            size INTEGER NOT NULL,
+            entries INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE body_totals (
+            id INTEGER PRIMARY KEY CHECK (id = 0),
+            bodies INTEGER NOT NULL,
+            bytes INTEGER NOT NULL
+        );
+        CREATE VIRTUAL TABLE entry_search USING fts5(
+            url, content = 'entry', content_rowid = 'id', columnsize = 0, tokenize = 'trigram'
+        );
+
+        INSERT INTO entry_totals (kind, entries, bytes)
+            SELECT kind, COUNT(*), SUM(body_size) FROM entry GROUP BY kind;
+        INSERT INTO body_reference (hash, size, entries)
+            SELECT body_hash, MAX(body_size), COUNT(*) FROM entry GROUP BY body_hash;
+        INSERT INTO body_totals (id, bodies, bytes)
+            SELECT 0, COUNT(*), COALESCE(SUM(size), 0) FROM body_reference;
+        INSERT INTO entry_search (entry_search) VALUES ('rebuild');
+
+        CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+            INSERT INTO entry_totals (kind, entries, bytes) VALUES (NEW.kind, 1, NEW.body_size)
+                ON CONFLICT (kind) DO UPDATE SET entries = entries + 1, bytes = bytes + excluded.bytes;
+            INSERT INTO body_reference (hash, size, entries) VALUES (NEW.body_hash, NEW.body_size, 1)
+                ON CONFLICT (hash) DO UPDATE SET entries = entries + 1;
+            INSERT INTO entry_search (rowid, url) VALUES (NEW.id, NEW.url);
+        END;
+        CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+            UPDATE entry_totals SET entries = entries - 1, bytes = bytes - OLD.body_size WHERE kind = OLD.kind;
+            UPDATE body_reference SET entries = entries - 1 WHERE hash = OLD.body_hash;
+            DELETE FROM body_reference WHERE hash = OLD.body_hash AND entries <= 0;
+            INSERT INTO entry_search (entry_search, rowid, url) VALUES ('delete', OLD.id, OLD.url);
+        END;
+        CREATE TRIGGER entry_kind_or_size_updated AFTER UPDATE OF kind, body_size ON entry
+        WHEN OLD.kind IS NOT NEW.kind OR OLD.body_size IS NOT NEW.body_size BEGIN
+            UPDATE entry_totals SET entries = entries - 1, bytes = bytes - OLD.body_size WHERE kind = OLD.kind;
+            INSERT INTO entry_totals (kind, entries, bytes) VALUES (NEW.kind, 1, NEW.body_size)
+                ON CONFLICT (kind) DO UPDATE SET entries = entries + 1, bytes = bytes + excluded.bytes;
+        END;
+        CREATE TRIGGER entry_body_updated AFTER UPDATE OF body_hash, body_size ON entry
+        WHEN OLD.body_hash IS NOT NEW.body_hash OR OLD.body_size IS NOT NEW.body_size BEGIN
+            UPDATE body_reference SET entries = entries - 1 WHERE hash = OLD.body_hash;
+            DELETE FROM body_reference WHERE hash = OLD.body_hash AND entries <= 0;
+            INSERT INTO body_reference (hash, size, entries) VALUES (NEW.body_hash, NEW.body_size, 1)
+                ON CONFLICT (hash) DO UPDATE SET entries = entries + 1;
+        END;
+        CREATE TRIGGER entry_url_updated AFTER UPDATE OF url ON entry WHEN OLD.url IS NOT NEW.url BEGIN
+            INSERT INTO entry_search (entry_search, rowid, url) VALUES ('delete', OLD.id, OLD.url);
+            INSERT INTO entry_search (rowid, url) VALUES (NEW.id, NEW.url);
+        END;
+        CREATE TRIGGER body_reference_inserted AFTER INSERT ON body_reference BEGIN
+            UPDATE body_totals SET bodies = bodies + 1, bytes = bytes + NEW.size;
+        END;
+        CREATE TRIGGER body_reference_deleted AFTER DELETE ON body_reference BEGIN
+            UPDATE body_totals SET bodies = bodies - 1, bytes = bytes - OLD.size;
+        END;
+        """
 }

@@ -18,6 +18,10 @@ struct ServeCommand: AsyncParsableCommand {
               curl -x http://127.0.0.1:8080 http://example.com/
               larder serve --offline          # never contact the network
               larder serve --host 0.0.0.0 --allow 192.168.1.0/24
+              larder serve --tunnel '*.bank.example'   # never intercept these hosts
+
+            HTTPS: Larder answers CONNECT with certificates signed by its local CA \
+            (`larder ca path`); trust that CA once in the browser or system.
             """
     )
 
@@ -49,6 +53,15 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp("A PEM file of CA certificates to trust upstream, besides the system's.", valueName: "file")
     )
     var upstreamCA: String?
+
+    @Flag(name: .customLong("no-intercept"), help: "Tunnel every HTTPS connection untouched (nothing HTTPS is cached).")
+    var noIntercept = false
+
+    @Option(
+        name: .customLong("tunnel"),
+        help: ArgumentHelp("Tunnel HTTPS to hosts matching this glob untouched (repeatable), e.g. '*.apple.com'.", valueName: "glob")
+    )
+    var tunnel: [String] = []
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -101,11 +114,21 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("cannot set up the upstream client: \(error)")
         }
+        var interception: Interception?
+        if !self.noIntercept {
+            do {
+                let authority = try CertificateAuthority.loadOrCreate(directory: directory)
+                interception = Interception(certificates: InterceptionCertificates(authority: authority), tunnelHosts: self.tunnel)
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+        }
         let offline = self.offline
         let server = ProxyServer(
             configuration: configuration,
             store: store,
             upstream: upstream,
+            interception: interception,
             logger: logger,
             onListening: { address in
                 let port = address.port ?? 0

@@ -5,9 +5,9 @@ import Testing
 /// Connections, tunnels, security defaults and shutdown of the real binary.
 @Suite("End to end: connections and security")
 struct ConnectionTests {
-    @Test("HTTPS through a CONNECT tunnel works online; the client sees the origin's own certificate")
+    @Test("with --no-intercept, HTTPS goes through a CONNECT tunnel; the client sees the origin's own certificate")
     func connectTunnel() async throws {
-        try await withProxy(arguments: ["--connect-ports", "*"], tlsOrigin: true) { larder, origin in
+        try await withProxy(arguments: ["--connect-ports", "*", "--no-intercept"], tlsOrigin: true) { larder, origin in
             origin.setRoute("/secure.html", .text("over tls", contentType: "text/html"))
             let caPath = try #require(origin.caCertificatePath)
             let response = try await Curl.run(origin.url("/secure.html"), proxy: larder.proxyURL, arguments: ["--cacert", caPath])
@@ -118,12 +118,16 @@ struct ConnectionTests {
         origin.setRoute("/slow.bin", TestResponse(body: .generated(length: 2_000_000), faults: [.chunkSize(100_000), .delayChunks(.milliseconds(100))]))
         let larder = try await LarderProcess()
         let download = Task { try await Curl.run(origin.url("/slow.bin"), proxy: larder.proxyURL) }
-        try await Task.sleep(for: .milliseconds(500))
+        // Signal only once the response is under way.
+        for _ in 0..<500 where origin.requestCount("/slow.bin") == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(200))
         let status = await larder.stop(signal: SIGTERM)
         let result = try await download.value
         #expect(status == 0)
         #expect(result.exitCode == 0)
-        #expect(result.body == GeneratedBody.bytes(0..<2_000_000))
+        #expect(Bytes(result.body) == Bytes(GeneratedBody.bytes(0..<2_000_000)))
         #expect(larder.log.contains("shutting down"))
         try? FileManager.default.removeItem(atPath: larder.cacheDirectory)
         try await origin.stop()

@@ -27,7 +27,7 @@ struct PrecacheTests {
             let response = try await Curl.run(origin.url("/" + path), proxy: larder.proxyURL)
             let expected = try Data(contentsOf: URL(fileURLWithPath: DemoSite.root + "/" + path))
             #expect(response.status == 200, "\(path)")
-            #expect(response.body == [UInt8](expected), "\(path) differs")
+            #expect(Bytes(response.body) == Bytes(expected), "\(path) differs")
             #expect(response.header("cache-status")?.hasPrefix("larder; hit") == true, "\(path): \(response.header("cache-status") ?? "-")")
         }
         await larder.stop()
@@ -157,7 +157,7 @@ struct PrecacheTests {
         let larder = try await LarderProcess(cacheDirectory: cache)
         for index in 0..<count {
             let response = try await Curl.run(origin.url("/big/asset-\(index).bin"), proxy: larder.proxyURL)
-            #expect(response.body == Array(repeating: UInt8(index), count: 40_000 + index), "asset \(index)")
+            #expect(Bytes(response.body) == Bytes(Array(repeating: UInt8(index), count: 40_000 + index)), "asset \(index)")
         }
         await larder.stop()
     }
@@ -249,7 +249,7 @@ struct PrecacheBesideServeTests {
         #expect(answered == 20)
         try await origin.stop()
         let stored = try await Curl.run(origin.url("/bulk/f7.bin"), proxy: larder.proxyURL)
-        #expect(stored.body == GeneratedBody.bytes(0..<200_000))
+        #expect(Bytes(stored.body) == Bytes(GeneratedBody.bytes(0..<200_000)))
         #expect(stored.header("cache-status")?.contains("detail=precached") == true)
         await larder.stop()
     }

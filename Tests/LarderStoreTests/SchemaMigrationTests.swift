@@ -79,4 +79,64 @@ struct SchemaMigrationTests {
             #expect(try await reopened.game(slug: "g") != nil)
         }
     }
+
+    @Test
+    func anIndexLeftBySchemaV2GetsCountersAndASearchIndexOfItsEntries() async throws {
+        try await withTemporaryDirectory { directory in
+            let old = try Store(directory: directory, migratingUpTo: "v2")
+            // Two entries share a body; kinds and sizes differ.
+            try await old.executeForTesting(
+                sql: """
+                    INSERT INTO entry (key, url, status, headers, vary, kind, body_hash, body_size, request_time,
+                        response_time, stored_at, last_used, content_type, revision)
+                    VALUES
+                        ('https://cdn.example/games/flipart/app.js', 'https://CDN.example/games/FlipArt/app.js', 200,
+                            '[]', '[]', 'precached', '\(String(repeating: "a", count: 64))', 300,
+                            1700000000, 1700000000, 1700000003, 1700000003, 'text/javascript', 'r1'),
+                        ('https://cdn.example/games/flipart/copy.js', 'https://cdn.example/games/flipart/copy.js', 200,
+                            '[]', '[]', 'runtime', '\(String(repeating: "a", count: 64))', 300,
+                            1700000000, 1700000000, 1700000001, 1700000005, NULL, NULL),
+                        ('https://other.example/x.png', 'https://other.example/x.png', 404,
+                            '[]', '[]', 'runtime', '\(String(repeating: "b", count: 64))', 20,
+                            1700000000, 1700000000, 1700000002, 1700000002, 'image/png', NULL);
+                    """
+            )
+            try old.close()
+
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            #expect(try await store.totals() == expectedTotals(runtime: (2, 320), precached: (1, 300)))
+            try await expectCountersMatchTheEntries(store)
+            #expect(
+                try await store.statistics()
+                    == StoreStatistics(entries: 3, bodies: 2, bodyBytes: 320, precachedEntries: 1, precachedBytes: 300)
+            )
+            // Rows written before v3 are searchable and sorted from the new indexes.
+            #expect(
+                try await store.listedKeys(matching: "flipart", sort: .recent) == [
+                    "https://cdn.example/games/flipart/app.js", "https://cdn.example/games/flipart/copy.js",
+                ]
+            )
+            let page = try await store.listEntries(matching: nil, sort: .size, page: 1, pageSize: 2)
+            #expect(page.entries.map(\.bodySize) == [300, 300])
+            #expect(
+                page.entries.map(\.key.rawValue) == [
+                    "https://cdn.example/games/flipart/copy.js", "https://cdn.example/games/flipart/app.js",
+                ])
+            #expect(page.hasMore)
+            let png = try #require(
+                try await store.listEntries(matching: ".png", sort: .url, page: 1, pageSize: 5).entries.first)
+            #expect(png.status == 404)
+            #expect(png.contentType == "image/png")
+            #expect(png.lastUsed == Date(timeIntervalSince1970: 1_700_000_002))
+
+            // The triggers keep the migrated counters and index up to date.
+            #expect(try await store.removeEntries([try cacheKey("https://cdn.example/games/flipart/app.js")]) == 1)
+            #expect(try await store.totals() == expectedTotals(runtime: (2, 320), precached: (0, 0)))
+            #expect(try await store.statistics().bodies == 2)
+            #expect(try await store.listedKeys(matching: "FLIPART") == ["https://cdn.example/games/flipart/copy.js"])
+            #expect(try await store.removeRuntimeEntries() == 2)
+            #expect(try await store.statistics() == StoreStatistics(entries: 0, bodies: 0, bodyBytes: 0))
+        }
+    }
 }

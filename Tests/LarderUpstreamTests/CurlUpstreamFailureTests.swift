@@ -110,7 +110,7 @@ struct CurlUpstreamFailureTests {
         let partial = await response.body.collectUntilFailure()
 
         #expect((partial.error as? UpstreamError)?.kind == .timeout)
-        #expect(partial.bytes == GeneratedBody.bytes(0..<Int64(partial.bytes.count)))
+        #expect(Bytes(partial.bytes) == Bytes(GeneratedBody.bytes(0..<Int64(partial.bytes.count))))
         #expect(partial.bytes.count < 30_000)
         // curl averages the speed over 5 seconds, so a stall after bytes flowed shows up to 5 s late.
         #expect(clock.now - start < .seconds(10))
@@ -128,7 +128,7 @@ struct CurlUpstreamFailureTests {
         let partial = await response.body.collectUntilFailure()
 
         #expect(response.head.status == 200)
-        #expect(partial.bytes == GeneratedBody.bytes(0..<40_000))
+        #expect(Bytes(partial.bytes) == Bytes(GeneratedBody.bytes(0..<40_000)))
         let error = partial.error as? UpstreamError
         #expect(error?.kind == .truncatedBody)
         #expect(error?.isConnectFailure == false)
@@ -147,7 +147,7 @@ struct CurlUpstreamFailureTests {
         let partial = await response.body.collectUntilFailure()
 
         #expect(partial.bytes.count <= 40_000)
-        #expect(partial.bytes == GeneratedBody.bytes(0..<Int64(partial.bytes.count)))
+        #expect(Bytes(partial.bytes) == Bytes(GeneratedBody.bytes(0..<Int64(partial.bytes.count))))
         #expect((partial.error as? UpstreamError)?.kind == .truncatedBody)
         try await origin.stop()
     }

@@ -225,7 +225,7 @@ struct CurlUpstreamRequestTests {
             }
             var results: [Int: Int] = [:]
             for try await (index, bytes) in group {
-                #expect(bytes == GeneratedBody.bytes(0..<Int64(10_000 + index * 997)), "item \(index)")
+                #expect(Bytes(bytes) == Bytes(GeneratedBody.bytes(0..<Int64(10_000 + index * 997))), "item \(index)")
                 results[index] = bytes.count
             }
             return results

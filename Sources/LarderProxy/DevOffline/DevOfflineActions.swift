@@ -1,0 +1,151 @@
+import Foundation
+import LarderPrecache
+import LarderStore
+import NIOCore
+import NIOHTTP1
+
+/// The controls of /dev/offline: POST forms (`application/x-www-form-urlencoded`) to
+/// `/dev/offline/actions/NAME`, accepted only from Larder's own pages (``SameOriginCheck``), each
+/// answered with a 303 redirect back to the page it came from (post/redirect/get), carrying a
+/// one-line message in the `flash` query parameter.
+///
+/// - `purge-entry` (`key` or `url`): removes one entry; a game listing it is no longer ready.
+/// - `purge-game` (`game`: a slug): removes the game's entries that nothing else lists; it shows as
+///   failed (`purged`) until precached again.
+/// - `precache-game` (`game`): queues a precache job for the game's manifest, like
+///   `POST /dev/offline/precache`; redirects to the game's page with the job shown.
+/// - `offline` (`offline`: `on` or `off`): switches offline mode.
+/// - `clear-runtime`: removes every runtime entry; precached ones stay.
+///
+/// Every form may name a `return` path under /dev/offline to come back to.
+struct DevOfflineActions {
+    let pages: DevOfflinePages
+
+    /// The longest flash message shown.
+    static let maximumFlashLength = 300
+
+    func respond(name: String, request: HTTPRequestHead, body: ByteBuffer) async throws -> DevOfflinePages.Response {
+        guard request.method == .POST else {
+            var response = self.pages.notice(
+                .methodNotAllowed,
+                heading: "Use the buttons on /dev/offline",
+                paragraphs: ["\(DevOfflinePages.root)/actions/\(name) is a control: it answers POST forms from Larder's own pages only."]
+            )
+            response.headers.add(name: "Allow", value: "POST")
+            return response
+        }
+        if let reason = self.pages.originCheck.refusal(for: request) {
+            return self.pages.notice(.forbidden, heading: "Refused: not from Larder's own page", paragraphs: [reason])
+        }
+        let contentType = request.headers.first(name: "content-type")?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
+            return self.pages.notice(
+                .unsupportedMediaType,
+                heading: "Unsupported form encoding",
+                paragraphs: ["The controls take application/x-www-form-urlencoded forms; this request sent \(contentType.isEmpty ? "no Content-Type" : contentType)."]
+            )
+        }
+        let fields = FormFields(String(decoding: body.readableBytesView, as: UTF8.self))
+        let back = Self.returnPath(fields["return"])
+        switch name {
+        case "purge-entry":
+            return try await self.purgeEntry(fields, back: back)
+        case "purge-game":
+            return try await self.purgeGame(fields, back: back)
+        case "precache-game":
+            return try await self.precacheGame(fields, origin: request.headers.first(name: "origin"), back: back)
+        case "offline":
+            return self.toggleOffline(fields, back: back)
+        case "clear-runtime":
+            let removed = try await self.pages.store.removeRuntimeEntries()
+            return Self.redirect(back, flash: "Removed \(HumanFormat.count(removed)) runtime \(removed == 1 ? "entry" : "entries"); precached entries stay.")
+        default:
+            return self.pages.notice(.notFound, heading: "No such control", paragraphs: ["Larder has no control named \(name)."])
+        }
+    }
+
+    private func purgeEntry(_ fields: FormFields, back: String) async throws -> DevOfflinePages.Response {
+        guard let text = fields["key"] ?? fields["url"], !text.isEmpty else {
+            return self.pages.notice(.badRequest, heading: "Which entry?", paragraphs: ["The form names no entry (a key or url field)."])
+        }
+        let key: CacheKey
+        do {
+            key = try CacheKey(url: text, filter: self.pages.queryFilter)
+        } catch {
+            return self.pages.notice(.badRequest, heading: "Not a URL", paragraphs: ["\(text) is not a URL Larder could have cached: \(error)"])
+        }
+        let result = try await self.pages.store.purgeEntry(key)
+        guard result.removed else {
+            return Self.redirect(back, flash: "\(text) was not cached.")
+        }
+        var message = "Purged \(key.rawValue)."
+        if !result.gamesAffected.isEmpty {
+            message += " No longer ready offline: \(result.gamesAffected.joined(separator: ", "))."
+        }
+        return Self.redirect(back, flash: message)
+    }
+
+    private func purgeGame(_ fields: FormFields, back: String) async throws -> DevOfflinePages.Response {
+        let slug = fields["game"] ?? ""
+        guard let record = try await self.pages.store.game(slug: slug), let removed = try await self.pages.store.purgeGame(slug: slug) else {
+            return Self.redirect(back, flash: "No game \(slug) is recorded.")
+        }
+        let name = record.displayName ?? record.slug
+        return Self.redirect(back, flash: "Purged \(name): removed \(HumanFormat.count(removed)) \(removed == 1 ? "entry" : "entries"). It is not ready offline until precached again.")
+    }
+
+    private func precacheGame(_ fields: FormFields, origin: String?, back: String) async throws -> DevOfflinePages.Response {
+        let slug = fields["game"] ?? ""
+        guard let record = try await self.pages.store.game(slug: slug) else {
+            return Self.redirect(back, flash: "No game \(slug) is recorded.")
+        }
+        // The manifest URL, not the root: a Workbox or Vite manifest keeps its format that way.
+        let list = GamesList.parse(lines: [record.manifestURL], source: "/dev/offline")
+        guard !list.entries.isEmpty else {
+            let problems = list.problems.map(\.description).joined(separator: "; ")
+            return Self.redirect(back, flash: "Cannot precache \(record.manifestURL): \(problems)")
+        }
+        let id = self.pages.jobs.submit(list, requestedBy: origin)
+        let name = record.displayName ?? record.slug
+        let target = "\(DevOfflinePages.root)/games/\(record.slug)?" + FormFields.encode([("job", id)])
+        return Self.redirect(target, flash: "Precaching \(name) again (job \(id)). Reload to follow it.")
+    }
+
+    private func toggleOffline(_ fields: FormFields, back: String) -> DevOfflinePages.Response {
+        let wanted: Bool
+        switch fields["offline"]?.lowercased() {
+        case "on", "true", "1": wanted = true
+        case "off", "false", "0": wanted = false
+        default: wanted = !self.pages.offline.isOffline
+        }
+        self.pages.offline.isOffline = wanted
+        let message = wanted
+            ? "Offline mode is on: Larder answers from its cache only and never contacts the network."
+            : "Offline mode is off: Larder uses the network again."
+        return Self.redirect(back, flash: message)
+    }
+
+    /// `path` when it is a page of /dev/offline (never another site, nor a scheme-relative `//host`),
+    /// else `/dev/offline`.
+    static func returnPath(_ path: String?) -> String {
+        guard let path, path == DevOfflinePages.root || path.hasPrefix(DevOfflinePages.root + "/") || path.hasPrefix(DevOfflinePages.root + "?"),
+            !path.contains("//"), !path.contains("\\"),
+            path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else {
+            return DevOfflinePages.root
+        }
+        return path
+    }
+
+    /// A 303 to `path` with `flash` added to its query (replacing an earlier one).
+    static func redirect(_ path: String, flash: String) -> DevOfflinePages.Response {
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var pairs = FormFields(parts.count > 1 ? String(parts[1]) : nil).pairs.filter { $0.name != "flash" }.map { ($0.name, $0.value) }
+        pairs.append(("flash", String(flash.prefix(Self.maximumFlashLength))))
+        var headers = HTTPHeaders()
+        headers.add(name: "Location", value: "\(parts[0])?\(FormFields.encode(pairs))")
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        return DevOfflinePages.Response(status: .seeOther, headers: headers, body: "See \(parts[0])\n")
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import LarderStore
+import NIOCore
+import NIOHTTP1
+
+/// `/dev/offline` and its JSON twins, the controls posted from it, and `/metrics`.
+///
+/// Routes (all at the proxy's own address; `OwnPages` only hands over requests addressed to it):
+/// - `GET /dev/offline`, `GET /dev/offline.json`: the overview.
+/// - `GET /dev/offline/entries[.json]?q=TEXT&page=N&sort=recent|size|url`: the entry list.
+/// - `GET /dev/offline/games/SLUG[.json]`: one game, every file with its state and reason.
+/// - `POST /dev/offline/actions/{purge-entry,purge-game,precache-game,offline,clear-runtime}`:
+///   the controls (see ``DevOfflineActions``).
+/// - `GET /metrics`: Prometheus text.
+///
+/// No view costs in proportion to the number of entries: counts come from the store's counters,
+/// entries one page at a time from its indexes, games one record each.
+struct DevOfflinePages: Sendable {
+    /// `/dev/offline`.
+    static let root = "/dev/offline"
+    /// Entries per page.
+    static let pageSize = 50
+
+    let store: Store
+    let statistics: ProxyStatistics
+    let health: UpstreamHealthRegistry
+    let offline: OfflineSwitch
+    let jobs: PrecacheJobs
+    let metrics: ProxyMetrics
+    /// The size budget, shown as budget use.
+    let maxSize: Int64?
+    /// The query parameters cache keys leave out (for purging by URL).
+    let queryFilter: QueryParameterFilter
+    let originCheck: SameOriginCheck
+    let templates: DevOfflineTemplates
+
+    /// A complete response.
+    struct Response: Sendable {
+        var status: HTTPResponseStatus
+        var headers: HTTPHeaders
+        var body: String
+    }
+
+    /// Whether `path` is one of these pages.
+    static func handles(_ path: String) -> Bool {
+        path == Self.root || path == Self.root + ".json" || path.hasPrefix(Self.root + "/") || path == "/metrics"
+    }
+
+    /// Answers a request for `path` (with the raw `query` of its target).
+    func respond(path: String, query: String?, request: HTTPRequestHead, body: ByteBuffer) async -> Response {
+        do {
+            return try await self.route(path: path, query: FormFields(query), request: request, body: body)
+        } catch {
+            return self.notice(
+                .internalServerError,
+                heading: "Larder could not read its cache",
+                paragraphs: ["\(error)", "The cache directory is \(self.store.directory)."]
+            )
+        }
+    }
+
+    private func route(path: String, query: FormFields, request: HTTPRequestHead, body: ByteBuffer) async throws -> Response {
+        let actionsPrefix = Self.root + "/actions/"
+        if path.hasPrefix(actionsPrefix) {
+            let actions = DevOfflineActions(pages: self)
+            return try await actions.respond(name: String(path.dropFirst(actionsPrefix.count)), request: request, body: body)
+        }
+        guard request.method == .GET || request.method == .HEAD else {
+            var response = self.notice(.methodNotAllowed, heading: "Method not allowed", paragraphs: ["\(path) answers GET and HEAD; the controls are POST forms under \(actionsPrefix)."])
+            response.headers.add(name: "Allow", value: "GET, HEAD")
+            return response
+        }
+        let gamesPrefix = Self.root + "/games/"
+        switch path {
+        case Self.root, Self.root + "/":
+            return try await self.overview(query: query, json: false)
+        case Self.root + ".json":
+            return try await self.overview(query: query, json: true)
+        case Self.root + "/entries":
+            return try await self.entries(query: query, json: false)
+        case Self.root + "/entries.json":
+            return try await self.entries(query: query, json: true)
+        case "/metrics":
+            let text = try await self.metrics.exposition(
+                store: self.store,
+                statistics: self.statistics,
+                health: self.health,
+                offline: self.offline,
+                maxSize: self.maxSize
+            )
+            return Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
+        case _ where path.hasPrefix(gamesPrefix) && path.count > gamesPrefix.count:
+            var slug = String(path.dropFirst(gamesPrefix.count))
+            let json = slug.hasSuffix(".json")
+            if json { slug.removeLast(5) }
+            return try await self.game(slug: slug, query: query, json: json)
+        default:
+            return self.notice(.notFound, heading: "Not found", paragraphs: ["Larder has no page at \(path).", "Its pages are /dev/offline, /dev/offline/entries, /dev/offline/games/SLUG (each also as .json) and /metrics."])
+        }
+    }
+
+    // MARK: - Pages
+
+    /// The whole report: store, live state, and the first page of entries.
+    func overviewReport(now: Date = Date()) async throws -> OfflineReport {
+        var report = try await OfflineReport.read(from: self.store, maxSize: self.maxSize, now: now)
+        report.offline = self.offline.isOffline
+        report.startedAt = self.statistics.startedAt
+        report.requests = RequestCounts(self.statistics.counts())
+        report.upstream = self.hostReports(now: now)
+        report.recentRequests = self.statistics.recentRequests()
+        let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
+        report.entries = EntryListReport(query: nil, sort: .recent, page: page)
+        return report
+    }
+
+    private func overview(query: FormFields, json: Bool) async throws -> Response {
+        let now = Date()
+        let report = try await self.overviewReport(now: now)
+        if json {
+            return try Self.json(report)
+        }
+        let views = DevOfflineViews(now: now)
+        let frame = self.frame(title: "Offline readiness", returnPath: Self.root, query: query, now: now)
+        let html = self.templates.render(.overview, views.overview(report, frame: frame, recentCapacity: self.statistics.recentCapacity))
+        return Self.response(.ok, contentType: "text/html; charset=utf-8", body: html)
+    }
+
+    private func entries(query: FormFields, json: Bool) async throws -> Response {
+        let now = Date()
+        let text = query["q"]?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let search = text?.isEmpty == false ? text : nil
+        let sort = query["sort"].flatMap(EntrySort.init(rawValue:)) ?? .recent
+        let pageNumber = query["page"].flatMap { Int($0) }.map { max($0, 1) } ?? 1
+        let page = try await self.store.listEntries(matching: search, sort: sort, page: pageNumber, pageSize: Self.pageSize)
+        let list = EntryListReport(query: search, sort: sort, page: page)
+        if json {
+            return try Self.json(list)
+        }
+        let totals = try await self.store.totals()
+        let views = DevOfflineViews(now: now)
+        let returnPath = DevOfflineViews.entriesHref(query: search ?? "", sort: sort, page: page.page)
+        let frame = self.frame(title: search.map { "Entries matching \($0)" } ?? "Entries", returnPath: returnPath, query: query, now: now)
+        let html = self.templates.render(.entries, views.entries(list, frame: frame, storeEntries: totals.entries))
+        return Self.response(.ok, contentType: "text/html; charset=utf-8", body: html)
+    }
+
+    /// One game with every file checked against the store (a file recorded as cached whose entry is
+    /// gone shows as missing, and the game is then not ready).
+    func gameReport(slug: String, jobID: String?) async throws -> GameDetailReport? {
+        guard let record = try await self.store.game(slug: slug) else { return nil }
+        let records = try await self.store.gameFiles(slug: slug)
+        let stored = try await self.store.storedStates(for: records.filter { $0.state == .cached }.map(\.key))
+        let files = records.map { GameFileReport($0, stored: stored[$0.key]) }
+        var game = GameReport(record, missing: files.filter { $0.state != "cached" }.prefix(OfflineReport.missingShown).map { $0 })
+        let vanished = files.filter { $0.state == "missing" }.count
+        if vanished > 0 {
+            game.filesCached = max(0, record.filesCached - vanished)
+            game.filesMissing = max(0, game.filesListed - game.filesCached)
+            game.ready = false
+            game.readiness = "\(game.filesCached) of \(game.filesListed)"
+        }
+        return GameDetailReport(game: game, files: files, job: jobID.flatMap { self.jobs.status($0) })
+    }
+
+    private func game(slug: String, query: FormFields, json: Bool) async throws -> Response {
+        let now = Date()
+        guard let detail = try await self.gameReport(slug: slug, jobID: query["job"]) else {
+            if json {
+                var response = try Self.json(["error": "no game \(slug) is recorded"])
+                response.status = .notFound
+                return response
+            }
+            return self.notice(.notFound, heading: "No such game", paragraphs: ["No game with the slug \(slug) is recorded. The overview lists every game Larder knows."])
+        }
+        if json {
+            return try Self.json(detail)
+        }
+        let views = DevOfflineViews(now: now)
+        let frame = self.frame(title: detail.game.name, returnPath: detail.game.detail, query: query, now: now)
+        let html = self.templates.render(.game, views.game(detail, frame: frame))
+        return Self.response(.ok, contentType: "text/html; charset=utf-8", body: html)
+    }
+
+    // MARK: - Helpers
+
+    func hostReports(now: Date) -> [HostReport] {
+        self.health.snapshot()
+            .map { HostReport(host: $0.key, health: $0.value, now: now) }
+            .sorted { ($0.state == "ok" ? 1 : 0, $0.host) < ($1.state == "ok" ? 1 : 0, $1.host) }
+    }
+
+    func frame(title: String, returnPath: String, query: FormFields, now: Date) -> DevOfflineViews.Frame {
+        let backingOff = self.health.snapshot().values.filter { !$0.shouldAttempt(now: now) }.count
+        let flash = query["flash"].map { String($0.prefix(DevOfflineActions.maximumFlashLength)) }
+        return DevOfflineViews.Frame(title: title, offline: self.offline.isOffline, hostsBackingOff: backingOff, returnPath: returnPath, flash: flash)
+    }
+
+    /// A page with a heading and paragraphs (errors, refusals).
+    func notice(_ status: HTTPResponseStatus, heading: String, paragraphs: [String]) -> Response {
+        let now = Date()
+        let frame = self.frame(title: heading, returnPath: Self.root, query: FormFields(nil), now: now)
+        let html = self.templates.render(.notice, DevOfflineViews(now: now).notice(heading: heading, paragraphs: paragraphs, frame: frame))
+        return Self.response(status, contentType: "text/html; charset=utf-8", body: html)
+    }
+
+    static func response(_ status: HTTPResponseStatus, contentType: String, body: String) -> Response {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        if contentType.hasPrefix("text/html") {
+            // The pages need nothing from anywhere else, and no script; forms post only to Larder.
+            headers.add(name: "Content-Security-Policy", value: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+            headers.add(name: "Referrer-Policy", value: "same-origin")
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    static func json<Value: Encodable>(_ value: Value) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(value)
+        return Self.response(.ok, contentType: "application/json", body: String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,330 @@
+import Foundation
+import LarderStore
+
+/// Turns reports into the values the templates render: every number and time already formatted
+/// for people, every optional value either present or `false` (so a missing value never makes
+/// Mustache look it up in an enclosing section instead).
+///
+/// The values are plain dictionaries: swift-mustache reads them by key, where a struct would be
+/// read by reflection on every lookup.
+struct DevOfflineViews {
+    /// The moment the page describes.
+    let now: Date
+
+    /// What the header bar and the footer of every page show.
+    struct Frame {
+        /// The page title.
+        var title: String
+        /// Whether offline mode is on.
+        var offline: Bool
+        /// Hosts the proxy is backing off from right now.
+        var hostsBackingOff: Int
+        /// Where a control on this page returns to (a path and query of /dev/offline).
+        var returnPath: String
+        /// A message to show once, from the control that redirected here.
+        var flash: String?
+    }
+
+    func frame(_ frame: Frame) -> [String: Any] {
+        var hostsDown: Any = false
+        if frame.hostsBackingOff > 0 {
+            hostsDown = frame.hostsBackingOff == 1 ? "1 host unreachable, answering it from the cache" : "\(frame.hostsBackingOff) hosts unreachable, answering them from the cache"
+        }
+        return [
+            "title": frame.title,
+            "offline": frame.offline,
+            "toggleValue": frame.offline ? "off" : "on",
+            "toggleLabel": frame.offline ? "Go online" : "Go offline",
+            "hostsDown": hostsDown,
+            "returnPath": frame.returnPath,
+            "flash": Self.optional(frame.flash),
+            "generatedISO": HumanFormat.iso(self.now),
+            "generatedExact": HumanFormat.exact(self.now),
+        ]
+    }
+
+    // MARK: - Overview
+
+    func overview(_ report: OfflineReport, frame: Frame, recentCapacity: Int) -> [String: Any] {
+        var values = self.frame(frame)
+        let (ready, wanted) = report.readyCounts
+        let skipped = report.games.count - wanted
+        values["readySummary"] = Self.readySummary(report.games)
+        var gamesNote = "\(ready) of \(wanted) ready offline"
+        if skipped > 0 { gamesNote += " · \(skipped) skipped" }
+        values["gamesNote"] = report.games.isEmpty ? "" : gamesNote
+        values["gameCards"] = report.games.map(self.gameCard)
+
+        let pagesCached = report.pages.filter { $0.state == .cached }.count
+        values["hasPages"] = !report.pages.isEmpty
+        values["pagesNote"] = "\(pagesCached) of \(report.pages.count) cached"
+        values["pageRows"] = report.pages.map { page -> [String: Any] in
+            var row = self.times("lastRun", page.lastRun)
+            row["url"] = page.url
+            row["state"] = page.state.rawValue
+            row["reason"] = page.reason ?? ""
+            return row
+        }
+
+        let store = report.store
+        values["entriesCount"] = HumanFormat.count(store.entries)
+        values["bytes"] = HumanFormat.bytes(store.bytes)
+        values["precachedCount"] = HumanFormat.count(store.precachedEntries)
+        values["precachedBytes"] = HumanFormat.bytes(store.precachedBytes)
+        values["runtimeCount"] = HumanFormat.count(store.runtimeEntries)
+        values["runtimeBytes"] = HumanFormat.bytes(store.runtimeBytes)
+        if let maxSize = store.maxSize, maxSize > 0 {
+            let share = HumanFormat.percent(store.bytes, of: maxSize) ?? "0%"
+            values["budgetText"] = "Using \(HumanFormat.bytes(store.bytes)) of the \(HumanFormat.bytes(maxSize)) budget (\(share)); runtime entries are evicted least recently used first."
+            let percent = min(100, Int((Double(store.bytes) / Double(maxSize) * 100).rounded()))
+            values["budgetPercent"] = String(max(percent, store.bytes > 0 ? 1 : 0))
+            values["budgetFull"] = percent >= 100
+        } else {
+            values["budgetText"] = "No size budget set (start with --max-size to set one)."
+            values["budgetPercent"] = false
+            values["budgetFull"] = false
+        }
+
+        let requests = report.requests ?? RequestCounts([:])
+        values["startedRelative"] = report.startedAt.map { "the proxy started, " + HumanFormat.relative($0, now: self.now) } ?? "start"
+        values["hits"] = HumanFormat.count(requests.hits)
+        values["misses"] = HumanFormat.count(requests.misses)
+        values["stale"] = HumanFormat.count(requests.stale)
+        values["errors"] = HumanFormat.count(requests.errors)
+        values["bypassed"] = HumanFormat.count(requests.bypassed)
+        values["hitRatio"] = requests.hitRatio.map { "\(Int(($0 * 100).rounded()))%" } ?? "–"
+
+        let hosts = report.upstream ?? []
+        values["hasHosts"] = !hosts.isEmpty
+        values["hostRows"] = hosts.map(self.hostRow)
+
+        let entries = report.entries
+        let rows = entries?.entries ?? []
+        values["hasEntryRows"] = !rows.isEmpty
+        values["entryRows"] = rows.map(self.entryRow)
+        values["moreEntries"] = entries?.hasMore ?? false
+        values["entriesNote"] = rows.isEmpty ? "" : "most recently stored first; \(rows.count) of \(HumanFormat.count(store.entries))"
+
+        let recent = report.recentRequests ?? []
+        values["recentCapacity"] = String(recentCapacity)
+        values["hasRecentRows"] = !recent.isEmpty
+        values["recentRows"] = recent.map(self.recentRow)
+        return values
+    }
+
+    /// One sentence that answers "which games work offline right now".
+    static func readySummary(_ games: [GameReport]) -> String {
+        let wanted = games.filter { $0.state != .skipped }
+        guard !wanted.isEmpty else {
+            return games.isEmpty ? "No game is precached yet." : "Every listed game is skipped by its manifest."
+        }
+        let notReady = wanted.filter { !$0.ready }
+        if notReady.isEmpty {
+            return wanted.count == 1 ? "\(wanted[0].name) works offline right now." : "All \(wanted.count) games work offline right now."
+        }
+        let names = notReady.prefix(4).map { "\($0.name) (\($0.readiness))" }.joined(separator: ", ")
+        let more = notReady.count > 4 ? " and \(notReady.count - 4) more" : ""
+        let readyCount = wanted.count - notReady.count
+        return "\(readyCount) of \(wanted.count) games work offline right now. Not ready: \(names)\(more)."
+    }
+
+    func gameCard(_ game: GameReport) -> [String: Any] {
+        var card = self.times("lastPrecache", game.lastPrecache)
+        card["slug"] = game.slug
+        card["name"] = game.name
+        card["detail"] = game.detail
+        card["state"] = game.state.rawValue
+        card["readiness"] = game.readiness
+        card["root"] = game.root
+        card["manifestURL"] = game.manifestURL
+        card["cardClass"] = game.ready ? "ready" : (game.state == .skipped ? "skipped" : "not-ready")
+        card["mark"] = game.ready ? "✓" : (game.state == .skipped ? "–" : "✗")
+        card["facts"] = Self.facts(game)
+        card["lastError"] = Self.optional(game.lastError)
+        card["hasMissing"] = !game.missing.isEmpty
+        card["missingFiles"] = game.missing.map { file -> [String: Any] in
+            ["url": file.url, "why": Self.why(file)]
+        }
+        let unlisted = game.filesMissing - game.missing.count
+        card["moreMissing"] = unlisted > 0 ? "\(game.missing.isEmpty ? "" : "and ")\(unlisted) more missing file\(unlisted == 1 ? "" : "s") →" : false
+        return card
+    }
+
+    /// `4 files · 12.0 KiB` or `2 of 3 files cached · 1 missing · 8.0 KiB`.
+    static func facts(_ game: GameReport) -> String {
+        let size = HumanFormat.bytes(game.bytes)
+        switch game.state {
+        case .skipped:
+            return "skipped by its manifest"
+        case _ where game.ready:
+            return "\(HumanFormat.count(game.filesListed)) file\(game.filesListed == 1 ? "" : "s") · \(size)"
+        default:
+            return "\(HumanFormat.count(game.filesCached)) of \(HumanFormat.count(game.filesListed)) files cached · \(HumanFormat.count(game.filesMissing)) missing · \(size)"
+        }
+    }
+
+    /// `failed: answered HTTP 404`, `excluded`, `missing: ...`.
+    static func why(_ file: GameFileReport) -> String {
+        guard let reason = file.reason, !reason.isEmpty else { return file.state }
+        return "\(file.state): \(reason)"
+    }
+
+    func hostRow(_ host: HostReport) -> [String: Any] {
+        [
+            "host": host.host,
+            "state": host.state,
+            "failures": String(host.consecutiveFailures),
+            "lastError": host.lastError ?? "",
+            "backoffUntil": host.backoffUntil.map { HumanFormat.relative($0, now: self.now) } ?? false,
+            "backoffExact": host.backoffUntil.map(HumanFormat.exact) ?? "",
+            "lastSuccess": host.lastSuccess.map { HumanFormat.relative($0, now: self.now) } ?? false,
+            "lastSuccessExact": host.lastSuccess.map(HumanFormat.exact) ?? "",
+        ]
+    }
+
+    func entryRow(_ entry: EntrySummary) -> [String: Any] {
+        var row = self.times("stored", entry.storedAt)
+        row.merge(self.times("served", entry.lastUsed)) { first, _ in first }
+        row["url"] = entry.url
+        row["key"] = entry.key.rawValue
+        row["status"] = String(entry.status)
+        row["contentType"] = entry.contentType ?? ""
+        row["size"] = HumanFormat.bytes(entry.bodySize)
+        row["served"] = entry.lastUsed > entry.storedAt
+        row["kind"] = entry.kind.rawValue
+        return row
+    }
+
+    func recentRow(_ request: ProxyStatistics.RecentRequest) -> [String: Any] {
+        var row = self.times("time", request.time)
+        row["method"] = request.method
+        row["url"] = request.url
+        row["status"] = String(request.status)
+        row["outcome"] = request.outcome.rawValue
+        row["cacheStatus"] = request.cacheStatus ?? ""
+        row["milliseconds"] = String(format: "%.1f", request.milliseconds)
+        return row
+    }
+
+    // MARK: - Entry list
+
+    func entries(_ list: EntryListReport, frame: Frame, storeEntries: Int) -> [String: Any] {
+        var values = self.frame(frame)
+        let query = list.query ?? ""
+        values["query"] = query.isEmpty ? false : query
+        values["minimumSearchLength"] = String(Store.minimumSearchLength)
+        values["sortOptions"] = [(EntrySort.recent, "most recently stored"), (.size, "largest first"), (.url, "by URL")].map { sort, label -> [String: Any] in
+            ["value": sort.rawValue, "label": label, "selected": sort == list.sort]
+        }
+        values["entriesNote"] = "\(HumanFormat.count(storeEntries)) in the cache"
+        values["hasEntryRows"] = !list.entries.isEmpty
+        values["entryRows"] = list.entries.map(self.entryRow)
+        values["page"] = String(list.page)
+        values["tooShort"] = list.isQueryTooShort
+        values["noResult"] = !query.isEmpty && !list.isQueryTooShort && list.total == 0
+        let pastEnd = list.entries.isEmpty && list.page > 1 && list.total > 0
+        values["pastEnd"] = pastEnd
+        values["firstHref"] = Self.entriesHref(query: query, sort: list.sort, page: 1)
+
+        let total = list.isTotalExact ? HumanFormat.count(list.total) : "\(HumanFormat.count(list.total))+"
+        let matching = query.isEmpty ? "" : " whose URL contains “\(query)”"
+        if list.entries.isEmpty {
+            values["resultText"] = query.isEmpty && list.total == 0 ? "The cache is empty." : ""
+        } else {
+            let first = (list.page - 1) * list.pageSize + 1
+            let last = first + list.entries.count - 1
+            values["resultText"] = "Entries \(HumanFormat.count(first))–\(HumanFormat.count(last)) of \(total)\(matching)."
+        }
+        let pageCount = (list.total + list.pageSize - 1) / list.pageSize
+        values["pageCount"] = list.isTotalExact && pageCount > 0 ? String(pageCount) : false
+        values["previousHref"] = list.page > 1 && !pastEnd ? Self.entriesHref(query: query, sort: list.sort, page: list.page - 1) : false
+        values["nextHref"] = list.hasMore ? Self.entriesHref(query: query, sort: list.sort, page: list.page + 1) : false
+        return values
+    }
+
+    /// `/dev/offline/entries?q=...&sort=...&page=N`, leaving out what is default.
+    static func entriesHref(query: String, sort: EntrySort, page: Int) -> String {
+        var pairs: [(String, String)] = []
+        if !query.isEmpty { pairs.append(("q", query)) }
+        if sort != .recent { pairs.append(("sort", sort.rawValue)) }
+        if page > 1 { pairs.append(("page", String(page))) }
+        let path = "\(DevOfflinePages.root)/entries"
+        return pairs.isEmpty ? path : path + "?" + FormFields.encode(pairs)
+    }
+
+    // MARK: - Game
+
+    func game(_ detail: GameDetailReport, frame: Frame) -> [String: Any] {
+        var values = self.frame(frame)
+        values.merge(self.gameCard(detail.game)) { _, card in card }
+        let game = detail.game
+        values["verdict"] = Self.verdict(game)
+        values["filesNote"] = "\(HumanFormat.count(detail.files.count)) listed"
+        values["hasFileRows"] = !detail.files.isEmpty
+        values["fileRows"] = detail.files.map { file -> [String: Any] in
+            [
+                "url": file.url,
+                "state": file.state,
+                "reason": file.reason ?? "",
+                "size": file.bodySize.map(HumanFormat.bytes) ?? "",
+            ]
+        }
+        if let job = detail.job {
+            var state = job.state
+            if job.filesToFetch > 0 || job.state == "finished" {
+                state += ", \(job.filesDone) of \(job.filesToFetch) files fetched"
+                if job.filesFailed > 0 { state += ", \(job.filesFailed) failed" }
+            }
+            values["job"] = [
+                "jobID": job.id,
+                "jobState": state,
+                "jobHref": "\(PrecacheAPI.path)/\(job.id)",
+            ] as [String: Any]
+        } else {
+            values["job"] = false
+        }
+        return values
+    }
+
+    /// What the game page says first.
+    static func verdict(_ game: GameReport) -> String {
+        if game.ready {
+            return "Ready: all \(HumanFormat.count(game.filesListed)) listed files are cached, so \(game.name) works offline."
+        }
+        switch game.state {
+        case .skipped:
+            return "Skipped: its manifest says \"skip\": true, so Larder does not precache it."
+        case .failed where game.filesListed == 0:
+            return "Not ready: the last precache failed\(game.lastError.map { " (\($0))" } ?? ""). Precache it again when online."
+        default:
+            let missing = game.filesMissing
+            return "Not ready: \(HumanFormat.count(missing)) of \(HumanFormat.count(game.filesListed)) listed files \(missing == 1 ? "is" : "are") not cached; the list below says why. Precache it again when online."
+        }
+    }
+
+    // MARK: - Notice
+
+    func notice(heading: String, paragraphs: [String], frame: Frame) -> [String: Any] {
+        var values = self.frame(frame)
+        values["heading"] = heading
+        values["paragraphs"] = paragraphs
+        return values
+    }
+
+    // MARK: - Helpers
+
+    /// `NAMERelative`, `NAMEExact` and `NAMEISO` for `date`.
+    func times(_ name: String, _ date: Date) -> [String: Any] {
+        [
+            "\(name)Relative": HumanFormat.relative(date, now: self.now),
+            "\(name)Exact": HumanFormat.exact(date),
+            "\(name)ISO": HumanFormat.iso(date),
+        ]
+    }
+
+    /// The value, or `false` for a missing one.
+    static func optional(_ value: String?) -> Any {
+        guard let value, !value.isEmpty else { return false }
+        return value
+    }
+}

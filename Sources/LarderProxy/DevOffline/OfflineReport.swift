@@ -1,0 +1,370 @@
+import Foundation
+import LarderStore
+
+/// What /dev/offline shows: `/dev/offline.json` answers it, the HTML page renders it, and
+/// `larder status --json` prints it (there without the parts only a running proxy knows).
+public struct OfflineReport: Sendable, Codable {
+    /// When the report was made.
+    public var generatedAt: Date
+    /// The cache directory the store lives in.
+    public var cacheDirectory: String
+    /// Whether offline mode is on; nil when the report was read from the store alone.
+    public var offline: Bool?
+    /// When the proxy started counting; nil without a proxy.
+    public var startedAt: Date?
+    /// Entries, bytes and the size budget.
+    public var store: StoreReport
+    /// Answers since the proxy started; nil without a proxy.
+    public var requests: RequestCounts?
+    /// Health of every upstream host the proxy has talked to; nil without a proxy.
+    public var upstream: [HostReport]?
+    /// Every game, in games.txt order.
+    public var games: [GameReport]
+    /// Every page games.txt listed.
+    public var pages: [PageReport]
+    /// The most recent answers, newest first; nil without a proxy.
+    public var recentRequests: [ProxyStatistics.RecentRequest]?
+    /// The first page of entries, most recently stored first; nil in `larder status`.
+    public var entries: EntryListReport?
+
+    /// Creates a report; the parts only a running proxy knows default to nil.
+    public init(
+        generatedAt: Date,
+        cacheDirectory: String,
+        offline: Bool? = nil,
+        startedAt: Date? = nil,
+        store: StoreReport,
+        requests: RequestCounts? = nil,
+        upstream: [HostReport]? = nil,
+        games: [GameReport],
+        pages: [PageReport],
+        recentRequests: [ProxyStatistics.RecentRequest]? = nil,
+        entries: EntryListReport? = nil
+    ) {
+        self.generatedAt = generatedAt
+        self.cacheDirectory = cacheDirectory
+        self.offline = offline
+        self.startedAt = startedAt
+        self.store = store
+        self.requests = requests
+        self.upstream = upstream
+        self.games = games
+        self.pages = pages
+        self.recentRequests = recentRequests
+        self.entries = entries
+    }
+
+    /// Reads the parts of the report that the store holds: totals, games with their first missing
+    /// files, pages. Costs one read per game record and page record, plus the file list of each game
+    /// that is partial or failed and lists at most ``missingListLimit`` files: nothing in proportion
+    /// to the number of entries.
+    public static func read(from store: Store, maxSize: Int64?, now: Date = Date()) async throws -> OfflineReport {
+        let totals = try await store.totals()
+        var games: [GameReport] = []
+        for record in try await store.games() {
+            var missing: [GameFileReport] = []
+            if record.state == .partial || record.state == .failed, record.filesListed <= Self.missingListLimit {
+                missing = try await store.gameFiles(slug: record.slug)
+                    .filter { $0.state != .cached }
+                    .prefix(Self.missingShown)
+                    .map { GameFileReport($0) }
+            }
+            games.append(GameReport(record, missing: missing))
+        }
+        let pages = try await store.pages().map(PageReport.init)
+        return OfflineReport(
+            generatedAt: now,
+            cacheDirectory: store.directory,
+            store: StoreReport(totals: totals, maxSize: maxSize),
+            games: games,
+            pages: pages
+        )
+    }
+
+    /// How many missing files a game shows in the overview.
+    public static let missingShown = 5
+    /// Games listing more files than this show only counts in the overview (their detail page lists all).
+    public static let missingListLimit = 2000
+
+    /// Games that are ready offline, and games that could be (all but skipped ones).
+    public var readyCounts: (ready: Int, wanted: Int) {
+        (self.games.filter(\.ready).count, self.games.filter { $0.state != .skipped }.count)
+    }
+}
+
+/// Entries, bytes and the size budget.
+public struct StoreReport: Sendable, Codable, Hashable {
+    /// How many entries the store holds.
+    public var entries: Int
+    /// The sum of their body sizes.
+    public var bytes: Int64
+    /// Runtime entries (kept from traffic; evictable).
+    public var runtimeEntries: Int
+    /// Their bytes.
+    public var runtimeBytes: Int64
+    /// Precached entries (listed by a manifest; kept).
+    public var precachedEntries: Int
+    /// Their bytes.
+    public var precachedBytes: Int64
+    /// The size budget (`--max-size`), or nil when none is set.
+    public var maxSize: Int64?
+    /// `bytes / maxSize`, or nil without a budget.
+    public var budgetUsed: Double?
+
+    /// The report of `totals` under the budget `maxSize`.
+    public init(totals: StoreTotals, maxSize: Int64?) {
+        self.entries = totals.entries
+        self.bytes = totals.bytes
+        self.runtimeEntries = totals.runtimeEntries
+        self.runtimeBytes = totals.runtimeBytes
+        self.precachedEntries = totals.precachedEntries
+        self.precachedBytes = totals.precachedBytes
+        self.maxSize = maxSize
+        self.budgetUsed = maxSize.flatMap { $0 > 0 ? Double(totals.bytes) / Double($0) : nil }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case entries, bytes, runtimeEntries, runtimeBytes, precachedEntries, precachedBytes, maxSize, budgetUsed
+    }
+
+    /// Encodes every field, writing `null` for a missing budget (rather than leaving the key out).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.entries, forKey: .entries)
+        try container.encode(self.bytes, forKey: .bytes)
+        try container.encode(self.runtimeEntries, forKey: .runtimeEntries)
+        try container.encode(self.runtimeBytes, forKey: .runtimeBytes)
+        try container.encode(self.precachedEntries, forKey: .precachedEntries)
+        try container.encode(self.precachedBytes, forKey: .precachedBytes)
+        try container.encode(self.maxSize, forKey: .maxSize)
+        try container.encode(self.budgetUsed, forKey: .budgetUsed)
+    }
+}
+
+/// Answers since the proxy started, by how they were served.
+public struct RequestCounts: Sendable, Codable, Hashable {
+    /// Answered from the cache.
+    public var hits: Int
+    /// Fetched from upstream.
+    public var misses: Int
+    /// Served from the cache because upstream failed, was backing off or too slow.
+    public var stale: Int
+    /// Error answers (offline misses, upstream failures with nothing cached, refusals).
+    public var errors: Int
+    /// Not a cache matter: tunnels and Larder's own pages.
+    public var bypassed: Int
+    /// `(hits + stale) / (hits + stale + misses)`: the share of cacheable answers the cache gave;
+    /// nil before the first.
+    public var hitRatio: Double?
+
+    /// The counts of `statistics` so far.
+    public init(_ counts: [ProxyStatistics.Outcome: Int]) {
+        self.hits = counts[.hit] ?? 0
+        self.misses = counts[.miss] ?? 0
+        self.stale = counts[.stale] ?? 0
+        self.errors = counts[.error] ?? 0
+        self.bypassed = counts[.bypass] ?? 0
+        let cacheable = self.hits + self.stale + self.misses
+        self.hitRatio = cacheable > 0 ? Double(self.hits + self.stale) / Double(cacheable) : nil
+    }
+}
+
+/// One upstream host's health.
+public struct HostReport: Sendable, Codable, Hashable {
+    /// The host name.
+    public var host: String
+    /// `ok`, `failing` (connects failed, still trying) or `backing-off` (answering from cache at once).
+    public var state: String
+    /// Connect failures since the last answer.
+    public var consecutiveFailures: Int
+    /// The last failure.
+    public var lastError: String?
+    /// Until when requests skip the network, while backing off.
+    public var backoffUntil: Date?
+    /// When the host last answered.
+    public var lastSuccess: Date?
+
+    /// The report of `health` at `now`.
+    public init(host: String, health: HostHealth, now: Date) {
+        self.host = host
+        self.consecutiveFailures = health.consecutiveFailures
+        self.lastError = health.lastError
+        self.lastSuccess = health.lastSuccess
+        if !health.shouldAttempt(now: now) {
+            self.state = "backing-off"
+            self.backoffUntil = health.backoffUntil
+        } else {
+            self.state = health.consecutiveFailures > 0 ? "failing" : "ok"
+            self.backoffUntil = nil
+        }
+    }
+}
+
+/// One game and whether it works offline.
+public struct GameReport: Sendable, Codable, Hashable {
+    /// The game's identifier (its root's last path segment).
+    public var slug: String
+    /// The name its `metadata.json` gives, if any.
+    public var displayName: String?
+    /// The game root URL.
+    public var root: String
+    /// The manifest URL.
+    public var manifestURL: String
+    /// How far the last precache got.
+    public var state: GameState
+    /// Whether every listed file is cached: the game works offline.
+    public var ready: Bool
+    /// `ready`, `2 of 3`, `failed` or `skipped`.
+    public var readiness: String
+    /// Files the manifest lists.
+    public var filesListed: Int
+    /// Files cached.
+    public var filesCached: Int
+    /// Files listed but not cached.
+    public var filesMissing: Int
+    /// Bytes of the cached files.
+    public var bytes: Int64
+    /// When the game was last precached.
+    public var lastPrecache: Date
+    /// Why the last precache failed, if it did.
+    public var lastError: String?
+    /// The first files that are not cached, with reasons (all of them on the game's own page).
+    public var missing: [GameFileReport]
+    /// The game's page: `/dev/offline/games/SLUG`.
+    public var detail: String
+
+    /// The report of `record`.
+    public init(_ record: GameRecord, missing: [GameFileReport]) {
+        self.slug = record.slug
+        self.displayName = record.displayName
+        self.root = record.root
+        self.manifestURL = record.manifestURL
+        self.state = record.state
+        self.filesListed = record.filesListed
+        self.filesCached = record.filesCached
+        self.filesMissing = record.state == .skipped ? 0 : max(record.filesListed - record.filesCached, 0)
+        self.ready = record.state == .ready && self.filesMissing == 0
+        self.readiness = Self.readiness(state: record.state, cached: record.filesCached, listed: record.filesListed)
+        self.bytes = record.bytes
+        self.lastPrecache = record.lastRun
+        self.lastError = record.lastError
+        self.missing = missing
+        self.detail = "\(DevOfflinePages.root)/games/\(record.slug)"
+    }
+
+    /// `ready`, `n of m`, `failed` or `skipped`.
+    static func readiness(state: GameState, cached: Int, listed: Int) -> String {
+        switch state {
+        case .ready: return cached == listed ? "ready" : "\(cached) of \(listed)"
+        case .partial: return "\(cached) of \(listed)"
+        case .failed: return "failed"
+        case .skipped: return "skipped"
+        }
+    }
+
+    /// The name to show: the display name, else the slug.
+    public var name: String {
+        self.displayName ?? self.slug
+    }
+}
+
+/// One file a game lists.
+public struct GameFileReport: Sendable, Codable, Hashable {
+    /// The file's URL.
+    public var url: String
+    /// The key it is stored under.
+    public var key: String
+    /// `cached`, `missing` (recorded as cached but no longer in the cache), `failed`, `excluded` or `refused`.
+    public var state: String
+    /// Why it is not cached.
+    public var reason: String?
+    /// Its body size, when it is cached and was looked up.
+    public var bodySize: Int64?
+
+    /// The report of `record` as recorded, without looking at the store.
+    init(_ record: GameFileRecord) {
+        self.url = record.url
+        self.key = record.key.rawValue
+        self.state = record.state.rawValue
+        self.reason = record.reason
+        self.bodySize = nil
+    }
+
+    /// The report of `record`, checked against what the store holds for it (`stored`, nil when
+    /// nothing): a file recorded as cached whose entry is gone shows as `missing`.
+    init(_ record: GameFileRecord, stored: StoredKeyState?) {
+        self.init(record)
+        guard record.state == .cached else { return }
+        if let stored {
+            self.bodySize = stored.bodySize
+        } else {
+            self.state = "missing"
+            self.reason = "recorded as cached, but no longer in the cache"
+        }
+    }
+}
+
+/// A page games.txt listed.
+public struct PageReport: Sendable, Codable, Hashable {
+    /// The page URL.
+    public var url: String
+    /// `cached`, `failed`, `excluded` or `refused`.
+    public var state: ListedFileState
+    /// Why it is not cached.
+    public var reason: String?
+    /// When it was last precached.
+    public var lastRun: Date
+
+    /// The report of `record`.
+    public init(_ record: PrecachePageRecord) {
+        self.url = record.url
+        self.state = record.state
+        self.reason = record.reason
+        self.lastRun = record.lastRun
+    }
+}
+
+/// One page of the entry list, with the search that made it.
+public struct EntryListReport: Sendable, Codable, Hashable {
+    /// The search text, if any.
+    public var query: String?
+    /// The order.
+    public var sort: EntrySort
+    /// The page number, from 1.
+    public var page: Int
+    /// Entries per page.
+    public var pageSize: Int
+    /// Matching entries (a lower bound when `isTotalExact` is false).
+    public var total: Int
+    /// Whether `total` is exact.
+    public var isTotalExact: Bool
+    /// Whether a later page has entries.
+    public var hasMore: Bool
+    /// The search text was too short to search.
+    public var isQueryTooShort: Bool
+    /// The entries.
+    public var entries: [EntrySummary]
+
+    /// The report of `page`, found with `query` and `sort`.
+    public init(query: String?, sort: EntrySort, page: EntryPage) {
+        self.query = query
+        self.sort = sort
+        self.page = page.page
+        self.pageSize = page.pageSize
+        self.total = page.total
+        self.isTotalExact = page.isTotalExact
+        self.hasMore = page.hasMore
+        self.isQueryTooShort = page.isQueryTooShort
+        self.entries = page.entries
+    }
+}
+
+/// One game with every file it lists, as `/dev/offline/games/SLUG.json` answers it.
+public struct GameDetailReport: Sendable, Codable {
+    /// The game; its readiness counts the files found missing.
+    public var game: GameReport
+    /// Every file, in manifest order.
+    public var files: [GameFileReport]
+    /// The precache job asked for in the page's `job` parameter, if it is known.
+    public var job: PrecacheJobs.Status?
+}

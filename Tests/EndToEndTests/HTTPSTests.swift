@@ -1,0 +1,147 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// HTTPS through the real binary: interception with Larder's CA, pass-through, upstream
+/// verification, offline.
+@Suite("End to end: HTTPS")
+struct HTTPSTests {
+    /// A TLS origin (its own test CA) and larder trusting that CA upstream.
+    private func withTLSProxy<T>(
+        arguments: [String] = [],
+        _ body: (LarderProcess, TestOrigin, _ originCA: String, _ larderCA: String) async throws -> T
+    ) async throws -> T {
+        let origin = try await TestOrigin.start(tls: true)
+        let originCA = try #require(origin.caCertificatePath)
+        let cache = LarderProcess.temporaryDirectory()
+        let larderCA = try await LarderCLI.run(["ca", "path", "--cache-dir", cache])
+        #expect(larderCA.exitCode == 0, "\(larderCA.stderr)")
+        let caPath = larderCA.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let larder = try await LarderProcess(serve: ["--connect-ports", "*", "--upstream-ca", originCA] + arguments, cacheDirectory: cache)
+        do {
+            let result = try await body(larder, origin, originCA, caPath)
+            await larder.tearDown()
+            try? await origin.stop()
+            return result
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            try? await origin.stop()
+            throw error
+        }
+    }
+
+    @Test("an intercepted HTTPS page is fetched, stored, and served from the cache with the origin down")
+    func interceptAndCache() async throws {
+        try await self.withTLSProxy { larder, origin, _, larderCA in
+            origin.setRoute("/secure.html", .text("<p>secret garden</p>", contentType: "text/html"))
+            let first = try await Curl.run(origin.url("/secure.html"), proxy: larder.proxyURL, arguments: ["--cacert", larderCA])
+            #expect(first.exitCode == 0, "\(first.stderr)")
+            #expect(first.text == "<p>secret garden</p>")
+            #expect(first.header("cache-status")?.contains("stored") == true)
+            try await origin.stop()
+            let second = try await Curl.run(origin.url("/secure.html"), proxy: larder.proxyURL, arguments: ["--cacert", larderCA])
+            #expect(second.exitCode == 0, "\(second.stderr)")
+            #expect(second.text == "<p>secret garden</p>")
+            #expect(second.header("cache-status")?.contains("hit") == true)
+        }
+    }
+
+    @Test("bytes sent right after CONNECT are not lost, and keep-alive works inside the tunnel")
+    func keepAliveInsideTunnel() async throws {
+        try await self.withTLSProxy { larder, origin, _, larderCA in
+            origin.setRoute("/a", .text("A"))
+            origin.setRoute("/b", .text("B"))
+            // One curl, two URLs: the second reuses the intercepted connection.
+            let (code, stderr) = try await Curl.execute([
+                "-sS", "--cacert", larderCA, "-x", larder.proxyURL, "-o", "/dev/null", "-o", "/dev/null", origin.url("/a"), origin.url("/b"),
+            ])
+            #expect(code == 0, "\(stderr)")
+            #expect(origin.requestCount("/a") == 1)
+            #expect(origin.requestCount("/b") == 1)
+        }
+    }
+
+    @Test("a client that does not trust Larder's CA fails its handshake (no silent downgrade)")
+    func untrustedClientFails() async throws {
+        try await self.withTLSProxy { larder, origin, originCA, _ in
+            origin.setRoute("/x", .text("x"))
+            let result = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL, arguments: ["--cacert", originCA])
+            #expect(result.exitCode == 60, "curl exit \(result.exitCode): \(result.stderr)")
+            #expect(origin.requestCount("/x") == 0)
+        }
+    }
+
+    @Test("--no-intercept and --tunnel pass HTTPS through: the client sees the origin's own certificate")
+    func passThrough() async throws {
+        try await self.withTLSProxy(arguments: ["--no-intercept"]) { larder, origin, originCA, _ in
+            origin.setRoute("/x", .text("direct"))
+            let result = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL, arguments: ["--cacert", originCA])
+            #expect(result.exitCode == 0, "\(result.stderr)")
+            #expect(result.text == "direct")
+        }
+        try await self.withTLSProxy(arguments: ["--tunnel", "local*"]) { larder, origin, originCA, _ in
+            origin.setRoute("/x", .text("direct"))
+            let result = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL, arguments: ["--cacert", originCA])
+            #expect(result.exitCode == 0, "\(result.stderr)")
+        }
+    }
+
+    @Test("an upstream with an untrusted certificate gives a 502 that says so")
+    func untrustedUpstream() async throws {
+        let origin = try await TestOrigin.start(tls: true)
+        origin.setRoute("/x", .text("x"))
+        let cache = LarderProcess.temporaryDirectory()
+        let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let larder = try await LarderProcess(serve: ["--connect-ports", "*"], cacheDirectory: cache)
+        let result = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL, arguments: ["--cacert", caPath])
+        #expect(result.status == 502)
+        #expect(result.text.lowercased().contains("certificate"), "\(result.text)")
+        #expect(origin.requestCount("/x") == 0)
+        await larder.tearDown()
+        try await origin.stop()
+    }
+
+    @Test("offline, CONNECT still succeeds and cached HTTPS pages are served; misses get the 504 page")
+    func offlineHTTPS() async throws {
+        let origin = try await TestOrigin.start(tls: true)
+        let originCA = try #require(origin.caCertificatePath)
+        origin.setRoute("/page.html", .text("cached over tls", contentType: "text/html"))
+        let cache = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let online = try await LarderProcess(serve: ["--connect-ports", "*", "--upstream-ca", originCA], cacheDirectory: cache)
+        _ = try await Curl.run(origin.url("/page.html"), proxy: online.proxyURL, arguments: ["--cacert", caPath])
+        await online.stop()
+        try await origin.stop()
+
+        let offline = try await LarderProcess(serve: ["--connect-ports", "*", "--offline"], cacheDirectory: cache)
+        let hit = try await Curl.run(origin.url("/page.html"), proxy: offline.proxyURL, arguments: ["--cacert", caPath])
+        #expect(hit.exitCode == 0, "\(hit.stderr)")
+        #expect(hit.text == "cached over tls")
+        let miss = try await Curl.run(origin.url("/nope.js"), proxy: offline.proxyURL, arguments: ["--cacert", caPath])
+        #expect(miss.status == 504)
+        #expect(miss.header("cache-status") == "larder; fwd=uri-miss; detail=offline")
+        await offline.stop()
+    }
+
+    @Test("larder ca export writes PEM and DER; the CA key is private")
+    func caExport() async throws {
+        let cache = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let pem = try await LarderCLI.run(["ca", "export", "--cache-dir", cache])
+        #expect(pem.exitCode == 0)
+        #expect(pem.stdout.hasPrefix("-----BEGIN CERTIFICATE-----"))
+        let derFile = cache + "/ca.der"
+        let der = try await LarderCLI.run(["ca", "export", "--format", "der", "--output", derFile, "--cache-dir", cache])
+        #expect(der.exitCode == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: derFile))
+        #expect(bytes.first == 0x30, "DER starts with a SEQUENCE")
+        let keys = try FileManager.default.contentsOfDirectory(atPath: cache + "/ca").filter { $0.contains("key") }
+        #expect(!keys.isEmpty)
+        for key in keys {
+            let mode = try FileManager.default.attributesOfItem(atPath: cache + "/ca/" + key)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(key) has mode \(String(mode ?? 0, radix: 8))")
+        }
+    }
+}

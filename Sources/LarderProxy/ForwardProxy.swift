@@ -16,7 +16,10 @@ final class ForwardProxy: Sendable {
     let offline: OfflineSwitch
     let configuration: ProxyConfiguration
     let usage: UsageRecorder
+    let budget: StoreBudget
     let logger: Logger
+    /// Upstream fetches of misses in flight, shared by concurrent requests for one key.
+    let inFlight = InFlightFetches()
 
     init(
         store: Store,
@@ -25,10 +28,12 @@ final class ForwardProxy: Sendable {
         offline: OfflineSwitch,
         configuration: ProxyConfiguration,
         usage: UsageRecorder,
+        budget: StoreBudget,
         logger: Logger
     ) {
         self.store = store
         self.usage = usage
+        self.budget = budget
         self.upstream = upstream
         self.health = health
         self.offline = offline
@@ -77,7 +82,47 @@ final class ForwardProxy: Sendable {
             return try await self.fallback(lookup, request: head, url: url, writer: writer, detail: "upstream-backoff", reason: reason, status: .badGateway, now: now)
         }
 
-        var request = UpstreamRequest(method: isHead ? "HEAD" : "GET", url: url.absoluteString, headers: Self.upstreamHeaders(head.headers))
+        // Concurrent misses for one key share one upstream request (a range is answered from the
+        // full body either way, but only plain misses wait on another request's).
+        guard lookup.entry == nil, !isHead, !head.headers.contains(name: "range") else {
+            return try await self.fetchAndRelay(head, url: url, key: key, lookup: lookup, writer: writer)
+        }
+        switch self.inFlight.join(key) {
+        case .leader(let flight):
+            var stored = false
+            // Followers are woken whatever happens: a failed fetch or a client gone mid-body.
+            defer { self.inFlight.finish(key, flight: flight, stored: stored) }
+            let outcome = try await self.fetchAndRelay(head, url: url, key: key, lookup: lookup, writer: writer)
+            stored = outcome.cacheStatus?.stored == true
+            return outcome
+        case .follower(let flight):
+            if await flight.wait(timeout: self.configuration.idleTimeout) {
+                let shared = await self.lookup(key, request: head)
+                if let entry = shared.entry,
+                    let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: "coalesced", now: Date())
+                {
+                    return outcome
+                }
+            }
+            // The leader stored nothing usable (or took too long): fetch as if alone.
+            return try await self.fetchAndRelay(head, url: url, key: key, lookup: lookup, writer: writer)
+        }
+    }
+
+    /// Fetches a GET or HEAD upstream and relays (and stores) the answer, or falls back to the
+    /// cache when upstream fails.
+    private func fetchAndRelay(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        key: CacheKey,
+        lookup: Lookup,
+        writer: ResponseWriter
+    ) async throws -> Outcome {
+        let isHead = head.method == .HEAD
+        // A range is answered from the full body, which is fetched whole so that it can be stored.
+        var forwardedHeaders = Self.upstreamHeaders(head.headers)
+        forwardedHeaders.removeAll { ["range", "if-range"].contains($0.name.lowercased()) }
+        var request = UpstreamRequest(method: isHead ? "HEAD" : "GET", url: url.absoluteString, headers: forwardedHeaders)
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
         let requestTime = Date()
@@ -201,8 +246,36 @@ final class ForwardProxy: Sendable {
         var headers = upstreamHeaders
         headers.remove(name: "content-length")
         var closeAfter = !request.isKeepAlive
+        // With a known length, the client's range maps onto the full body before it streams.
+        var slice: Range<Int64>?
+        var status206 = false
+        var rangeUnsatisfiable = false
+        if let declaredLength, mayHaveBody {
+            let resolution = Self.rangeResolution(
+                request,
+                status: response.head.status,
+                length: declaredLength,
+                etag: upstreamHeaders["etag"].first,
+                lastModified: upstreamHeaders["last-modified"].first
+            )
+            switch resolution {
+            case .full:
+                break
+            case .partial(let range):
+                slice = range
+                status206 = true
+            case .unsatisfiable:
+                slice = 0..<0
+                rangeUnsatisfiable = true
+            }
+        }
         if let declaredLength {
-            headers.add(name: "content-length", value: String(declaredLength))
+            if status206, let slice {
+                headers.add(name: "content-range", value: ByteRangeRequest.contentRange(slice, length: declaredLength))
+                headers.add(name: "content-length", value: String(slice.count))
+            } else {
+                headers.add(name: "content-length", value: String(declaredLength))
+            }
         } else if mayHaveBody {
             if request.version.major > 1 || (request.version.major == 1 && request.version.minor >= 1) {
                 headers.add(name: "transfer-encoding", value: "chunked")
@@ -210,10 +283,15 @@ final class ForwardProxy: Sendable {
                 closeAfter = true  // HTTP/1.0 without a length: the body ends when the connection closes
             }
         }
-        Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: closeAfter)
-        try await writer.head(status, headers)
+        if rangeUnsatisfiable, let declaredLength {
+            // The client's answer is complete at once; the body is still read to be stored.
+            try await self.writeUnsatisfiable(length: declaredLength, cacheStatus: cacheStatus, request: request, writer: writer)
+        } else {
+            Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: closeAfter)
+            try await writer.head(status206 ? .partialContent : status, headers)
+        }
 
-        var delivered: Int64 = 0
+        var position: Int64 = 0
         do {
             for try await chunk in response.body {
                 if let writerToDisk = bodyWriter {
@@ -225,8 +303,16 @@ final class ForwardProxy: Sendable {
                         bodyWriter = nil
                     }
                 }
-                if mayHaveBody {
-                    delivered += Int64(chunk.readableBytes)
+                let chunkStart = position
+                position += Int64(chunk.readableBytes)
+                guard mayHaveBody else { continue }
+                if let slice {
+                    let lower = max(chunkStart, slice.lowerBound)
+                    let upper = min(position, slice.upperBound)
+                    if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower)) {
+                        try await writer.body(part)
+                    }
+                } else {
                     try await writer.body(chunk)
                 }
             }
@@ -237,7 +323,9 @@ final class ForwardProxy: Sendable {
             self.logger.notice("upstream body failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
             return Outcome(status: response.head.status, cacheStatus: cacheStatus, reusable: false)
         }
-        try await writer.end()
+        if !rangeUnsatisfiable {
+            try await writer.end()
+        }
 
         if let bodyWriter, let storeAs {
             let stored = StoredResponseHead(
@@ -250,11 +338,13 @@ final class ForwardProxy: Sendable {
             )
             do {
                 _ = try await bodyWriter.commit(key: storeAs.key, head: stored, kind: .runtime, expectedLength: declaredLength)
+                self.budget.requestEviction()
             } catch {
                 self.logger.warning("not stored", metadata: ["url": "\(storeAs.url.absoluteString)", "error": "\(error)"])
             }
         }
-        return Outcome(status: response.head.status, cacheStatus: cacheStatus, reusable: !closeAfter)
+        let answered = rangeUnsatisfiable ? 416 : (status206 ? 206 : response.head.status)
+        return Outcome(status: answered, cacheStatus: cacheStatus, reusable: !closeAfter)
     }
 
     // MARK: - Answering from the cache
@@ -332,16 +422,35 @@ final class ForwardProxy: Sendable {
         var headers = HTTPHeaders(entry.headers.map { ($0.name, $0.value) })
         headers.remove(name: "content-length")
         headers.remove(name: "age")
-        headers.add(name: "content-length", value: String(entry.bodySize))
+        headers.remove(name: "content-range")
         headers.add(name: "age", value: String(age))
-        Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
-        let status = HTTPResponseStatus(statusCode: entry.status)
+        if entry.status == 200 {
+            headers.replaceOrAdd(name: "accept-ranges", value: "bytes")
+        }
+        var status = HTTPResponseStatus(statusCode: entry.status)
 
         if request.method == .HEAD || !status.mayHaveResponseBody {
+            headers.add(name: "content-length", value: String(entry.bodySize))
+            Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
             try await writer.head(status, headers)
             try await writer.end()
             return Outcome(status: entry.status, cacheStatus: cacheStatus, reusable: request.isKeepAlive)
         }
+        // Range requests are answered from the full stored body (RFC 9110 section 14).
+        var slice: Range<Int64> = 0..<entry.bodySize
+        switch Self.rangeResolution(request, status: entry.status, length: entry.bodySize, etag: entry.header("etag"), lastModified: entry.header("last-modified")) {
+        case .full:
+            break
+        case .unsatisfiable:
+            try await self.writeUnsatisfiable(length: entry.bodySize, cacheStatus: cacheStatus, request: request, writer: writer)
+            return Outcome(status: 416, cacheStatus: cacheStatus, reusable: request.isKeepAlive)
+        case .partial(let range):
+            slice = range
+            status = .partialContent
+            headers.add(name: "content-range", value: ByteRangeRequest.contentRange(range, length: entry.bodySize))
+        }
+        headers.add(name: "content-length", value: String(slice.count))
+        Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
         let handle: ReadFileHandle
         do {
             handle = try await FileSystem.shared.openFile(forReadingAt: FilePath(entry.bodyPath))
@@ -352,7 +461,7 @@ final class ForwardProxy: Sendable {
         var sent: Int64 = 0
         do {
             try await writer.head(status, headers)
-            for try await chunk in handle.readChunks(in: 0..<entry.bodySize, chunkLength: .kibibytes(64)) {
+            for try await chunk in handle.readChunks(in: slice, chunkLength: .kibibytes(64)) {
                 sent += Int64(chunk.readableBytes)
                 try await writer.body(chunk)
             }
@@ -361,13 +470,42 @@ final class ForwardProxy: Sendable {
             throw error
         }
         try? await handle.close()
-        guard sent == entry.bodySize else {
+        guard sent == Int64(slice.count) else {
             // The file shrank under us: the client must not take a short body for a whole one.
             self.logger.error("cached body shorter than indexed", metadata: ["path": "\(entry.bodyPath)"])
-            return Outcome(status: entry.status, cacheStatus: cacheStatus, reusable: false)
+            return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: false)
         }
         try await writer.end()
-        return Outcome(status: entry.status, cacheStatus: cacheStatus, reusable: request.isKeepAlive)
+        return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: request.isKeepAlive)
+    }
+
+    /// How to answer a request's `Range` (with its `If-Range`) from a full body of `length` bytes
+    /// with these validators: `.full` when the request asks for no usable range.
+    static func rangeResolution(
+        _ request: HTTPRequestHead,
+        status: Int,
+        length: Int64,
+        etag: String?,
+        lastModified: String?
+    ) -> ByteRangeRequest.Resolution {
+        let values = request.headers["range"]
+        guard request.method == .GET, status == 200, !values.isEmpty,
+            let range = ByteRangeRequest(values.joined(separator: ",")),
+            ByteRangeRequest.ifRangeAllowsRange(request.headers["if-range"].first, etag: etag, lastModified: lastModified)
+        else {
+            return .full
+        }
+        return range.resolve(length: length)
+    }
+
+    /// A 416 for a range that no byte of the body satisfies, with `Content-Range: bytes */length`.
+    private func writeUnsatisfiable(length: Int64, cacheStatus: CacheStatus, request: HTTPRequestHead, writer: ResponseWriter) async throws {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-range", value: ByteRangeRequest.unsatisfiedContentRange(length: length))
+        headers.add(name: "content-length", value: "0")
+        Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
+        try await writer.head(.rangeNotSatisfiable, headers)
+        try await writer.end()
     }
 
     // MARK: - Helpers

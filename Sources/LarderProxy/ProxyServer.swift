@@ -21,6 +21,7 @@ public final class ProxyServer: Service, Sendable {
     private let onListening: @Sendable (SocketAddress) -> Void
     private let boundAddress = NIOLockedValueBox<SocketAddress?>(nil)
     private let usage: UsageRecorder
+    private let budget: StoreBudget
     private let interception: Interception?
     private let store: Store
     private let metrics: ProxyMetrics
@@ -55,6 +56,7 @@ public final class ProxyServer: Service, Sendable {
         self.offline = OfflineSwitch(configuration.offline)
         self.health = UpstreamHealthRegistry(policy: configuration.backoff)
         self.usage = UsageRecorder(store: store, logger: logger)
+        self.budget = StoreBudget(store: store, budget: configuration.maxSize, usage: self.usage, logger: logger)
         self.proxy = ForwardProxy(
             store: store,
             upstream: upstream,
@@ -62,6 +64,7 @@ public final class ProxyServer: Service, Sendable {
             offline: self.offline,
             configuration: configuration,
             usage: self.usage,
+            budget: self.budget,
             logger: logger
         )
         var precacheOptions = precacheOptions
@@ -73,6 +76,12 @@ public final class ProxyServer: Service, Sendable {
         self.group = group
         self.logger = logger
         self.onListening = onListening
+    }
+
+    /// Set when precached entries alone exceed `--max-size` (they are kept; runtime entries get no
+    /// space), for pages to show; nil otherwise.
+    public var budgetWarning: String? {
+        self.budget.warning
     }
 
     /// The address the server listens on, once it does.
@@ -141,6 +150,7 @@ public final class ProxyServer: Service, Sendable {
         try await withThrowingTaskGroup(of: Void.self) { background in
             background.addTask { await self.usage.run() }
             background.addTask { await self.precacheJobs.run() }
+            background.addTask { await self.budget.run() }
             try await withGracefulShutdownHandler {
                 try await server.executeThenClose { connections in
                     try await withThrowingDiscardingTaskGroup { group in

@@ -78,6 +78,11 @@ enum StoreSchema {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: Self.v3Schema)
         }
+        // Least-recently-used eviction reads runtime entries in last-use order from this index, so
+        // each batch costs the same for any cache size.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: "CREATE INDEX entry_kind_last_used ON entry(kind, last_used)")
+        }
         return migrator
     }
 

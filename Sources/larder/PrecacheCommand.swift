@@ -40,11 +40,7 @@ struct PrecacheCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-cross-origin"), help: "Let manifests list files on other origins.")
     var allowCrossOrigin = false
 
-    @Option(
-        name: .customLong("upstream-ca"),
-        help: ArgumentHelp("A PEM file of CA certificates to trust upstream, besides the system's.", valueName: "file")
-    )
-    var upstreamCA: String?
+    @OptionGroup var upstreamCA: UpstreamCAOption
 
     @Flag(help: "Print the summary as JSON on standard output.")
     var json = false
@@ -63,21 +59,11 @@ struct PrecacheCommand: AsyncParsableCommand {
         guard (0...600_000).contains(self.delayMilliseconds) else {
             throw ValidationError("--delay-ms \(self.delayMilliseconds) must be from 0 to 600000.")
         }
-        guard Logger.Level(rawValue: self.logLevel) != nil else {
-            throw ValidationError("--log-level '\(self.logLevel)' is not one of trace, debug, info, notice, warning, error, critical.")
-        }
-        if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
-            throw ValidationError("--upstream-ca \(upstreamCA): no readable file there.")
-        }
+        try CommandSupport.validateLogLevel(self.logLevel)
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: self.logLevel) ?? .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        CommandSupport.bootstrapLogging(self.logLevel)
         var list = GamesList(entries: [], problems: [])
         for file in self.files {
             let text: String
@@ -89,13 +75,8 @@ struct PrecacheCommand: AsyncParsableCommand {
             list.append(GamesList.parse(text, source: file))
         }
         let directory = self.cacheDirectory.resolved()
-        let store: Store
-        do {
-            store = try Store(directory: directory, logger: Logger(label: "larder.store"))
-        } catch {
-            throw CommandFailure("cannot open the cache directory \(directory): \(error)")
-        }
-        let upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA), logger: Logger(label: "larder.upstream"))
+        let store = try CommandSupport.openStore(directory)
+        let upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA.path), logger: Logger(label: "larder.upstream"))
         var options = PrecacheOptions()
         options.concurrency = self.concurrency
         options.delayPerHost = .milliseconds(self.delayMilliseconds)

@@ -48,11 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var connectPorts = "443"
 
-    @Option(
-        name: .customLong("upstream-ca"),
-        help: ArgumentHelp("A PEM file of CA certificates to trust upstream, besides the system's.", valueName: "file")
-    )
-    var upstreamCA: String?
+    @OptionGroup var upstreamCA: UpstreamCAOption
 
     @Flag(name: .customLong("no-intercept"), help: "Tunnel every HTTPS connection untouched (nothing HTTPS is cached).")
     var noIntercept = false
@@ -66,32 +62,32 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp(
+            "Bound the cache: runtime entries are evicted least recently used first (precached ones stay). E.g. 512MB, 2GiB.",
+            valueName: "size"
+        )
+    )
+    var maxSize = "2GiB"
+
     func validate() throws {
         guard (0...65_535).contains(self.port) else {
             throw ValidationError("--port \(self.port) is not a port number (0-65535).")
         }
-        guard Logger.Level(rawValue: self.logLevel) != nil else {
-            throw ValidationError("--log-level '\(self.logLevel)' is not one of trace, debug, info, notice, warning, error, critical.")
-        }
+        try CommandSupport.validateLogLevel(self.logLevel)
         _ = try self.allowedNetworks()
         _ = try self.allowedConnectPorts()
+        _ = try self.maximumSize()
         if !Self.isLoopback(self.host) && self.allow.isEmpty {
             throw ValidationError(
                 "--host \(self.host) listens beyond this machine; add --allow CIDR for the clients that may use the proxy (loopback is always allowed)."
             )
         }
-        if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
-            throw ValidationError("--upstream-ca \(upstreamCA): no readable file there.")
-        }
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: self.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        CommandSupport.bootstrapLogging(self.logLevel)
         let logger = Logger(label: "larder")
         let directory = self.cacheDirectory.resolved()
 
@@ -101,16 +97,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.offline = self.offline
         configuration.allowList = ClientAllowList(networks: try self.allowedNetworks())
         configuration.routeRules.connectPorts = try self.allowedConnectPorts()
+        configuration.maxSize = try self.maximumSize()
 
-        let store: Store
-        do {
-            store = try Store(directory: directory, logger: Logger(label: "larder.store"))
-        } catch {
-            throw CommandFailure("cannot open the cache directory \(directory): \(error)")
-        }
+        let store = try CommandSupport.openStore(directory)
         let upstream: CurlUpstream
         do {
-            upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA), logger: Logger(label: "larder.upstream"))
+            upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA.path), logger: Logger(label: "larder.upstream"))
         } catch {
             throw CommandFailure("cannot set up the upstream client: \(error)")
         }
@@ -167,6 +159,14 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("--allow \(error)")
             }
+        }
+    }
+
+    private func maximumSize() throws -> Int64 {
+        do {
+            return try ByteSize(parsing: self.maxSize).bytes
+        } catch {
+            throw ValidationError("--max-size \(error)")
         }
     }
 

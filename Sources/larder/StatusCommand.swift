@@ -140,10 +140,10 @@ struct StatusText {
                 let readiness = game.readiness.padding(toLength: 10, withPad: " ", startingAt: 0)
                 let label = self.label(game).padding(toLength: max(width, self.label(game).count), withPad: " ", startingAt: 0)
                 var line = "  \(mark) \(readiness) \(label)"
-                if game.state != .skipped {
+                if game.state != .skipped && game.filesListed > 0 {
                     line += "  \(game.filesCached) of \(game.filesListed) files, \(HumanFormat.bytes(game.bytes)), precached \(HumanFormat.relative(game.lastPrecache))"
                 }
-                lines.append(line)
+                lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
                 if let error = game.lastError, !game.ready, game.state != .skipped {
                     lines.append("      last error: \(error)")
                 }

@@ -60,13 +60,13 @@ struct CurlUpstreamStreamingTests {
         let upstream = try CurlUpstream()
         defer { upstream.shutdown() }
         var request = UpstreamRequest(url: origin.url("/big"))
-        request.idleTimeout = .seconds(1)
+        request.idleTimeout = .seconds(2)
 
         let response = try await upstream.execute(request)
         var iterator = response.body.makeAsyncIterator()
         var received = Int64(try await iterator.next()?.readableBytes ?? 0)
-        // Far more than buffers hold, so curl is paused all this time.
-        try await Task.sleep(for: .seconds(3))
+        // Far more than buffers hold, so curl is paused all this time: well past the idle timeout.
+        try await Task.sleep(for: .seconds(5))
         while let chunk = try await iterator.next() {
             received += Int64(chunk.readableBytes)
         }

@@ -80,9 +80,9 @@ struct DevOfflineTemplates: Sendable {
         ul.games{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(19rem,1fr));gap:.75rem}
         .game{border:1px solid var(--line);border-left:6px solid var(--bad);border-radius:8px;padding:.6rem .8rem;background:#fff;min-width:0}
         .game.ready{border-left-color:var(--ok)}.game.skipped{border-left-color:var(--line)}
-        .game .title{display:flex;align-items:baseline;gap:.45rem;flex-wrap:wrap}
-        .game .title a{font-weight:600;font-size:1.02rem;overflow-wrap:anywhere}
-        .mark{font-weight:700;font-size:1.05rem;width:1.1rem;display:inline-block;text-align:center}
+        .game .title{line-height:1.5}
+        .game .title a{font-weight:600;font-size:1.02rem;overflow-wrap:anywhere;margin-right:.35rem}
+        .mark{font-weight:700;font-size:1.05rem;width:1.2rem;display:inline-block}
         .game.ready .mark{color:var(--ok)}.game.not-ready .mark{color:var(--bad)}.game.skipped .mark{color:var(--muted)}
         .game .root{font-size:.8rem;color:var(--muted);overflow-wrap:anywhere}
         .game .facts{font-size:.88rem;margin:.25rem 0}
@@ -107,7 +107,7 @@ struct DevOfflineTemplates: Sendable {
         th{background:var(--soft);font-weight:600}
         tr:last-child td{border-bottom:0}
         td.url{white-space:normal;overflow-wrap:anywhere;min-width:14rem;max-width:38rem}
-        td.reason{white-space:normal;min-width:10rem;max-width:26rem}
+        td.reason{white-space:normal;overflow-wrap:anywhere;min-width:12rem;max-width:30rem}
         .num{text-align:right;font-variant-numeric:tabular-nums}
         form.search{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:.5rem 0 .8rem}
         form.search label{display:flex;flex-direction:column;font-size:.8rem;color:var(--muted);gap:.15rem}
@@ -126,7 +126,7 @@ struct DevOfflineTemplates: Sendable {
         <a class="brand" href="/dev/offline">Larder <span>/dev/offline</span></a>
         <div class="state">
         {{#offline}}<span class="pill offline">Offline mode</span><span class="why">never contacts the network</span>{{/offline}}
-        {{^offline}}<span class="pill online">Online</span>{{#hostsDown}}<span class="why">{{hostsDown}}</span>{{/hostsDown}}{{/offline}}
+        {{^offline}}<span class="pill online">Online</span>{{#hostsDown}}<span class="why" title="Larder answers them from the cache at once instead of waiting on the network">{{hostsDown}}</span>{{/hostsDown}}{{/offline}}
         <form class="inline" method="post" action="/dev/offline/actions/offline">
         <input type="hidden" name="offline" value="{{toggleValue}}"><input type="hidden" name="return" value="{{returnPath}}">
         <button type="submit">{{toggleLabel}}</button>
@@ -170,7 +170,7 @@ struct DevOfflineTemplates: Sendable {
         <body>
         {{> top}}
         <h1>Offline readiness</h1>
-        <p class="summary">{{readySummary}}</p>
+        {{#readySummary}}<p class="summary">{{readySummary}}</p>{{/readySummary}}
 
         <h2 id="games">Games <small>{{gamesNote}}</small></h2>
         {{^gameCards}}<p class="notice">No game is precached yet. Run <code>larder precache games.txt</code>, or POST the URLs to <code>/dev/offline/precache</code>.</p>{{/gameCards}}

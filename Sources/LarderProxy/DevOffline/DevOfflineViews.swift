@@ -28,7 +28,7 @@ struct DevOfflineViews {
     func frame(_ frame: Frame) -> [String: Any] {
         var hostsDown: Any = false
         if frame.hostsBackingOff > 0 {
-            hostsDown = frame.hostsBackingOff == 1 ? "1 host unreachable, answering it from the cache" : "\(frame.hostsBackingOff) hosts unreachable, answering them from the cache"
+            hostsDown = frame.hostsBackingOff == 1 ? "1 host unreachable" : "\(frame.hostsBackingOff) hosts unreachable"
         }
         return [
             "title": frame.title,
@@ -49,7 +49,7 @@ struct DevOfflineViews {
         var values = self.frame(frame)
         let (ready, wanted) = report.readyCounts
         let skipped = report.games.count - wanted
-        values["readySummary"] = Self.readySummary(report.games)
+        values["readySummary"] = report.games.isEmpty ? false : Self.readySummary(report.games)
         var gamesNote = "\(ready) of \(wanted) ready offline"
         if skipped > 0 { gamesNote += " · \(skipped) skipped" }
         values["gamesNote"] = report.games.isEmpty ? "" : gamesNote
@@ -140,7 +140,9 @@ struct DevOfflineViews {
         card["cardClass"] = game.ready ? "ready" : (game.state == .skipped ? "skipped" : "not-ready")
         card["mark"] = game.ready ? "✓" : (game.state == .skipped ? "–" : "✗")
         card["facts"] = Self.facts(game)
-        card["lastError"] = Self.optional(game.lastError)
+        // A last error that names one of the missing files listed below would say it twice.
+        let repeatsMissing = game.missing.contains { game.lastError?.hasPrefix($0.url) == true }
+        card["lastError"] = repeatsMissing ? false : Self.optional(game.lastError)
         card["hasMissing"] = !game.missing.isEmpty
         card["missingFiles"] = game.missing.map { file -> [String: Any] in
             ["url": file.url, "why": Self.why(file)]
@@ -156,6 +158,8 @@ struct DevOfflineViews {
         switch game.state {
         case .skipped:
             return "skipped by its manifest"
+        case _ where game.filesListed == 0:
+            return game.state == .failed ? "no file list: the manifest could not be used" : "the manifest lists no file"
         case _ where game.ready:
             return "\(HumanFormat.count(game.filesListed)) file\(game.filesListed == 1 ? "" : "s") · \(size)"
         default:
@@ -258,6 +262,7 @@ struct DevOfflineViews {
         var values = self.frame(frame)
         values.merge(self.gameCard(detail.game)) { _, card in card }
         let game = detail.game
+        values["lastError"] = Self.optional(game.lastError)
         values["verdict"] = Self.verdict(game)
         values["filesNote"] = "\(HumanFormat.count(detail.files.count)) listed"
         values["hasFileRows"] = !detail.files.isEmpty

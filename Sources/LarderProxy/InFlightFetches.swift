@@ -1,0 +1,108 @@
+import LarderStore
+import NIOConcurrencyHelpers
+
+/// Upstream fetches in flight, by cache key, so that concurrent misses for one key make one
+/// upstream request: the first request leads (fetches and stores), the others follow (wait for
+/// the leader's commit, then answer from the store).
+final class InFlightFetches: Sendable {
+    /// A request's part in a fetch.
+    enum Role {
+        /// Fetch, and call ``InFlightFetches/finish(_:flight:stored:)`` when done, whatever happens.
+        case leader(Flight)
+        /// Wait for the leader with ``Flight/wait(timeout:)``.
+        case follower(Flight)
+    }
+
+    private let flights = NIOLockedValueBox<[CacheKey: Flight]>([:])
+
+    /// Leads the fetch for `key` when none is in flight, else follows the one that is.
+    func join(_ key: CacheKey) -> Role {
+        self.flights.withLockedValue { flights in
+            if let flight = flights[key] {
+                return .follower(flight)
+            }
+            let flight = Flight()
+            flights[key] = flight
+            return .leader(flight)
+        }
+    }
+
+    /// Ends the leader's fetch: later misses start a new one, and followers wake up.
+    /// - Parameter stored: whether the leader committed an entry for the key.
+    func finish(_ key: CacheKey, flight: Flight, stored: Bool) {
+        self.flights.withLockedValue { flights in
+            if flights[key] === flight {
+                flights[key] = nil
+            }
+        }
+        flight.complete(stored: stored)
+    }
+
+    /// How many fetches are in flight (for tests).
+    var count: Int {
+        self.flights.withLockedValue { $0.count }
+    }
+}
+
+/// One leader's fetch, which followers wait on.
+final class Flight: Sendable {
+    private struct State {
+        var stored: Bool?
+        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Whether the leader stored an entry; false when it did not, or when `timeout` passes or the
+    /// task is cancelled first (the follower then fetches for itself, so it never hangs).
+    func wait(timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.outcome() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Wakes every follower with the leader's result; only the first call counts.
+    func complete(stored: Bool) {
+        let waiters = self.state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
+            guard state.stored == nil else { return [] }
+            state.stored = stored
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters {
+            waiter.resume(returning: stored)
+        }
+    }
+
+    /// The leader's result; false at once when the task is cancelled.
+    private func outcome() async -> Bool {
+        let id = self.state.withLockedValue { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let immediate = self.state.withLockedValue { state -> Bool? in
+                    if let stored = state.stored { return stored }
+                    if Task.isCancelled { return false }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let immediate {
+                    continuation.resume(returning: immediate)
+                }
+            }
+        } onCancel: {
+            let waiter = self.state.withLockedValue { $0.waiters.removeValue(forKey: id) }
+            waiter?.resume(returning: false)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// Range requests answered from cached full bodies, so that audio and video play offline.
+@Suite("End to end: range requests", .serialized)
+struct RangeTests {
+    private static let length: Int64 = 10_000
+    private static let lastModified = "Tue, 15 Nov 2022 08:12:31 GMT"
+
+    @Test("with the origin stopped, first, middle, suffix and open ranges are 206 slices of the cached body; past the end is 416")
+    func rangesFromCache() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute(
+                "/media.bin",
+                TestResponse(headers: [("Content-Type", "application/octet-stream"), ("ETag", "\"v1\""), ("Last-Modified", Self.lastModified)], body: .generated(length: Self.length))
+            )
+            let full = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL)
+            #expect(full.header("cache-status")?.contains("stored") == true)
+            try await origin.stop()
+
+            let cases: [(String, Range<Int64>)] = [("0-99", 0..<100), ("1000-1999", 1000..<2000), ("-500", 9500..<10000), ("9000-", 9000..<10000), ("9990-20000", 9990..<10000)]
+            for (range, expected) in cases {
+                let answer = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", range])
+                #expect(answer.status == 206, "range \(range)")
+                #expect(answer.header("content-range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(Self.length)", "range \(range)")
+                #expect(answer.header("content-length") == String(expected.count), "range \(range)")
+                #expect(answer.header("cache-status")?.hasPrefix("larder; hit") == true)
+                #expect(Bytes(answer.body) == Bytes(GeneratedBody.bytes(expected)), "range \(range)")
+            }
+
+            let unsatisfiable = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", "10000-"])
+            #expect(unsatisfiable.status == 416)
+            #expect(unsatisfiable.header("content-range") == "bytes */10000")
+            #expect(unsatisfiable.body.isEmpty)
+
+            let multiple = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", "0-9,20-29"])
+            #expect(multiple.status == 200, "several ranges are answered with the whole body")
+            #expect(Bytes(multiple.body) == Bytes(GeneratedBody.bytes(0..<Self.length)))
+
+            let invalid = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-H", "Range: bytes=x-y"])
+            #expect(invalid.status == 200, "an invalid Range is ignored")
+            #expect(invalid.header("accept-ranges") == "bytes")
+            #expect(invalid.body.count == Int(Self.length))
+        }
+    }
+
+    @Test("If-Range: a matching entity tag or date gives the range; a mismatch gives the whole body")
+    func ifRange() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/media.bin", TestResponse(headers: [("ETag", "\"v1\""), ("Last-Modified", Self.lastModified)], body: .generated(length: Self.length)))
+            _ = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL)
+            try await origin.stop()
+
+            for validator in ["\"v1\"", Self.lastModified] {
+                let match = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", "10-19", "-H", "If-Range: \(validator)"])
+                #expect(match.status == 206, "If-Range \(validator)")
+                #expect(Bytes(match.body) == Bytes(GeneratedBody.bytes(10..<20)))
+            }
+            for validator in ["\"v2\"", "W/\"v1\"", "Wed, 16 Nov 2022 08:12:31 GMT"] {
+                let mismatch = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", "10-19", "-H", "If-Range: \(validator)"])
+                #expect(mismatch.status == 200, "If-Range \(validator)")
+                #expect(mismatch.header("content-range") == nil)
+                #expect(Bytes(mismatch.body) == Bytes(GeneratedBody.bytes(0..<Self.length)))
+            }
+        }
+    }
+
+    @Test("a range request that misses fetches the whole body upstream, stores it, and answers the range")
+    func rangeMiss() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/song.ogg", TestResponse(headers: [("Content-Type", "audio/ogg")], body: .generated(length: 300_000)))
+            let answer = try await Curl.run(origin.url("/song.ogg"), proxy: larder.proxyURL, arguments: ["-r", "200000-200999"])
+            #expect(answer.status == 206)
+            #expect(answer.header("content-range") == "bytes 200000-200999/300000")
+            #expect(answer.header("cache-status")?.contains("stored") == true)
+            #expect(Bytes(answer.body) == Bytes(GeneratedBody.bytes(200_000..<201_000)))
+            let upstream = try #require(origin.requests("/song.ogg").first)
+            #expect(upstream.header("range") == nil, "the full body is fetched so that it can be stored")
+
+            let unsatisfiable = try await Curl.run(origin.url("/never.ogg"), proxy: larder.proxyURL, arguments: ["-r", "0-"])
+            #expect(unsatisfiable.status == 404, "a 404 is not a body to take a range of")
+
+            try await origin.stop()
+            let whole = try await Curl.run(origin.url("/song.ogg"), proxy: larder.proxyURL)
+            #expect(whole.status == 200)
+            #expect(whole.header("cache-status")?.hasPrefix("larder; hit") == true)
+            #expect(Bytes(whole.body) == Bytes(GeneratedBody.bytes(0..<300_000)))
+        }
+    }
+
+    @Test("a precached demo sound seeks offline: curl -r 1000-1999 gets exactly those bytes")
+    func demoAudioSeeks() async throws {
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(DemoSite.root)
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let list = try DemoSite.gamesList(for: origin.baseURL, in: directory)
+        #expect(try await LarderCLI.run(["precache", list, "--cache-dir", cache]).exitCode == 0)
+        try await origin.stop()
+
+        let assets = DemoSite.root + "/games/flipart/assets"
+        let sound = try #require(try FileManager.default.contentsOfDirectory(atPath: assets).first { $0.hasPrefix("click-") && $0.hasSuffix(".wav") })
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: assets + "/" + sound)))
+        try #require(bytes.count >= 2000)
+
+        let larder = try await LarderProcess(cacheDirectory: cache)
+        let answer = try await Curl.run(origin.url("/games/flipart/assets/" + sound), proxy: larder.proxyURL, arguments: ["-r", "1000-1999"])
+        #expect(answer.status == 206)
+        #expect(answer.header("content-range") == "bytes 1000-1999/\(bytes.count)")
+        #expect(answer.header("cache-status")?.contains("detail=precached") == true)
+        #expect(Bytes(answer.body) == Bytes(bytes[1000..<2000]))
+        await larder.stop()
+    }
+}

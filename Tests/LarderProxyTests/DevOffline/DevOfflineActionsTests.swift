@@ -1,0 +1,120 @@
+import Foundation
+import LarderStore
+import NIOHTTP1
+import Testing
+
+@testable import LarderProxy
+
+@Suite("/dev/offline: controls")
+struct DevOfflineActionsTests {
+    let own = ["Origin": DevOfflineFixture.ownOrigin]
+
+    @Test("a control from another origin, or with neither Origin nor Referer, is refused with 403 and changes nothing")
+    func foreignRefused() async throws {
+        let fixture = try DevOfflineFixture()
+        let key = try await fixture.storeEntry("http://site.example/keep.css")
+        for headers in [["Origin": "https://evil.example"], ["Origin": "null"], ["Referer": "http://evil.example/"], [:]] {
+            let response = await fixture.post("/dev/offline/actions/purge-entry", form: [("key", key.rawValue)], headers: headers)
+            #expect(response.status == .forbidden, "\(headers)")
+            #expect(response.body.contains("Refused: not from Larder"))
+            let offline = await fixture.post("/dev/offline/actions/offline", form: [("offline", "on")], headers: headers)
+            #expect(offline.status == .forbidden)
+        }
+        #expect(try await fixture.store.entry(for: key) != nil)
+        #expect(fixture.offline.isOffline == false)
+    }
+
+    @Test("purge-entry from the page: 303 back with a flash; the entry is gone and its game is no longer ready")
+    func purgeEntry() async throws {
+        let fixture = try DevOfflineFixture()
+        try await fixture.storeGame(slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js", "http://games.example/flip/b.js"])
+        let key = try CacheKey(url: "http://games.example/flip/a.js")
+        let response = await fixture.post(
+            "/dev/offline/actions/purge-entry",
+            form: [("key", key.rawValue), ("return", "/dev/offline/entries?q=flip&page=1")],
+            headers: self.own
+        )
+        #expect(response.status == .seeOther)
+        let location = try #require(response.headers.first(name: "location"))
+        #expect(location.hasPrefix("/dev/offline/entries?q=flip&page=1&flash="))
+        let flash = FormFields(String(location.split(separator: "?")[1]))["flash"]
+        #expect(flash == "Purged http://games.example/flip/a.js. No longer ready offline: flip.")
+        #expect(try await fixture.store.entry(for: key) == nil)
+        let game = try #require(try await fixture.store.game(slug: "flip"))
+        #expect(game.state == .partial)
+        #expect(game.filesCached == 1)
+        let files = try await fixture.store.gameFiles(slug: "flip")
+        #expect(files.first?.state == .failed)
+        #expect(files.first?.reason == Store.purgedReason)
+
+        let page = await fixture.get(location)
+        #expect(page.body.contains("<p class=\"flash\" role=\"status\">Purged http://games.example/flip/a.js."))
+        #expect(await fixture.get("/dev/offline").body.contains("Not ready: Flip (1 of 2)."))
+
+        let again = await fixture.post("/dev/offline/actions/purge-entry", form: [("key", key.rawValue)], headers: self.own)
+        #expect(again.headers.first(name: "location")?.contains("was%20not%20cached") == true)
+    }
+
+    @Test("purge-game, clear-runtime and the offline switch do what they say")
+    func otherControls() async throws {
+        let fixture = try DevOfflineFixture()
+        try await fixture.storeGame(slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js"])
+        try await fixture.storeEntry("http://site.example/runtime-1.css")
+        try await fixture.storeEntry("http://site.example/runtime-2.css")
+
+        let purge = await fixture.post("/dev/offline/actions/purge-game", form: [("game", "flip")], headers: ["Referer": "http://localhost:8080/dev/offline"])
+        #expect(purge.status == .seeOther)
+        #expect(try await fixture.store.game(slug: "flip")?.state == .failed)
+        let report = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
+        #expect((report["games"] as? [[String: Any]])?.first?["ready"] as? Bool == false)
+
+        let clear = await fixture.post("/dev/offline/actions/clear-runtime", form: [], headers: self.own)
+        #expect(clear.status == .seeOther)
+        #expect(FormFields(String(clear.headers.first(name: "location")?.split(separator: "?")[1] ?? ""))["flash"] == "Removed 2 runtime entries; precached entries stay.")
+        #expect(try await fixture.store.totals().entries == 0)
+
+        let on = await fixture.post("/dev/offline/actions/offline", form: [("offline", "on")], headers: self.own)
+        #expect(on.status == .seeOther)
+        #expect(fixture.offline.isOffline)
+        #expect(await fixture.get("/dev/offline").body.contains("<span class=\"pill offline\">Offline mode</span>"))
+        _ = await fixture.post("/dev/offline/actions/offline", form: [("offline", "off")], headers: self.own)
+        #expect(fixture.offline.isOffline == false)
+    }
+
+    @Test("precache-game queues a job for the game's manifest and shows it on the game's page")
+    func precacheGame() async throws {
+        let fixture = try DevOfflineFixture()
+        try await fixture.storeGame(slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js"])
+        let response = await fixture.post("/dev/offline/actions/precache-game", form: [("game", "flip")], headers: self.own)
+        #expect(response.status == .seeOther)
+        let location = try #require(response.headers.first(name: "location"))
+        #expect(location.hasPrefix("/dev/offline/games/flip?job="))
+        let job = try #require(FormFields(String(location.split(separator: "?")[1]))["job"])
+        #expect(fixture.jobs.status(job)?.state == "queued")
+        let page = await fixture.get(location)
+        #expect(page.body.contains("Precache job <span class=\"mono\">\(job)</span>: queued."))
+        #expect(page.body.contains("href=\"/dev/offline/precache/\(job)\""))
+    }
+
+    @Test("the return path is kept to /dev/offline pages: no other site, no scheme-relative URL")
+    func returnPath() {
+        #expect(DevOfflineActions.returnPath("/dev/offline/entries?q=x") == "/dev/offline/entries?q=x")
+        #expect(DevOfflineActions.returnPath("/dev/offline") == "/dev/offline")
+        for hostile in ["//evil.example/dev/offline", "https://evil.example/", "/dev/offlinex", "/dev/offline/..//evil", "/dev/offline/\r\nSet-Cookie: a", "/other", nil] {
+            #expect(DevOfflineActions.returnPath(hostile) == "/dev/offline", "\(hostile ?? "nil")")
+        }
+        let redirect = DevOfflineActions.redirect("/dev/offline?flash=old&x=1", flash: "new <b>")
+        #expect(redirect.headers.first(name: "location") == "/dev/offline?x=1&flash=new%20%3Cb%3E")
+    }
+
+    @Test("a control that is not a form, or names nothing, gets a clear 4xx")
+    func badForms() async throws {
+        let fixture = try DevOfflineFixture()
+        let json = await fixture.send(.POST, "/dev/offline/actions/clear-runtime", headers: ["Origin": DevOfflineFixture.ownOrigin, "Content-Type": "application/json"], body: "{}")
+        #expect(json.status == .unsupportedMediaType)
+        let nothing = await fixture.post("/dev/offline/actions/purge-entry", form: [], headers: self.own)
+        #expect(nothing.status == .badRequest)
+        let unknown = await fixture.post("/dev/offline/actions/format-disk", form: [], headers: self.own)
+        #expect(unknown.status == .notFound)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import LarderPrecache
+import LarderStore
+import LarderUpstream
+import NIOCore
+import NIOHTTP1
+
+@testable import LarderProxy
+
+/// A /dev/offline over a real store in a temporary directory, answering requests without a socket.
+final class DevOfflineFixture: Sendable {
+    let directory: String
+    let store: Store
+    let statistics = ProxyStatistics()
+    let health = UpstreamHealthRegistry()
+    let offline = OfflineSwitch(false)
+    let jobs: PrecacheJobs
+    let pages: DevOfflinePages
+    /// The proxy's own origin in these tests.
+    static let ownOrigin = "http://127.0.0.1:8080"
+
+    init(maxSize: Int64? = nil) throws {
+        self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("devoffline-\(UUID().uuidString)").path
+        self.store = try Store(directory: self.directory)
+        self.jobs = PrecacheJobs(runner: PrecacheRunner(store: self.store, upstream: UnreachableUpstream(), options: .init()))
+        self.pages = DevOfflinePages(
+            store: self.store,
+            statistics: self.statistics,
+            health: self.health,
+            offline: self.offline,
+            jobs: self.jobs,
+            metrics: ProxyMetrics(),
+            maxSize: maxSize,
+            queryFilter: .default,
+            originCheck: SameOriginCheck(ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"]),
+            templates: try DevOfflineTemplates()
+        )
+    }
+
+    deinit {
+        try? self.store.close()
+        try? FileManager.default.removeItem(atPath: self.directory)
+    }
+
+    /// Stores a runtime entry for `url` with a body of `size` bytes.
+    @discardableResult
+    func storeEntry(_ url: String, size: Int = 10, contentType: String = "text/plain", kind: EntryKind = .runtime) async throws -> CacheKey {
+        let key = try CacheKey(url: url)
+        let writer = try self.store.makeBodyWriter()
+        try writer.write(contentsOf: Array(url.utf8.prefix(size)) + [UInt8](repeating: 0x2E, count: max(0, size - url.utf8.count)))
+        let head = StoredResponseHead(
+            url: url,
+            status: 200,
+            headers: [HeaderField(name: "Content-Type", value: contentType)],
+            requestTime: Date(),
+            responseTime: Date()
+        )
+        _ = try await writer.commit(key: key, head: head, kind: kind, expectedLength: nil)
+        return key
+    }
+
+    /// Records a game whose files are `cached` (stored and pinned) and `failed` (with reasons).
+    func storeGame(slug: String, displayName: String?, cached: [String], failed: [(String, String)] = []) async throws {
+        var files: [GameFileRecord] = []
+        var bytes: Int64 = 0
+        for url in cached {
+            let key = try await self.storeEntry(url, size: 100, kind: .precached)
+            files.append(GameFileRecord(key: key, url: url, state: .cached))
+            bytes += 100
+        }
+        for (url, reason) in failed {
+            files.append(GameFileRecord(key: try CacheKey(url: url), url: url, state: .failed, reason: reason))
+        }
+        let state: GameState = failed.isEmpty ? .ready : (cached.isEmpty ? .failed : .partial)
+        let record = GameRecord(
+            slug: slug,
+            root: "http://games.example/\(slug)",
+            manifestURL: "http://games.example/\(slug)/offline.meta.json",
+            displayName: displayName,
+            state: state,
+            filesListed: files.count,
+            filesCached: cached.count,
+            bytes: bytes,
+            lastRun: Date(),
+            lastError: nil,
+            manifestRevision: nil,
+            listOrder: 0
+        )
+        _ = try await self.store.saveGame(record, files: files)
+    }
+
+    /// `GET target` (origin-form), as OwnPages hands it over.
+    func get(_ target: String) async -> DevOfflinePages.Response {
+        await self.send(.GET, target, headers: [:], body: "")
+    }
+
+    /// `POST target` with a form body and the given headers.
+    func post(_ target: String, form: [(String, String)], headers: [String: String]) async -> DevOfflinePages.Response {
+        var headers = headers
+        headers["Content-Type"] = headers["Content-Type"] ?? "application/x-www-form-urlencoded"
+        return await self.send(.POST, target, headers: headers, body: FormFields.encode(form))
+    }
+
+    func send(_ method: HTTPMethod, _ target: String, headers: [String: String], body: String) async -> DevOfflinePages.Response {
+        var fields = HTTPHeaders()
+        fields.add(name: "Host", value: "127.0.0.1:8080")
+        for (name, value) in headers {
+            fields.add(name: name, value: value)
+        }
+        let head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: fields)
+        let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
+        return await self.pages.respond(path: path, query: OwnPages.query(of: target), request: head, body: ByteBuffer(string: body))
+    }
+
+    /// The JSON body of `response`.
+    static func json(_ response: DevOfflinePages.Response) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any] ?? [:]
+    }
+}
+
+/// An upstream where every host is down.
+struct UnreachableUpstream: Upstream {
+    func execute(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+        throw UpstreamError(kind: .connectionRefused, message: "test: unreachable", url: request.url)
+    }
+}
+
+extension String {
+    /// How many times `needle` occurs.
+    func occurrences(of needle: String) -> Int {
+        self.components(separatedBy: needle).count - 1
+    }
+}

@@ -1,0 +1,52 @@
+import NIOHTTP1
+import Testing
+
+@testable import LarderProxy
+
+@Suite("/dev/offline: same-origin check for controls")
+struct SameOriginCheckTests {
+    let check = SameOriginCheck(ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"])
+
+    private func request(_ headers: [(String, String)], uri: String = "/dev/offline/actions/offline", host: String = "127.0.0.1:8080") -> HTTPRequestHead {
+        var fields = HTTPHeaders()
+        fields.add(name: "Host", value: host)
+        for (name, value) in headers { fields.add(name: name, value: value) }
+        return HTTPRequestHead(version: .http1_1, method: .POST, uri: uri, headers: fields)
+    }
+
+    @Test("the proxy's own origins are accepted, however the loopback is spelled")
+    func ownOrigins() {
+        #expect(self.check.refusal(for: self.request([("Origin", "http://127.0.0.1:8080")])) == nil)
+        #expect(self.check.refusal(for: self.request([("Origin", "http://LOCALHOST:8080")])) == nil)
+        #expect(self.check.refusal(for: self.request([("Origin", "http://[::1]:8080")])) == nil)
+        #expect(self.check.refusal(for: self.request([("Origin", "http://127.0.0.1:8080"), ("Sec-Fetch-Site", "same-origin")])) == nil)
+    }
+
+    @Test("the address the request was sent to counts as own (a LAN address with --allow)")
+    func addressedAuthority() {
+        let lan = self.request([("Origin", "http://192.168.1.5:8080")], host: "192.168.1.5:8080")
+        #expect(self.check.refusal(for: lan) == nil)
+        let absolute = self.request([("Origin", "http://192.168.1.5:8080")], uri: "http://192.168.1.5:8080/dev/offline/actions/offline", host: "ignored")
+        #expect(self.check.refusal(for: absolute) == nil)
+    }
+
+    @Test("other origins, other ports, https, null and cross-site fetches are refused")
+    func foreign() {
+        for origin in ["https://evil.example", "http://127.0.0.1:3000", "https://127.0.0.1:8080", "null", "http://evil.example:8080"] {
+            #expect(self.check.refusal(for: self.request([("Origin", origin)])) != nil, "\(origin)")
+        }
+        let crossSite = self.request([("Origin", "http://127.0.0.1:8080"), ("Sec-Fetch-Site", "cross-site")])
+        #expect(self.check.refusal(for: crossSite)?.contains("cross-site") == true)
+        let sameSite = self.request([("Origin", "http://127.0.0.1:8080"), ("Sec-Fetch-Site", "same-site")])
+        #expect(self.check.refusal(for: sameSite) != nil)
+    }
+
+    @Test("without Origin, the Referer decides; with neither the request is refused and told what to do")
+    func refererAndNeither() {
+        #expect(self.check.refusal(for: self.request([("Referer", "http://127.0.0.1:8080/dev/offline/entries?q=x")])) == nil)
+        #expect(self.check.refusal(for: self.request([("Referer", "https://evil.example/page")])) != nil)
+        let neither = self.check.refusal(for: self.request([]))
+        #expect(neither?.contains("larder purge") == true)
+        #expect(neither?.contains("Origin: http://127.0.0.1:8080") == true)
+    }
+}

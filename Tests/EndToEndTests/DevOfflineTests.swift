@@ -53,7 +53,7 @@ struct DevOfflineTests {
         origin.setRoute("/api/one.json", .text("{}", contentType: "application/json", headers: [("Cache-Control", "max-age=600")]))
         origin.setRoute("/api/two.txt", .text("revalidate me", headers: [("Cache-Control", "no-cache")]))
 
-        let larder = try await LarderProcess(cacheDirectory: cache)
+        let larder = try await LarderProcess(serve: ["--max-size", "4MiB"], cacheDirectory: cache)
         do {
             let proxy = larder.proxyURL
             // miss, miss, hit (precached: no network), stale (origin gone), hit (offline), error (offline miss).
@@ -88,7 +88,9 @@ struct DevOfflineTests {
             #expect(store["precachedEntries"] as? Int == precached, "\(store)")
             #expect(store["runtimeEntries"] as? Int == 2)
             #expect(store["entries"] as? Int == precached + 2)
-            #expect(store["maxSize"] is NSNull)
+            #expect(store["maxSize"] as? Int == 4 << 20)
+            let bytes = try #require(store["bytes"] as? Int)
+            #expect((store["budgetUsed"] as? Double).map { abs($0 - Double(bytes) / Double(4 << 20)) < 1e-9 } == true)
 
             let games = report["games"] as? [[String: Any]] ?? []
             let readiness = Dictionary(uniqueKeysWithValues: games.map { ($0["slug"] as? String ?? "", $0["readiness"] as? String ?? "") })

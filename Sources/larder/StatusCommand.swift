@@ -36,7 +36,8 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let directory = self.cacheDirectory.resolved()
         var report: OfflineReport
-        if FileManager.default.fileExists(atPath: directory + "/index.sqlite") {
+        let cacheExists = FileManager.default.fileExists(atPath: directory + "/index.sqlite")
+        if cacheExists {
             let store: Store
             do {
                 store = try Store(directory: directory, logger: Self.quietLogger)
@@ -73,7 +74,8 @@ struct StatusCommand: AsyncParsableCommand {
             let data = try encoder.encode(report)
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print(StatusText(report: report, proxyURL: self.proxy == "none" ? nil : self.proxy, live: live).text, terminator: "")
+            let text = StatusText(report: report, cacheExists: cacheExists, proxyURL: self.proxy == "none" ? nil : self.proxy, live: live)
+            print(text.text, terminator: "")
         }
     }
 
@@ -112,6 +114,8 @@ struct StatusCommand: AsyncParsableCommand {
 /// The text `larder status` prints.
 struct StatusText {
     let report: OfflineReport
+    /// Whether the cache directory has an index (false: nothing was ever stored there).
+    let cacheExists: Bool
     /// The proxy that was asked, if any.
     let proxyURL: String?
     /// What it answered.
@@ -120,7 +124,7 @@ struct StatusText {
     var text: String {
         var lines: [String] = []
         let store = self.report.store
-        lines.append("Cache \(self.report.cacheDirectory)")
+        lines.append("Cache \(self.report.cacheDirectory)" + (self.cacheExists ? "" : " (none yet: nothing was precached or stored there)"))
         lines.append("  Entries  \(HumanFormat.count(store.entries)), \(HumanFormat.bytes(store.bytes)) (\(HumanFormat.count(store.precachedEntries)) precached, \(HumanFormat.count(store.runtimeEntries)) runtime)")
         if let maxSize = store.maxSize {
             lines.append("  Budget   \(HumanFormat.bytes(store.bytes)) of \(HumanFormat.bytes(maxSize)) (\(HumanFormat.percent(store.bytes, of: maxSize) ?? "0%"))")
@@ -157,11 +161,11 @@ struct StatusText {
             }
         }
         if !self.report.pages.isEmpty {
-            let cached = self.report.pages.filter { $0.state == .cached }.count
+            let cached = self.report.pages.filter(\.isCached).count
             lines.append("Pages: \(cached) of \(self.report.pages.count) cached")
             for page in self.report.pages {
-                let mark = page.state == .cached ? "✓" : "✗"
-                lines.append("  \(mark) \(page.url)" + (page.state == .cached ? "" : "  \(page.state.rawValue)\(page.reason.map { ": \($0)" } ?? "")"))
+                let mark = page.isCached ? "✓" : "✗"
+                lines.append("  \(mark) \(page.url)" + (page.isCached ? "" : "  \(page.state)\(page.reason.map { ": \($0)" } ?? "")"))
             }
         }
         if let proxyURL = self.proxyURL {

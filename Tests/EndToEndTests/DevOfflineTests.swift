@@ -255,6 +255,10 @@ struct DevOfflineTests {
         #expect(cli.exitCode == 1, "one URL was not cached")
         #expect(cli.stdout.contains("Removed \(origin.url("/about.html"))"))
         #expect(cli.stderr.contains("Not cached: \(origin.url("/nothing-here.txt"))"))
+        report = try await Self.json(proxy + "/dev/offline.json")
+        let pages = report["pages"] as? [[String: Any]] ?? []
+        let about = pages.first { ($0["url"] as? String)?.hasSuffix("/about.html") == true }
+        #expect(about?["state"] as? String == "missing", "a purged page is not shown as cached")
         let usage = try await LarderCLI.run(["purge", "--cache-dir", cache, "--runtime", "--all"])
         #expect(usage.exitCode == 2)
         #expect(usage.stderr.contains("only one of"))

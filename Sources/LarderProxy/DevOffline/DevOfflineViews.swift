@@ -55,13 +55,13 @@ struct DevOfflineViews {
         values["gamesNote"] = report.games.isEmpty ? "" : gamesNote
         values["gameCards"] = report.games.map(self.gameCard)
 
-        let pagesCached = report.pages.filter { $0.state == .cached }.count
+        let pagesCached = report.pages.filter(\.isCached).count
         values["hasPages"] = !report.pages.isEmpty
         values["pagesNote"] = "\(pagesCached) of \(report.pages.count) cached"
         values["pageRows"] = report.pages.map { page -> [String: Any] in
             var row = self.times("lastRun", page.lastRun)
             row["url"] = page.url
-            row["state"] = page.state.rawValue
+            row["state"] = page.state
             row["reason"] = page.reason ?? ""
             return row
         }

@@ -55,7 +55,8 @@ public struct OfflineReport: Sendable, Codable {
     }
 
     /// Reads the parts of the report that the store holds: totals, games with their first missing
-    /// files, pages. Costs one read per game record and page record, plus the file list of each game
+    /// files, pages. Costs one read per game record and page record (pages are checked against the
+    /// store), plus the file list of each game
     /// that is partial or failed and lists at most ``missingListLimit`` files: nothing in proportion
     /// to the number of entries.
     public static func read(from store: Store, maxSize: Int64?, now: Date = Date()) async throws -> OfflineReport {
@@ -71,7 +72,11 @@ public struct OfflineReport: Sendable, Codable {
             }
             games.append(GameReport(record, missing: missing))
         }
-        let pages = try await store.pages().map(PageReport.init)
+        // Pages are checked against the store (one lookup per games.txt page line): a purged page
+        // must not show as cached.
+        let pageRecords = try await store.pages()
+        let storedPages = try await store.storedStates(for: pageRecords.filter { $0.state == .cached }.map(\.key))
+        let pages = pageRecords.map { PageReport($0, isStored: storedPages[$0.key] != nil) }
         return OfflineReport(
             generatedAt: now,
             cacheDirectory: store.directory,
@@ -308,19 +313,28 @@ public struct GameFileReport: Sendable, Codable, Hashable {
 public struct PageReport: Sendable, Codable, Hashable {
     /// The page URL.
     public var url: String
-    /// `cached`, `failed`, `excluded` or `refused`.
-    public var state: ListedFileState
+    /// `cached`, `missing` (recorded as cached but no longer in the cache), `failed`, `excluded` or `refused`.
+    public var state: String
     /// Why it is not cached.
     public var reason: String?
     /// When it was last precached.
     public var lastRun: Date
 
-    /// The report of `record`.
-    public init(_ record: PrecachePageRecord) {
+    /// The report of `record`, checked against whether the store still holds it (`isStored`).
+    public init(_ record: PrecachePageRecord, isStored: Bool) {
         self.url = record.url
-        self.state = record.state
+        self.state = record.state.rawValue
         self.reason = record.reason
         self.lastRun = record.lastRun
+        if record.state == .cached && !isStored {
+            self.state = "missing"
+            self.reason = "recorded as cached, but no longer in the cache"
+        }
+    }
+
+    /// Whether the page is cached.
+    public var isCached: Bool {
+        self.state == ListedFileState.cached.rawValue
     }
 }
 

@@ -9,6 +9,8 @@ struct OwnPages: Sendable {
     let precache: PrecacheAPI
     /// /dev/offline, its JSON twins and controls, and /metrics.
     let devOffline: DevOfflinePages
+    /// Larder's CA certificate, served at /ca.pem; nil when HTTPS interception is off.
+    let caCertificatePEM: String?
 
     /// Serves `path`, or a 404 page.
     func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, writer: ResponseWriter) async throws -> Int {
@@ -42,6 +44,16 @@ struct OwnPages: Sendable {
 
                 """
             try await writer.complete(.ok, headers: headers, body: pac, isHead: isHead)
+            return 200
+        case "/ca.pem":
+            guard let pem = self.caCertificatePEM else {
+                let page = StatusPage.refusal(.notFound, reason: "HTTPS interception is off (--no-intercept): there is no CA to trust.")
+                try await writer.page(page, cacheStatus: nil, close: false, isHead: isHead)
+                return 404
+            }
+            headers.add(name: "content-type", value: "application/x-pem-file")
+            headers.add(name: "content-disposition", value: "attachment; filename=\"larder-ca.pem\"")
+            try await writer.complete(.ok, headers: headers, body: pem, isHead: isHead)
             return 200
         default:
             let page = StatusPage.refusal(.notFound, reason: "Larder has no page at \(path).")

@@ -141,7 +141,8 @@ public final class ProxyServer: Service, Sendable {
         let pages = OwnPages(
             proxyAuthority: authority,
             precache: PrecacheAPI(jobs: self.precacheJobs, ownOrigins: ownOrigins),
-            devOffline: devOffline
+            devOffline: devOffline,
+            caCertificatePEM: try self.interception?.certificates.authority.pem()
         )
         let registry = ConnectionRegistry()
 

@@ -44,6 +44,10 @@ struct HTTPSTests {
             #expect(second.exitCode == 0, "\(second.stderr)")
             #expect(second.text == "<p>secret garden</p>")
             #expect(second.header("cache-status")?.contains("hit") == true)
+
+            let served = try await Curl.run(larder.proxyURL + "/ca.pem", proxy: nil)
+            #expect(served.status == 200)
+            #expect(served.text == (try String(contentsOfFile: larderCA, encoding: .utf8)))
         }
     }
 
@@ -143,5 +147,43 @@ struct HTTPSTests {
             let mode = try FileManager.default.attributesOfItem(atPath: cache + "/ca/" + key)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(key) has mode \(String(mode ?? 0, radix: 8))")
         }
+    }
+}
+
+/// A real browser trusting Larder's CA the way a user would (an NSS database, not
+/// `--ignore-certificate-errors`) loads an HTTPS demo page online, then with the origin gone.
+@Suite("End to end: HTTPS in a browser")
+struct HTTPSBrowserTests {
+    @Test(
+        "headless Chromium loads the HTTPS demo page through Larder, then again from the cache with the origin stopped",
+        .enabled(if: Chromium.isInstalled && Chromium.canTrustCertificates, "needs chromium and certutil (scripts/setup installs them)")
+    )
+    func browserOverHTTPS() async throws {
+        let origin = try await TestOrigin.start(tls: true)
+        origin.serveDirectory(DemoSite.root)
+        let originCA = try #require(origin.caCertificatePath)
+        let cache = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let larder = try await LarderProcess(serve: ["--connect-ports", "*", "--upstream-ca", originCA], cacheDirectory: cache)
+        let page = origin.url("/index.html")
+
+        let online = try await Chromium.run(page, proxy: larder.proxyURL, arguments: ["--dump-dom"], trustedCA: caPath)
+        #expect(online.stdout.contains("app.js ran"), "online DOM:\n\(online.stdout.prefix(2000))\n\(online.stderr.suffix(2000))")
+        #expect(origin.requestCount("/index.html") >= 1)
+        #expect(origin.requestCount("/app.js") >= 1)
+        try await origin.stop()
+
+        let offline = try await Chromium.run(
+            page,
+            proxy: larder.proxyURL,
+            arguments: ["--dump-dom"],
+            trustedCA: caPath
+        )
+        #expect(offline.stdout.contains("app.js ran"), "offline DOM:\n\(offline.stdout.prefix(2000))\n\(offline.stderr.suffix(2000))")
+        let screenshot = Chromium.outputDirectory + "/https-demo-offline.png"
+        _ = try await Chromium.run(page, proxy: larder.proxyURL, arguments: ["--screenshot=\(screenshot)", "--window-size=1024,768"], trustedCA: caPath)
+        #expect(FileManager.default.fileExists(atPath: screenshot))
+        await larder.stop()
     }
 }

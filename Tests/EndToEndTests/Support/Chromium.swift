@@ -25,10 +25,21 @@ enum Chromium {
 
     /// Loads `url` in a fresh headless browser (its own profile and HOME, so nothing is cached
     /// between runs) that sends every request, loopback included, through `proxy`.
-    static func run(_ url: String, proxy: String?, arguments: [String], timeout: Duration = .seconds(90)) async throws -> Result {
+    /// With `trustedCA`, that PEM certificate is trusted in the profile's NSS database (as a user
+    /// would with certutil), never `--ignore-certificate-errors`.
+    static func run(
+        _ url: String,
+        proxy: String?,
+        arguments: [String],
+        trustedCA: String? = nil,
+        timeout: Duration = .seconds(90)
+    ) async throws -> Result {
         guard let path = Self.path else { throw E2EError("chromium is not installed") }
         let home = LarderProcess.temporaryDirectory("chromium-home")
         defer { try? FileManager.default.removeItem(atPath: home) }
+        if let trustedCA {
+            try await Self.trust(trustedCA, home: home)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         var args = [
@@ -69,6 +80,34 @@ enum Chromium {
             stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self)
         )
+    }
+
+    /// Whether `certutil` (Debian's libnss3-tools) is installed.
+    static var canTrustCertificates: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/certutil")
+    }
+
+    /// Creates `home/.pki/nssdb` and trusts `caPEM` in it for websites.
+    private static func trust(_ caPEM: String, home: String) async throws {
+        let database = home + "/.pki/nssdb"
+        try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: true)
+        for arguments in [
+            ["-d", "sql:" + database, "-N", "--empty-password"],
+            ["-d", "sql:" + database, "-A", "-t", "C,,", "-n", "larder", "-i", caPEM],
+        ] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/certutil")
+            process.arguments = arguments
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let message = await onThread { errors.fileHandleForReading.readDataToEndOfFile() }
+            await onThread { process.waitUntilExit() }
+            guard process.terminationStatus == 0 else {
+                throw E2EError("certutil \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))")
+            }
+        }
     }
 
     /// `<package>/test-output/`, created if needed (git-ignored): where screenshots go.

@@ -129,6 +129,30 @@ struct HTTPSTests {
         await offline.stop()
     }
 
+    @Test("precache over HTTPS: games.txt and manifests on https:// work, and are served offline through interception")
+    func precacheOverHTTPS() async throws {
+        let origin = try await TestOrigin.start(tls: true)
+        origin.serveDirectory(DemoSite.root)
+        let originCA = try #require(origin.caCertificatePath)
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let list = try DemoSite.gamesList(for: origin.baseURL, in: directory)
+        let run = try await LarderCLI.run(["precache", list, "--cache-dir", cache, "--upstream-ca", originCA])
+        #expect(run.exitCode == 0, "\(run.stdout)\(run.stderr)")
+        try await origin.stop()
+
+        let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let larder = try await LarderProcess(serve: ["--connect-ports", "*", "--offline"], cacheDirectory: cache)
+        let asset = "/games/flipart/assets/index-s5wVp7Ny.js"
+        let response = try await Curl.run(origin.url(asset), proxy: larder.proxyURL, arguments: ["--cacert", caPath])
+        let expected = try Data(contentsOf: URL(fileURLWithPath: DemoSite.root + asset))
+        #expect(response.exitCode == 0, "\(response.stderr)")
+        #expect(Bytes(response.body) == Bytes(expected))
+        #expect(response.header("cache-status")?.hasPrefix("larder; hit") == true)
+        await larder.stop()
+    }
+
     @Test("larder ca export writes PEM and DER; the CA key is private")
     func caExport() async throws {
         let cache = LarderProcess.temporaryDirectory()

@@ -72,7 +72,7 @@ struct CachingTests {
         #expect(miss.status == 504)
         #expect(miss.header("cache-status") == "larder; fwd=uri-miss; detail=offline")
         #expect(miss.text.contains("/never-seen.js?v=&lt;b&gt;"), "the page names the URL, escaped")
-        #expect(elapsed < .seconds(5), "an offline miss must not wait on the network")
+        #expect(elapsed < .seconds(10), "an offline miss must not wait on the network")
         let hit = try await Curl.run(origin.url("/seen.css"), proxy: offline.proxyURL)
         #expect(hit.text == "body{color:red}")
         #expect(hit.header("cache-status")?.hasPrefix("larder; hit") == true)

@@ -245,7 +245,8 @@ struct DevOfflineTests {
         let miss = try await Curl.run(origin.url("/games/wordbox/assets/index-d48Bb7Ox.js"), proxy: proxy)
         #expect(miss.status == 504)
         #expect(miss.header("cache-status")?.contains("detail=offline") == true)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Far below any network timeout, even on a busy machine.
+        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(origin.requests().isEmpty, "offline mode does not contact the origin")
         let overview = try await Curl.run(proxy + "/dev/offline", proxy: nil)
         #expect(overview.text.contains("<span class=\"pill offline\">Offline mode</span>"))

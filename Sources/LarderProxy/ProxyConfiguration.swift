@@ -25,6 +25,13 @@ public struct ProxyConfiguration: Sendable {
     public var backoff = HostHealth.Policy()
     /// The store's size budget, shown on /dev/offline (nil: none set).
     public var maxSize: Int64?
+    /// Per-route strategies from the config file; the first route matching a key applies.
+    public var routes: [CacheRoute] = []
+
+    /// The first route covering `key`, or nil (the defaults of DESIGN.md apply).
+    public func route(for key: CacheKey) -> CacheRoute? {
+        self.routes.first { $0.matches(key) }
+    }
 
     /// The defaults.
     public init() {}

@@ -6,9 +6,10 @@ import NIOCore
 import NIOFileSystem
 import NIOHTTP1
 
-/// Serves absolute-form requests for other hosts: network-first for GET and HEAD, storing
-/// what may be stored as it streams to the client, and answering from the cache when upstream
-/// fails, the host is backing off, or the proxy is offline.
+/// Serves absolute-form requests for other hosts: GET and HEAD through the cache by the strategy in
+/// force (an RFC 9111 private cache by default), storing what may be stored as it streams to the
+/// client, and answering from the cache when upstream fails, the host is backing off, or the proxy
+/// is offline.
 final class ForwardProxy: Sendable {
     let store: Store
     let upstream: any Upstream
@@ -20,6 +21,8 @@ final class ForwardProxy: Sendable {
     let logger: Logger
     /// Upstream fetches of misses in flight, shared by concurrent requests for one key.
     let inFlight = InFlightFetches()
+    /// Keys being refreshed in the background, so one refresh at a time runs per key.
+    let backgroundRefreshes = BackgroundRefreshes()
 
     init(
         store: Store,
@@ -54,45 +57,80 @@ final class ForwardProxy: Sendable {
     /// Serves a GET or HEAD without a request body.
     func serveCacheable(_ head: HTTPRequestHead, url: HTTPURL, writer: ResponseWriter) async throws -> Outcome {
         let key = CacheKey(url: url, filter: self.configuration.queryFilter)
-        let isHead = head.method == .HEAD
         let lookup = await self.lookup(key, request: head)
         let now = Date()
+        let route = self.configuration.route(for: key)
+        let strategy = route?.strategy ?? Self.defaultStrategy(for: url, entry: lookup.entry)
 
         if self.offline.isOffline {
-            if let entry = lookup.entry,
-                let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: "offline", now: now)
-            {
+            return try await self.fallback(lookup, request: head, url: url, writer: writer, detail: "offline", reason: nil, status: .gatewayTimeout, now: now)
+        }
+
+        let context = CacheDecision.Context(
+            strategy: strategy,
+            routeMaxAge: route?.maxAge,
+            networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
+            request: RequestCacheDirectives(cacheControl: head.headers["cache-control"], pragma: head.headers["pragma"])
+        )
+        let stored = lookup.entry.map { CacheDecision.Stored(freshness: Self.freshness(of: $0), storedAt: $0.storedAt) }
+        switch CacheDecision.decide(context, stored: stored, now: now) {
+        case .answerFromCache(var detail):
+            if route == nil, lookup.entry?.kind == .precached {
+                detail = "precached"
+            }
+            if let entry = lookup.entry, let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: detail, now: now) {
                 return outcome
             }
-            let status = CacheStatus.forward(lookup.missReason, detail: "offline")
-            try await writer.page(.offlineMiss(url: url.absoluteString), cacheStatus: status, close: false, isHead: isHead)
-            return Outcome(status: 504, cacheStatus: status, reusable: true)
+        case .answerAndRefresh(let detail):
+            if let entry = lookup.entry, let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: detail, now: now) {
+                self.refreshInBackground(key: key, url: url, request: head, entry: entry)
+                return outcome
+            }
+        case .gatewayTimeout(let detail):
+            let cacheStatus = CacheStatus.forward(lookup.missReason, detail: detail)
+            let page = StatusPage(
+                status: .gatewayTimeout,
+                title: "Not cached",
+                paragraphs: ["The request may only be answered from the cache (\(detail)), and Larder has no copy it may use."],
+                url: url.absoluteString
+            )
+            try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)
+            return Outcome(status: 504, cacheStatus: cacheStatus, reusable: true)
+        case .forward(let reason, let timeout):
+            return try await self.forward(head, url: url, key: key, lookup: lookup, writer: writer, strategy: strategy, reason: reason, timeout: timeout)
         }
+        // The stored body could not be opened: fetch as for a miss.
+        return try await self.forward(head, url: url, key: key, lookup: Lookup(entry: nil, missReason: .uriMiss), writer: writer, strategy: strategy, reason: .uriMiss, timeout: nil)
+    }
 
-        // Precached assets are an out-of-band contract: served without asking the network.
-        // Pages and manifests stay network-first so a new deploy is seen.
-        if let entry = lookup.entry, entry.kind == .precached, !Self.isNetworkFirst(url),
-            let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: "precached", now: now)
-        {
-            return outcome
-        }
-
+    /// Sends a cacheable request upstream: the host's back-off first, then coalescing of plain
+    /// misses (a range is answered from the full body either way, but only plain misses wait on
+    /// another request's), then the fetch.
+    private func forward(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        key: CacheKey,
+        lookup: Lookup,
+        writer: ResponseWriter,
+        strategy: CachingStrategy,
+        reason: CacheStatus.ForwardReason,
+        timeout: Duration?
+    ) async throws -> Outcome {
+        let now = Date()
         guard self.health.shouldAttempt(host: url.host, now: now) else {
             let reason = "\(url.host) failed repeatedly and is backing off."
             return try await self.fallback(lookup, request: head, url: url, writer: writer, detail: "upstream-backoff", reason: reason, status: .badGateway, now: now)
         }
-
-        // Concurrent misses for one key share one upstream request (a range is answered from the
-        // full body either way, but only plain misses wait on another request's).
-        guard lookup.entry == nil, !isHead, !head.headers.contains(name: "range") else {
-            return try await self.fetchAndRelay(head, url: url, key: key, lookup: lookup, writer: writer)
+        let fetch = Fetch(request: head, url: url, key: key, lookup: lookup, strategy: strategy, reason: reason, timeout: timeout)
+        guard lookup.entry == nil, head.method != .HEAD, !head.headers.contains(name: "range"), strategy != .networkOnly else {
+            return try await self.fetchAndRelay(fetch, writer: writer)
         }
         switch self.inFlight.join(key) {
         case .leader(let flight):
             var stored = false
             // Followers are woken whatever happens: a failed fetch or a client gone mid-body.
             defer { self.inFlight.finish(key, flight: flight, stored: stored) }
-            let outcome = try await self.fetchAndRelay(head, url: url, key: key, lookup: lookup, writer: writer)
+            let outcome = try await self.fetchAndRelay(fetch, writer: writer)
             stored = outcome.cacheStatus?.stored == true
             return outcome
         case .follower(let flight):
@@ -105,431 +143,270 @@ final class ForwardProxy: Sendable {
                 }
             }
             // The leader stored nothing usable (or took too long): fetch as if alone.
-            return try await self.fetchAndRelay(head, url: url, key: key, lookup: lookup, writer: writer)
+            return try await self.fetchAndRelay(fetch, writer: writer)
+        }
+    }
+
+    /// One cacheable request on its way upstream, with what the cache knows about it.
+    struct Fetch: Sendable {
+        var request: HTTPRequestHead
+        var url: HTTPURL
+        var key: CacheKey
+        var lookup: Lookup
+        var strategy: CachingStrategy
+        var reason: CacheStatus.ForwardReason
+        var timeout: Duration?
+
+        /// The stored response this fetch validates, when there is one the strategy may use.
+        var validating: CachedEntry? {
+            self.strategy == .networkOnly ? nil : self.lookup.entry
         }
     }
 
     /// Fetches a GET or HEAD upstream and relays (and stores) the answer, or falls back to the
     /// cache when upstream fails.
-    private func fetchAndRelay(
-        _ head: HTTPRequestHead,
-        url: HTTPURL,
-        key: CacheKey,
-        lookup: Lookup,
-        writer: ResponseWriter
-    ) async throws -> Outcome {
-        let isHead = head.method == .HEAD
-        // A range is answered from the full body, which is fetched whole so that it can be stored.
-        var forwardedHeaders = Self.upstreamHeaders(head.headers)
-        forwardedHeaders.removeAll { ["range", "if-range"].contains($0.name.lowercased()) }
-        var request = UpstreamRequest(method: isHead ? "HEAD" : "GET", url: url.absoluteString, headers: forwardedHeaders)
-        request.connectTimeout = self.configuration.connectTimeout
-        request.idleTimeout = self.configuration.idleTimeout
+    private func fetchAndRelay(_ fetch: Fetch, writer: ResponseWriter) async throws -> Outcome {
+        let head = fetch.request
+        let url = fetch.url
+        let request = self.upstreamRequest(for: fetch)
         let requestTime = Date()
         let response: UpstreamResponse
         do {
-            // With a usable copy at hand, a slow network must not hold the user up for long.
-            let headTimeout = lookup.entry == nil ? nil : self.configuration.networkTimeout
-            response = try await self.fetch(request, headTimeout: headTimeout)
+            // With a usable copy at hand, a slow network must not hold the user up for long; the
+            // late answer is still stored.
+            let timeout = fetch.validating == nil ? nil : fetch.timeout
+            switch try await self.fetch(request, headTimeout: timeout) {
+            case .response(let answer):
+                response = answer
+            case .timedOut(let pending):
+                self.absorbInBackground(pending, fetch: fetch, requestTime: requestTime)
+                let reason = "no answer within \(timeout ?? .zero)"
+                return try await self.fallback(fetch.lookup, request: head, url: url, writer: writer, detail: "network-timeout", reason: reason, status: .gatewayTimeout, now: Date())
+            }
         } catch let error as UpstreamError {
             if error.isConnectFailure {
                 self.health.recordConnectFailure(host: url.host, description: error.description)
             }
             let status: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
+            let lookup = fetch.strategy == .networkOnly ? Lookup(entry: nil, missReason: fetch.lookup.missReason) : fetch.lookup
             return try await self.fallback(lookup, request: head, url: url, writer: writer, detail: "upstream-unreachable", reason: error.description, status: status, now: Date())
-        } catch is NetworkTimeout {
-            let reason = "no answer within \(self.configuration.networkTimeout)"
-            return try await self.fallback(lookup, request: head, url: url, writer: writer, detail: "network-timeout", reason: reason, status: .gatewayTimeout, now: Date())
         }
         self.health.recordSuccess(host: url.host)
 
         // stale-if-error (RFC 5861 section 4, and DESIGN.md): a 5xx with a usable copy serves the copy.
-        if response.head.status >= 500, let entry = lookup.entry,
+        if response.head.status >= 500, let entry = fetch.validating,
+            CacheDecision.mayAnswerDisconnected(Self.freshness(of: entry), precached: entry.kind == .precached, now: Date()),
             let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: "upstream-\(response.head.status)", now: Date())
         {
             return outcome
         }
 
-        let storability: Storability =
-            isHead
-            ? .notStorable(reason: "head")
-            : Storability.evaluate(
-                method: "GET",
-                status: response.head.status,
-                requestCacheControl: head.headers["cache-control"],
-                responseCacheControl: response.head.headers.filter { $0.name.lowercased() == "cache-control" }.map(\.value),
-                vary: response.head.headers.filter { $0.name.lowercased() == "vary" }.map(\.value)
-            )
+        // A 304 to Larder's own conditional request validates the stored copy (RFC 9111 4.3.4).
+        if response.head.status == 304, let entry = fetch.validating {
+            let refreshed = await self.refresh(entry, with: response, requestTime: requestTime)
+            var cacheStatus = CacheStatus.forward(fetch.reason, status: 304, stored: refreshed != nil)
+            cacheStatus.detail = "revalidated"
+            if let outcome = try await self.serveCached(refreshed ?? entry, request: head, writer: writer, detail: nil, now: Date(), cacheStatus: cacheStatus) {
+                return outcome
+            }
+        }
+
+        let target = self.storeTarget(for: fetch, response: response.head, requestTime: requestTime)
         return try await self.relay(
             response,
             request: head,
             writer: writer,
-            forwardReason: lookup.entry == nil ? lookup.missReason : .request,
-            storeAs: storability == .storable ? (key, url, requestTime) : nil,
-            notStoredReason: { if case .notStorable(let reason) = storability { return reason } else { return nil } }()
+            forwardReason: fetch.reason == .uriMiss ? fetch.lookup.missReason : fetch.reason,
+            storeAs: target.storeAs,
+            notStoredReason: target.notStoredReason
         )
     }
 
-    // MARK: - Everything else
-
-    /// Forwards a request that the cache does not answer (unsafe methods, requests with bodies).
-    func serveUncacheable(
-        _ head: HTTPRequestHead,
-        url: HTTPURL,
-        body: UpstreamRequestBody?,
-        writer: ResponseWriter
-    ) async throws -> Outcome {
-        let isHead = head.method == .HEAD
-        if self.offline.isOffline {
-            let status = CacheStatus.forward(.method, detail: "offline")
-            let page = StatusPage(
-                status: .gatewayTimeout,
-                title: "Offline",
-                paragraphs: ["Larder is in offline mode; \(head.method.rawValue) requests need the network."],
-                url: url.absoluteString
-            )
-            try await writer.page(page, cacheStatus: status, close: false, isHead: isHead)
-            return Outcome(status: 504, cacheStatus: status, reusable: true)
+    /// The upstream request for a fetch: the client's end-to-end headers, without its range (the
+    /// full body is fetched so that it can be stored), and with Larder's own validators when it
+    /// holds a copy.
+    func upstreamRequest(for fetch: Fetch) -> UpstreamRequest {
+        var headers = Self.upstreamHeaders(fetch.request.headers)
+        headers.removeAll { ["range", "if-range"].contains($0.name.lowercased()) }
+        if let entry = fetch.validating {
+            let etag = entry.header("etag")
+            let lastModified = entry.header("last-modified")
+            if etag != nil || lastModified != nil {
+                headers.removeAll { ["if-none-match", "if-modified-since"].contains($0.name.lowercased()) }
+                if let etag { headers.append(("If-None-Match", etag)) }
+                if let lastModified { headers.append(("If-Modified-Since", lastModified)) }
+            }
         }
-        var request = UpstreamRequest(method: head.method.rawValue, url: url.absoluteString, headers: Self.upstreamHeaders(head.headers), body: body)
+        var request = UpstreamRequest(method: fetch.request.method == .HEAD ? "HEAD" : "GET", url: fetch.url.absoluteString, headers: headers)
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
-        let response: UpstreamResponse
-        do {
-            response = try await self.upstream.execute(request)
-        } catch let error as UpstreamError {
-            if error.isConnectFailure {
-                self.health.recordConnectFailure(host: url.host, description: error.description)
-            }
-            let status = CacheStatus.forward(.method, detail: "upstream-unreachable")
-            let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
-            let page = StatusPage.upstreamFailure(url: url.absoluteString, status: code, reason: error.description, cachedButUnusable: "")
-            try await writer.page(page, cacheStatus: status, close: body != nil, isHead: isHead)
-            return Outcome(status: Int(code.code), cacheStatus: status, reusable: body == nil)
-        }
-        self.health.recordSuccess(host: url.host)
-        return try await self.relay(response, request: head, writer: writer, forwardReason: .method, storeAs: nil, notStoredReason: nil)
+        return request
     }
 
-    // MARK: - Relaying an upstream response
+    /// Where (and whether) an upstream answer to a fetch is stored.
+    func storeTarget(for fetch: Fetch, response: UpstreamResponseHead, requestTime: Date) -> (storeAs: StoreTarget?, notStoredReason: String?) {
+        if fetch.request.method == .HEAD {
+            return (nil, "head")
+        }
+        if fetch.strategy == .networkOnly {
+            return (nil, "network-only")
+        }
+        let vary = response.values(forHeader: "vary")
+        let storability = Storability.evaluate(
+            method: "GET",
+            status: response.status,
+            requestCacheControl: fetch.request.headers["cache-control"],
+            responseCacheControl: response.values(forHeader: "cache-control"),
+            vary: vary
+        )
+        guard storability == .storable else {
+            if case .notStorable(let reason) = storability { return (nil, reason) }
+            return (nil, nil)
+        }
+        let values = VaryKey.values(vary, request: fetch.request.headers)
+        let target = StoreTarget(key: VaryKey.storageKey(fetch.key, values: values), url: fetch.url, requestTime: requestTime, varyValues: values)
+        return (target, nil)
+    }
 
-    /// Streams an upstream response to the client, storing it on the way when `storeAs` is set.
-    private func relay(
-        _ response: UpstreamResponse,
-        request: HTTPRequestHead,
-        writer: ResponseWriter,
-        forwardReason: CacheStatus.ForwardReason,
-        storeAs: (key: CacheKey, url: HTTPURL, requestTime: Date)?,
-        notStoredReason: String?
-    ) async throws -> Outcome {
-        let responseTime = Date()
-        let isHead = request.method == .HEAD
-        var upstreamHeaders = HTTPHeaders(response.head.headers.map { ($0.name, $0.value) })
-        upstreamHeaders = HopByHopHeaders.removing(from: upstreamHeaders)
-        let declaredLength = Self.contentLength(upstreamHeaders)
-        let status = HTTPResponseStatus(statusCode: response.head.status, reasonPhrase: response.head.reason)
-        let mayHaveBody = !isHead && status.mayHaveResponseBody
+    /// Where an upstream answer is stored.
+    struct StoreTarget: Sendable {
+        /// The key, or the variant's key for a response that varies.
+        var key: CacheKey
+        var url: HTTPURL
+        var requestTime: Date
+        /// The request's values of the headers the response varies on.
+        var varyValues: [HeaderField]
+    }
 
-        var bodyWriter: BodyWriter?
-        if storeAs != nil {
-            do {
-                bodyWriter = try self.store.makeBodyWriter()
-            } catch {
-                self.logger.warning("cannot store response", metadata: ["url": "\(request.uri)", "error": "\(error)"])
-            }
-        }
-        var cacheStatus = CacheStatus.forward(forwardReason, status: response.head.status, stored: bodyWriter != nil)
-        if let notStoredReason, forwardReason != .method {
-            cacheStatus.detail = "not-stored-\(notStoredReason)"
-        }
-
-        var headers = upstreamHeaders
-        headers.remove(name: "content-length")
-        var closeAfter = !request.isKeepAlive
-        // With a known length, the client's range maps onto the full body before it streams.
-        var slice: Range<Int64>?
-        var status206 = false
-        var rangeUnsatisfiable = false
-        if let declaredLength, mayHaveBody {
-            let resolution = Self.rangeResolution(
-                request,
-                status: response.head.status,
-                length: declaredLength,
-                etag: upstreamHeaders["etag"].first,
-                lastModified: upstreamHeaders["last-modified"].first
-            )
-            switch resolution {
-            case .full:
-                break
-            case .partial(let range):
-                slice = range
-                status206 = true
-            case .unsatisfiable:
-                slice = 0..<0
-                rangeUnsatisfiable = true
-            }
-        }
-        if let declaredLength {
-            if status206, let slice {
-                headers.add(name: "content-range", value: ByteRangeRequest.contentRange(slice, length: declaredLength))
-                headers.add(name: "content-length", value: String(slice.count))
-            } else {
-                headers.add(name: "content-length", value: String(declaredLength))
-            }
-        } else if mayHaveBody {
-            if request.version.major > 1 || (request.version.major == 1 && request.version.minor >= 1) {
-                headers.add(name: "transfer-encoding", value: "chunked")
-            } else {
-                closeAfter = true  // HTTP/1.0 without a length: the body ends when the connection closes
-            }
-        }
-        if rangeUnsatisfiable, let declaredLength {
-            // The client's answer is complete at once; the body is still read to be stored.
-            try await self.writeUnsatisfiable(length: declaredLength, cacheStatus: cacheStatus, request: request, writer: writer)
-        } else {
-            Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: closeAfter)
-            try await writer.head(status206 ? .partialContent : status, headers)
-        }
-
-        var position: Int64 = 0
+    /// Applies a 304 to the stored entry (headers merged, times renewed, body kept); nil when the
+    /// entry changed meanwhile or the index cannot be written.
+    func refresh(_ entry: CachedEntry, with response: UpstreamResponse, requestTime: Date) async -> CachedEntry? {
+        let headers = NotModifiedMerge.merge(stored: entry.headers, notModified: HopByHopHeaders.removing(from: HTTPHeaders(response.head.headers)).map { ($0.name, $0.value) })
         do {
-            for try await chunk in response.body {
-                if let writerToDisk = bodyWriter {
-                    do {
-                        try chunk.withUnsafeReadableBytes { try writerToDisk.write($0) }
-                    } catch {
-                        self.logger.warning("storing response failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
-                        writerToDisk.discard()
-                        bodyWriter = nil
-                    }
-                }
-                let chunkStart = position
-                position += Int64(chunk.readableBytes)
-                guard mayHaveBody else { continue }
-                if let slice {
-                    let lower = max(chunkStart, slice.lowerBound)
-                    let upper = min(position, slice.upperBound)
-                    if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower)) {
-                        try await writer.body(part)
-                    }
-                } else {
-                    try await writer.body(chunk)
-                }
-            }
+            return try await self.store.refreshHead(key: entry.key, bodyHash: entry.bodyHash, headers: headers, requestTime: requestTime, responseTime: Date())
         } catch {
-            // A truncated or failed upstream body: the client must see a broken response (the
-            // connection closes), and nothing of it is stored.
-            bodyWriter?.discard()
-            self.logger.notice("upstream body failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
-            return Outcome(status: response.head.status, cacheStatus: cacheStatus, reusable: false)
+            self.logger.warning("cannot refresh a revalidated entry", metadata: ["key": "\(entry.key)", "error": "\(error)"])
+            return nil
         }
-        if !rangeUnsatisfiable {
-            try await writer.end()
-        }
-
-        if let bodyWriter, let storeAs {
-            let stored = StoredResponseHead(
-                url: storeAs.url.absoluteString,
-                status: response.head.status,
-                headers: upstreamHeaders.map { HeaderField(name: $0.name, value: $0.value) },
-                requestTime: storeAs.requestTime,
-                responseTime: responseTime,
-                varyRequestHeaders: Self.varyValues(upstreamHeaders["vary"], request: request.headers)
-            )
-            do {
-                _ = try await bodyWriter.commit(key: storeAs.key, head: stored, kind: .runtime, expectedLength: declaredLength)
-                self.budget.requestEviction()
-            } catch {
-                self.logger.warning("not stored", metadata: ["url": "\(storeAs.url.absoluteString)", "error": "\(error)"])
-            }
-        }
-        let answered = rangeUnsatisfiable ? 416 : (status206 ? 206 : response.head.status)
-        return Outcome(status: answered, cacheStatus: cacheStatus, reusable: !closeAfter)
     }
 
-    // MARK: - Answering from the cache
+    // MARK: - The cache's side
 
-    private struct Lookup {
+    struct Lookup: Sendable {
+        /// The newest stored response whose varied request headers match the request's.
         var entry: CachedEntry?
         var missReason: CacheStatus.ForwardReason
     }
 
     private func lookup(_ key: CacheKey, request: HTTPRequestHead) async -> Lookup {
-        let entry: CachedEntry?
+        let candidates: [CachedEntry]
         do {
-            entry = try await self.store.entry(for: key)
+            candidates = try await self.store.variants(of: key)
         } catch {
             self.logger.error("cache lookup failed", metadata: ["key": "\(key)", "error": "\(error)"])
             return Lookup(entry: nil, missReason: .uriMiss)
         }
-        guard let entry else { return Lookup(entry: nil, missReason: .uriMiss) }
-        let varyNames = entry.headers.filter { $0.name.lowercased() == "vary" }.map(\.value)
-        guard Self.varyValues(varyNames, request: request.headers) == entry.varyRequestHeaders else {
-            return Lookup(entry: nil, missReason: .varyMiss)
+        guard !candidates.isEmpty else { return Lookup(entry: nil, missReason: .uriMiss) }
+        for entry in candidates
+        where VaryKey.matches(storedVary: entry.headers.filter { $0.hasName("vary") }.map(\.value), storedValues: entry.varyRequestHeaders, request: request.headers) {
+            return Lookup(entry: entry, missReason: .uriMiss)
         }
-        return Lookup(entry: entry, missReason: .uriMiss)
+        return Lookup(entry: nil, missReason: .varyMiss)
     }
 
-    /// Serves the stored copy if it may be served stale, else an error page.
+    /// The strategy for a URL no configured route covers (DESIGN.md, Serving): precached assets
+    /// cache-first, precached pages and manifests network-first, everything else the HTTP cache.
+    static func defaultStrategy(for url: HTTPURL, entry: CachedEntry?) -> CachingStrategy {
+        guard entry?.kind == .precached else { return .http }
+        return Self.isNetworkFirst(url) ? .networkFirst : .cacheFirst
+    }
+
+    /// The stored response's freshness (RFC 9111 section 4.2).
+    static func freshness(of entry: CachedEntry) -> ResponseFreshness {
+        ResponseFreshness(
+            status: entry.status,
+            header: { name in entry.headers.filter { $0.hasName(name) }.map(\.value) },
+            requestTime: entry.requestTime,
+            responseTime: entry.responseTime
+        )
+    }
+
+    /// Answers without upstream (offline, failing or backing off): the stored copy when it may be
+    /// served disconnected, else an error page that says why. `reason` nil means offline mode.
     private func fallback(
         _ lookup: Lookup,
         request: HTTPRequestHead,
         url: HTTPURL,
         writer: ResponseWriter,
         detail: String,
-        reason: String,
+        reason: String?,
         status: HTTPResponseStatus,
         now: Date
     ) async throws -> Outcome {
         var unusable: String?
         var status = status
         if let entry = lookup.entry {
-            if let outcome = try await self.serveCached(entry, request: request, writer: writer, detail: detail, now: now) {
+            let freshness = Self.freshness(of: entry)
+            if CacheDecision.mayAnswerDisconnected(freshness, precached: entry.kind == .precached, now: now),
+                let outcome = try await self.serveCached(entry, request: request, writer: writer, detail: detail, now: now)
+            {
                 return outcome
             }
             // RFC 9111 section 4.2.4: a disconnected cache answers 504 rather than reuse it.
-            unusable = "The cached copy may not be served without revalidation (must-revalidate)."
+            let directive = freshness.mustRevalidate ? "must-revalidate" : "no-cache"
+            unusable = "The cached copy may not be served without revalidation (\(directive))."
             status = .gatewayTimeout
         }
         let cacheStatus = CacheStatus.forward(lookup.entry == nil ? lookup.missReason : .stale, detail: detail)
-        let page = StatusPage.upstreamFailure(url: url.absoluteString, status: status, reason: reason, cachedButUnusable: unusable)
+        let page: StatusPage
+        if let reason {
+            page = StatusPage.upstreamFailure(url: url.absoluteString, status: status, reason: reason, cachedButUnusable: unusable)
+        } else if let unusable {
+            page = StatusPage.upstreamFailure(url: url.absoluteString, status: .gatewayTimeout, reason: "Larder is in offline mode.", cachedButUnusable: unusable)
+        } else {
+            page = .offlineMiss(url: url.absoluteString)
+        }
         try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: request.method == .HEAD)
-        return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: true)
-    }
-
-    /// Answers from a stored entry. Returns nil, having written nothing, when the entry must not
-    /// be served (stale with must-revalidate) or its body cannot be opened.
-    private func serveCached(
-        _ entry: CachedEntry,
-        request: HTTPRequestHead,
-        writer: ResponseWriter,
-        detail: String,
-        now: Date
-    ) async throws -> Outcome? {
-        let freshness = ResponseFreshness(
-            status: entry.status,
-            header: { name in entry.headers.filter { $0.name.lowercased() == name }.map(\.value) },
-            requestTime: entry.requestTime,
-            responseTime: entry.responseTime
-        )
-        let isFresh = freshness.isFresh(now: now)
-        if !isFresh && freshness.mustRevalidate {
-            return nil
-        }
-        let age = freshness.currentAge(now: now)
-        let cacheStatus = CacheStatus.hit(ttl: Int(freshness.lifetime) - age, detail: detail)
-        self.usage.recordUse(entry.key)
-        var headers = HTTPHeaders(entry.headers.map { ($0.name, $0.value) })
-        headers.remove(name: "content-length")
-        headers.remove(name: "age")
-        headers.remove(name: "content-range")
-        headers.add(name: "age", value: String(age))
-        if entry.status == 200 {
-            headers.replaceOrAdd(name: "accept-ranges", value: "bytes")
-        }
-        var status = HTTPResponseStatus(statusCode: entry.status)
-
-        if request.method == .HEAD || !status.mayHaveResponseBody {
-            headers.add(name: "content-length", value: String(entry.bodySize))
-            Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
-            try await writer.head(status, headers)
-            try await writer.end()
-            return Outcome(status: entry.status, cacheStatus: cacheStatus, reusable: request.isKeepAlive)
-        }
-        // Range requests are answered from the full stored body (RFC 9110 section 14).
-        var slice: Range<Int64> = 0..<entry.bodySize
-        switch Self.rangeResolution(request, status: entry.status, length: entry.bodySize, etag: entry.header("etag"), lastModified: entry.header("last-modified")) {
-        case .full:
-            break
-        case .unsatisfiable:
-            try await self.writeUnsatisfiable(length: entry.bodySize, cacheStatus: cacheStatus, request: request, writer: writer)
-            return Outcome(status: 416, cacheStatus: cacheStatus, reusable: request.isKeepAlive)
-        case .partial(let range):
-            slice = range
-            status = .partialContent
-            headers.add(name: "content-range", value: ByteRangeRequest.contentRange(range, length: entry.bodySize))
-        }
-        headers.add(name: "content-length", value: String(slice.count))
-        Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
-        let handle: ReadFileHandle
-        do {
-            handle = try await FileSystem.shared.openFile(forReadingAt: FilePath(entry.bodyPath))
-        } catch {
-            self.logger.warning("cached body unreadable", metadata: ["path": "\(entry.bodyPath)", "error": "\(error)"])
-            return nil
-        }
-        var sent: Int64 = 0
-        do {
-            try await writer.head(status, headers)
-            for try await chunk in handle.readChunks(in: slice, chunkLength: .kibibytes(64)) {
-                sent += Int64(chunk.readableBytes)
-                try await writer.body(chunk)
-            }
-        } catch {
-            try? await handle.close()
-            throw error
-        }
-        try? await handle.close()
-        guard sent == Int64(slice.count) else {
-            // The file shrank under us: the client must not take a short body for a whole one.
-            self.logger.error("cached body shorter than indexed", metadata: ["path": "\(entry.bodyPath)"])
-            return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: false)
-        }
-        try await writer.end()
-        return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: request.isKeepAlive)
-    }
-
-    /// How to answer a request's `Range` (with its `If-Range`) from a full body of `length` bytes
-    /// with these validators: `.full` when the request asks for no usable range.
-    static func rangeResolution(
-        _ request: HTTPRequestHead,
-        status: Int,
-        length: Int64,
-        etag: String?,
-        lastModified: String?
-    ) -> ByteRangeRequest.Resolution {
-        let values = request.headers["range"]
-        guard request.method == .GET, status == 200, !values.isEmpty,
-            let range = ByteRangeRequest(values.joined(separator: ",")),
-            ByteRangeRequest.ifRangeAllowsRange(request.headers["if-range"].first, etag: etag, lastModified: lastModified)
-        else {
-            return .full
-        }
-        return range.resolve(length: length)
-    }
-
-    /// A 416 for a range that no byte of the body satisfies, with `Content-Range: bytes */length`.
-    private func writeUnsatisfiable(length: Int64, cacheStatus: CacheStatus, request: HTTPRequestHead, writer: ResponseWriter) async throws {
-        var headers = HTTPHeaders()
-        headers.add(name: "content-range", value: ByteRangeRequest.unsatisfiedContentRange(length: length))
-        headers.add(name: "content-length", value: "0")
-        Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
-        try await writer.head(.rangeNotSatisfiable, headers)
-        try await writer.end()
+        return Outcome(status: Int(page.status.code), cacheStatus: cacheStatus, reusable: true)
     }
 
     // MARK: - Helpers
 
-    private struct NetworkTimeout: Error {}
+    /// The outcome of waiting for a response head at most some time.
+    enum FetchResult: Sendable {
+        case response(UpstreamResponse)
+        /// The head did not come in time; the request goes on in this task.
+        case timedOut(Task<UpstreamResponse, any Error>)
+    }
 
-    /// Waits for the response head, at most `headTimeout` when given.
-    private func fetch(_ request: UpstreamRequest, headTimeout: Duration?) async throws -> UpstreamResponse {
-        guard let headTimeout else {
-            return try await self.upstream.execute(request)
-        }
+    /// Sends the request and waits for the response head, at most `headTimeout` when given. On a
+    /// timeout the request is not cancelled: its answer can still be stored.
+    private func fetch(_ request: UpstreamRequest, headTimeout: Duration?) async throws -> FetchResult {
         let upstream = self.upstream
-        return try await withThrowingTaskGroup(of: UpstreamResponse?.self) { group in
-            group.addTask { try await upstream.execute(request) }
-            group.addTask {
-                try await Task.sleep(for: headTimeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
-                throw NetworkTimeout()
-            }
-            return response
+        guard let headTimeout else {
+            return .response(try await upstream.execute(request))
         }
+        let task = Task { try await upstream.execute(request) }
+        let race = FirstArrival()
+        let answered = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                race.begin(continuation)
+                Task {
+                    _ = try? await task.value
+                    race.arrive(true)
+                }
+                race.timer = Task {
+                    try? await Task.sleep(for: headTimeout)
+                    race.arrive(false)
+                }
+            }
+        } onCancel: {
+            task.cancel()
+            race.arrive(false)
+        }
+        race.timer?.cancel()
+        guard answered else { return .timedOut(task) }
+        return .response(try await task.value)
     }
 
     /// Pages (`.html`, folders) and manifests (`.json`) of precached games are refreshed from
@@ -559,7 +436,7 @@ final class ForwardProxy: Sendable {
         return result
     }
 
-    private static func addProxyHeaders(_ headers: inout HTTPHeaders, cacheStatus: CacheStatus, close: Bool) {
+    static func addProxyHeaders(_ headers: inout HTTPHeaders, cacheStatus: CacheStatus, close: Bool) {
         let via = headers["via"] + ["1.1 larder"]
         headers.remove(name: "via")
         headers.add(name: "Via", value: via.joined(separator: ", "))
@@ -570,17 +447,9 @@ final class ForwardProxy: Sendable {
     }
 
     /// A single valid Content-Length, or nil.
-    private static func contentLength(_ headers: HTTPHeaders) -> Int64? {
+    static func contentLength(_ headers: HTTPHeaders) -> Int64? {
         let values = Set(headers["content-length"].flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() })
         guard values.count == 1, let value = values.first, let length = Int64(value), length >= 0 else { return nil }
         return length
-    }
-
-    /// The request's values of the headers a response varies on, in a canonical form.
-    static func varyValues(_ varyFieldValues: [String], request: HTTPHeaders) -> [HeaderField] {
-        let names = varyFieldValues.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace().lowercased() }.filter { !$0.isEmpty }
-        return Set(names).sorted().map { name in
-            HeaderField(name: name, value: request[name].joined(separator: ", "))
-        }
     }
 }

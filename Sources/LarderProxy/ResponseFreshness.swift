@@ -10,6 +10,16 @@ public struct ResponseFreshness: Sendable, Hashable {
     public let responseTime: Date
     /// Whether the response forbids being served stale (`must-revalidate`).
     public let mustRevalidate: Bool
+    /// Whether the response may not be used without validation (an unqualified `no-cache`).
+    public let noCache: Bool
+    /// Whether the response says it will not change while fresh (`immutable`, RFC 8246).
+    public let immutable: Bool
+    /// How long after it goes stale it may be served while revalidated in the background
+    /// (`stale-while-revalidate`, RFC 5861 section 3), or nil.
+    public let staleWhileRevalidate: TimeInterval?
+    /// How long after it goes stale it may be served when upstream fails (`stale-if-error`,
+    /// RFC 5861 section 4), or nil.
+    public let staleIfError: TimeInterval?
 
     /// Statuses a cache may give a heuristic lifetime (RFC 9110 section 15.1).
     public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
@@ -53,16 +63,35 @@ public struct ResponseFreshness: Sendable, Hashable {
         self.initialAge = max(apparentAge, max(0, ageValue) + responseDelay)
         self.responseTime = responseTime
         self.mustRevalidate = cacheControl.contains("must-revalidate")
+        self.noCache = cacheControl.contains("no-cache") && cacheControl.argument("no-cache") == nil
+        self.immutable = cacheControl.contains("immutable")
+        self.staleWhileRevalidate = Self.window(cacheControl.seconds("stale-while-revalidate"))
+        self.staleIfError = Self.window(cacheControl.seconds("stale-if-error"))
+    }
+
+    /// An RFC 5861 window: an invalid argument makes the directive void.
+    private static func window(_ seconds: CacheControlDirectives.DeltaSeconds?) -> TimeInterval? {
+        guard case .value(let value) = seconds else { return nil }
+        return TimeInterval(value)
+    }
+
+    /// The response's age at `now` in seconds, unrounded.
+    public func age(now: Date) -> TimeInterval {
+        self.initialAge + max(0, now.timeIntervalSince(self.responseTime))
+    }
+
+    /// How long the response has been stale at `now` (negative while fresh).
+    public func staleness(now: Date) -> TimeInterval {
+        self.age(now: now) - self.lifetime
     }
 
     /// The response's current age (`current_age`), in whole seconds as the `Age` header carries it.
     public func currentAge(now: Date) -> Int {
-        let age = self.initialAge + max(0, now.timeIntervalSince(self.responseTime))
-        return Int(min(age, 2_147_483_648).rounded(.down))
+        Int(min(self.age(now: now), 2_147_483_648).rounded(.down))
     }
 
     /// Whether the response is still fresh at `now`.
     public func isFresh(now: Date) -> Bool {
-        self.lifetime > self.initialAge + max(0, now.timeIntervalSince(self.responseTime))
+        self.lifetime > self.age(now: now)
     }
 }

@@ -24,20 +24,13 @@ struct IndexRow: Sendable {
         else {
             return nil
         }
-        return IndexRow(
-            key: try row.decode(forColumn: "key"),
-            url: try row.decode(forColumn: "url"),
-            status: try row.decode(forColumn: "status"),
-            headers: try row.decode(forColumn: "headers"),
-            vary: try row.decode(forColumn: "vary"),
-            kind: try row.decode(forColumn: "kind"),
-            bodyHash: try row.decode(forColumn: "body_hash"),
-            bodySize: try row.decode(forColumn: "body_size"),
-            requestTime: try row.decode(forColumn: "request_time"),
-            responseTime: try row.decode(forColumn: "response_time"),
-            storedAt: try row.decode(forColumn: "stored_at"),
-            revision: try row.decode(forColumn: "revision")
-        )
+        return try IndexRow(row)
+    }
+
+    /// The rows matching an SQL condition on the `entry` table.
+    static func fetchAll(_ db: Database, where condition: String, arguments: StatementArguments) throws -> [IndexRow] {
+        try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM entry WHERE \(condition)", arguments: arguments)
+            .map { try IndexRow($0) }
     }
 
     /// Inserts the row, or replaces every column of the row already stored under its key.
@@ -58,6 +51,26 @@ struct IndexRow: Sendable {
                 self.bodySize, self.requestTime, self.responseTime, self.storedAt, self.revision, self.storedAt,
                 contentType,
             ]
+        )
+    }
+}
+
+extension IndexRow {
+    /// Decodes a row selected with ``IndexRow/columns``.
+    fileprivate init(_ row: Row) throws {
+        self.init(
+            key: try row.decode(forColumn: "key"),
+            url: try row.decode(forColumn: "url"),
+            status: try row.decode(forColumn: "status"),
+            headers: try row.decode(forColumn: "headers"),
+            vary: try row.decode(forColumn: "vary"),
+            kind: try row.decode(forColumn: "kind"),
+            bodyHash: try row.decode(forColumn: "body_hash"),
+            bodySize: try row.decode(forColumn: "body_size"),
+            requestTime: try row.decode(forColumn: "request_time"),
+            responseTime: try row.decode(forColumn: "response_time"),
+            storedAt: try row.decode(forColumn: "stored_at"),
+            revision: try row.decode(forColumn: "revision")
         )
     }
 }

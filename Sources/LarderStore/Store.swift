@@ -133,22 +133,23 @@ public final class Store: Sendable {
         return BodyWriter(store: self, temporaryPath: path, descriptor: descriptor)
     }
 
-    /// Removes the entry for `key`, deleting its body file when no other entry references it.
-    /// Returns whether there was an entry.
+    /// Removes the entry for `key` and its variants (``variants(of:)``), deleting body files no
+    /// other entry references. Returns whether there was an entry.
+    /// - Parameter keepingPrecached: leave precached entries (remove runtime ones only).
     @discardableResult
-    public func removeEntry(for key: CacheKey) async throws -> Bool {
-        try await self.pool.write { db in
-            guard
-                let hash = try String.fetchOne(
-                    db,
-                    sql: "SELECT body_hash FROM entry WHERE key = ?",
-                    arguments: [key.rawValue]
-                )
-            else {
+    public func removeEntry(for key: CacheKey, keepingPrecached: Bool = false) async throws -> Bool {
+        let kinds = keepingPrecached ? " AND kind = '\(EntryKind.runtime.rawValue)'" : ""
+        let condition = "(key = ?1 OR (key >= ?2 AND key < ?3))\(kinds)"
+        let arguments: StatementArguments = [key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + "#vary>"]
+        return try await self.pool.write { db in
+            let hashes = try String.fetchAll(db, sql: "SELECT body_hash FROM entry WHERE \(condition)", arguments: arguments)
+            guard !hashes.isEmpty else {
                 return false
             }
-            try db.execute(sql: "DELETE FROM entry WHERE key = ?", arguments: [key.rawValue])
-            self.deleteBodyIfUnreferenced(db, hash: hash)
+            try db.execute(sql: "DELETE FROM entry WHERE \(condition)", arguments: arguments)
+            for hash in Set(hashes) {
+                self.deleteBodyIfUnreferenced(db, hash: hash)
+            }
             return true
         }
     }
@@ -369,7 +370,7 @@ public final class Store: Sendable {
     }
 
     /// The entry a row describes, or nil (logged) when the row is malformed.
-    private func decode(_ row: IndexRow) -> CachedEntry? {
+    func decode(_ row: IndexRow) -> CachedEntry? {
         guard let headers = HeaderListCoding.decode(row.headers),
             let vary = HeaderListCoding.decode(row.vary),
             let kind = EntryKind(rawValue: row.kind),

@@ -10,7 +10,7 @@ struct CachingTests {
     func onlineThenOriginDown() async throws {
         try await withProxy { larder, origin in
             let page = "<!doctype html><title>hello</title><p>cached page " + String(repeating: "x", count: 5000)
-            origin.setRoute("/page.html", .text(page, contentType: "text/html", headers: [("Cache-Control", "no-cache"), ("Set-Cookie", "session=secret")]))
+            origin.setRoute("/page.html", .text(page, contentType: "text/html", headers: [("Cache-Control", "max-age=0"), ("Set-Cookie", "session=secret")]))
 
             let first = try await Curl.run(origin.url("/page.html"), proxy: larder.proxyURL)
             #expect(first.exitCode == 0)
@@ -20,8 +20,9 @@ struct CachingTests {
             #expect(first.header("cache-status")?.contains("stored") == true)
             #expect(first.header("via")?.contains("larder") == true)
 
-            // On disk: an index and one content-addressed body with exactly these bytes.
-            let bodies = filesUnder(larder.cacheDirectory + "/bodies")
+            // On disk: an index and one content-addressed body with exactly these bytes (committed
+            // just after the client has its answer).
+            let bodies = await filesAppearing(under: larder.cacheDirectory + "/bodies")
             #expect(bodies.count == 1)
             let body = try #require(bodies.first)
             let stored = try Data(contentsOf: URL(fileURLWithPath: larder.cacheDirectory + "/bodies/" + body))
@@ -139,6 +140,7 @@ struct CachingTests {
         try await withProxy { larder, origin in
             origin.setRoute("/data.json", .text("{\"v\":1}", contentType: "application/json"))
             _ = try await Curl.run(origin.url("/data.json"), proxy: larder.proxyURL)
+            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
             origin.setRoute("/data.json", .text("down for maintenance", status: 503))
             let fallback = try await Curl.run(origin.url("/data.json"), proxy: larder.proxyURL)
             #expect(fallback.status == 200)
@@ -156,6 +158,7 @@ struct CachingTests {
         try await withProxy { larder, origin in
             origin.setRoute("/app.js", .text("console.log(1)", contentType: "text/javascript"))
             _ = try await Curl.run(origin.url("/app.js"), proxy: larder.proxyURL)
+            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
             try await origin.stop()
             var details: [String] = []
             for _ in 0..<4 {

@@ -51,7 +51,7 @@ struct DevOfflineTests {
         let cache = directory + "/cache"
         try await Self.precacheDemo(origin: origin, directory: directory, cache: cache)
         origin.setRoute("/api/one.json", .text("{}", contentType: "application/json", headers: [("Cache-Control", "max-age=600")]))
-        origin.setRoute("/api/two.txt", .text("revalidate me", headers: [("Cache-Control", "no-cache")]))
+        origin.setRoute("/api/two.txt", .text("revalidate me", headers: [("Cache-Control", "max-age=0")]))
 
         let larder = try await LarderProcess(serve: ["--max-size", "4MiB"], cacheDirectory: cache)
         do {

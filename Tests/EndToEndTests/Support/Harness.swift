@@ -37,3 +37,15 @@ func filesUnder(_ directory: String) -> [String] {
         return !isDirectory.boolValue
     }
 }
+
+/// Files under `directory`, polled for up to 5 seconds until there are at least `count`: the proxy
+/// commits what it stores just after the client has its answer.
+func filesAppearing(under directory: String, count: Int = 1) async -> [String] {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while ContinuousClock.now < deadline {
+        let files = filesUnder(directory)
+        if files.count >= count { return files }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return filesUnder(directory)
+}

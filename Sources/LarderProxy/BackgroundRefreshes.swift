@@ -1,0 +1,18 @@
+import LarderStore
+import NIOConcurrencyHelpers
+
+/// The keys being refreshed in the background, so that a burst of requests for one stale entry
+/// starts one refresh.
+final class BackgroundRefreshes: Sendable {
+    private let keys = NIOLockedValueBox<Set<CacheKey>>([])
+
+    /// Claims `key`; false when a refresh for it is already running.
+    func begin(_ key: CacheKey) -> Bool {
+        self.keys.withLockedValue { $0.insert(key).inserted }
+    }
+
+    /// Releases `key`.
+    func end(_ key: CacheKey) {
+        _ = self.keys.withLockedValue { $0.remove(key) }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import LarderStore
+import LarderUpstream
+import NIOCore
+import NIOHTTP1
+
+extension ForwardProxy {
+    // MARK: - Relaying an upstream response
+
+    /// Streams an upstream response to the client, storing it on the way when `storeAs` is set.
+    func relay(
+        _ response: UpstreamResponse,
+        request: HTTPRequestHead,
+        writer: ResponseWriter,
+        forwardReason: CacheStatus.ForwardReason,
+        storeAs: StoreTarget?,
+        notStoredReason: String?
+    ) async throws -> Outcome {
+        let responseTime = Date()
+        let isHead = request.method == .HEAD
+        var upstreamHeaders = HTTPHeaders(response.head.headers.map { ($0.name, $0.value) })
+        upstreamHeaders = HopByHopHeaders.removing(from: upstreamHeaders)
+        let declaredLength = Self.contentLength(upstreamHeaders)
+        let status = HTTPResponseStatus(statusCode: response.head.status, reasonPhrase: response.head.reason)
+        let mayHaveBody = !isHead && status.mayHaveResponseBody
+
+        var bodyWriter: BodyWriter?
+        if storeAs != nil {
+            do {
+                bodyWriter = try self.store.makeBodyWriter()
+            } catch {
+                self.logger.warning("cannot store response", metadata: ["url": "\(request.uri)", "error": "\(error)"])
+            }
+        }
+        var cacheStatus = CacheStatus.forward(forwardReason, status: response.head.status, stored: bodyWriter != nil)
+        if let notStoredReason, forwardReason != .method {
+            cacheStatus.detail = "not-stored-\(notStoredReason)"
+        }
+
+        var headers = upstreamHeaders
+        headers.remove(name: "content-length")
+        var closeAfter = !request.isKeepAlive
+        // With a known length, the client's range maps onto the full body before it streams.
+        var slice: Range<Int64>?
+        var status206 = false
+        var rangeUnsatisfiable = false
+        if let declaredLength, mayHaveBody {
+            let resolution = Self.rangeResolution(
+                request,
+                status: response.head.status,
+                length: declaredLength,
+                etag: upstreamHeaders["etag"].first,
+                lastModified: upstreamHeaders["last-modified"].first
+            )
+            switch resolution {
+            case .full:
+                break
+            case .partial(let range):
+                slice = range
+                status206 = true
+            case .unsatisfiable:
+                slice = 0..<0
+                rangeUnsatisfiable = true
+            }
+        }
+        if let declaredLength {
+            if status206, let slice {
+                headers.add(name: "content-range", value: ByteRangeRequest.contentRange(slice, length: declaredLength))
+                headers.add(name: "content-length", value: String(slice.count))
+            } else {
+                headers.add(name: "content-length", value: String(declaredLength))
+            }
+        } else if mayHaveBody {
+            if request.version.major > 1 || (request.version.major == 1 && request.version.minor >= 1) {
+                headers.add(name: "transfer-encoding", value: "chunked")
+            } else {
+                closeAfter = true  // HTTP/1.0 without a length: the body ends when the connection closes
+            }
+        }
+        if rangeUnsatisfiable, let declaredLength {
+            // The client's answer is complete at once; the body is still read to be stored.
+            try await self.writeUnsatisfiable(length: declaredLength, cacheStatus: cacheStatus, request: request, writer: writer)
+        } else {
+            Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: closeAfter)
+            try await writer.head(status206 ? .partialContent : status, headers)
+        }
+
+        var position: Int64 = 0
+        do {
+            for try await chunk in response.body {
+                if let writerToDisk = bodyWriter {
+                    do {
+                        try chunk.withUnsafeReadableBytes { try writerToDisk.write($0) }
+                    } catch {
+                        self.logger.warning("storing response failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
+                        writerToDisk.discard()
+                        bodyWriter = nil
+                    }
+                }
+                let chunkStart = position
+                position += Int64(chunk.readableBytes)
+                guard mayHaveBody else { continue }
+                if let slice {
+                    let lower = max(chunkStart, slice.lowerBound)
+                    let upper = min(position, slice.upperBound)
+                    if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower)) {
+                        try await writer.body(part)
+                    }
+                } else {
+                    try await writer.body(chunk)
+                }
+            }
+        } catch {
+            // A truncated or failed upstream body: the client must see a broken response (the
+            // connection closes), and nothing of it is stored.
+            bodyWriter?.discard()
+            self.logger.notice("upstream body failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
+            return Outcome(status: response.head.status, cacheStatus: cacheStatus, reusable: false)
+        }
+        if !rangeUnsatisfiable {
+            try await writer.end()
+        }
+
+        if let bodyWriter, let storeAs {
+            let stored = StoredResponseHead(
+                url: storeAs.url.absoluteString,
+                status: response.head.status,
+                headers: upstreamHeaders.map { HeaderField(name: $0.name, value: $0.value) },
+                requestTime: storeAs.requestTime,
+                responseTime: responseTime,
+                varyRequestHeaders: storeAs.varyValues
+            )
+            do {
+                _ = try await bodyWriter.commit(key: storeAs.key, head: stored, kind: .runtime, expectedLength: declaredLength)
+                self.budget.requestEviction()
+            } catch {
+                self.logger.warning("not stored", metadata: ["url": "\(storeAs.url.absoluteString)", "error": "\(error)"])
+            }
+        }
+        let answered = rangeUnsatisfiable ? 416 : (status206 ? 206 : response.head.status)
+        return Outcome(status: answered, cacheStatus: cacheStatus, reusable: !closeAfter)
+    }
+
+}

@@ -1,0 +1,75 @@
+import Foundation
+import LarderPrecache
+import LarderStore
+import LarderUpstream
+import NIOHTTP1
+
+extension ForwardProxy {
+    // MARK: - Everything else
+
+    /// Forwards a request that the cache does not answer (unsafe methods, requests with bodies).
+    func serveUncacheable(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        body: UpstreamRequestBody?,
+        writer: ResponseWriter
+    ) async throws -> Outcome {
+        let isHead = head.method == .HEAD
+        if self.offline.isOffline {
+            let status = CacheStatus.forward(.method, detail: "offline")
+            let page = StatusPage(
+                status: .gatewayTimeout,
+                title: "Offline",
+                paragraphs: ["Larder is in offline mode; \(head.method.rawValue) requests need the network."],
+                url: url.absoluteString
+            )
+            try await writer.page(page, cacheStatus: status, close: false, isHead: isHead)
+            return Outcome(status: 504, cacheStatus: status, reusable: true)
+        }
+        var request = UpstreamRequest(method: head.method.rawValue, url: url.absoluteString, headers: Self.upstreamHeaders(head.headers), body: body)
+        request.connectTimeout = self.configuration.connectTimeout
+        request.idleTimeout = self.configuration.idleTimeout
+        let response: UpstreamResponse
+        do {
+            response = try await self.upstream.execute(request)
+        } catch let error as UpstreamError {
+            if error.isConnectFailure {
+                self.health.recordConnectFailure(host: url.host, description: error.description)
+            }
+            let status = CacheStatus.forward(.method, detail: "upstream-unreachable")
+            let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
+            let page = StatusPage.upstreamFailure(url: url.absoluteString, status: code, reason: error.description, cachedButUnusable: "")
+            try await writer.page(page, cacheStatus: status, close: body != nil, isHead: isHead)
+            return Outcome(status: Int(code.code), cacheStatus: status, reusable: body == nil)
+        }
+        self.health.recordSuccess(host: url.host)
+        if (200..<400).contains(response.head.status) {
+            await self.invalidate(after: response.head, url: url)
+        }
+        return try await self.relay(response, request: head, writer: writer, forwardReason: .method, storeAs: nil, notStoredReason: nil)
+    }
+
+    /// After an unsafe method succeeds, the stored responses for its target URI and for the
+    /// same-origin URIs in its `Location` and `Content-Location` are invalid (RFC 9111 section 4.4).
+    /// Precached entries stay: a manifest lists them, and only a precache run changes them.
+    private func invalidate(after response: UpstreamResponseHead, url: HTTPURL) async {
+        var urls = [url]
+        for name in ["location", "content-location"] {
+            for value in response.values(forHeader: name) {
+                guard let target = url.resolving(value), target.scheme == url.scheme, target.host == url.host,
+                    target.effectivePort == url.effectivePort
+                else { continue }
+                urls.append(target)
+            }
+        }
+        for target in urls {
+            let key = CacheKey(url: target, filter: self.configuration.queryFilter)
+            do {
+                try await self.store.removeEntry(for: key, keepingPrecached: true)
+            } catch {
+                self.logger.warning("cannot invalidate", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+        }
+    }
+
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+
+extension CacheKey {
+    /// What separates a key from a variant's name in the index: a fragment never survives
+    /// normalisation, so no plain key contains `#`.
+    static let variantSeparator = "#vary="
+
+    /// The key a response that varies on request headers is stored under: this key plus the
+    /// variant's name (a digest of the request header values it was selected by).
+    public func variant(_ name: String) -> CacheKey {
+        CacheKey(storedRawValue: self.rawValue + Self.variantSeparator + name)
+    }
+
+    /// Whether this key names a variant (see ``variant(_:)``).
+    public var isVariant: Bool {
+        self.rawValue.contains(Self.variantSeparator)
+    }
+}
+
+extension Store {
+    /// Every stored response for `key`: the entry stored under the key itself and every variant
+    /// (``CacheKey/variant(_:)``), newest first. Entries whose body file is missing or has the wrong
+    /// size are left out, as ``entry(for:)`` does.
+    ///
+    /// One range scan of the key index, so it costs the same for any cache size.
+    public func variants(of key: CacheKey) async throws -> [CachedEntry] {
+        let prefix = key.rawValue + CacheKey.variantSeparator
+        // Every key starting with the prefix sorts at or after it and before the prefix with its
+        // last character ("=") replaced by the next one (">").
+        let upperBound = key.rawValue + "#vary>"
+        let rows = try await self.pool.read { db in
+            try IndexRow.fetchAll(
+                db,
+                where: "key = ? OR (key >= ? AND key < ?)",
+                arguments: [key.rawValue, prefix, upperBound]
+            )
+        }
+        var entries: [CachedEntry] = []
+        for row in rows {
+            guard let entry = self.decode(row), try POSIXFile.regularFileSize(entry.bodyPath) == entry.bodySize else {
+                continue
+            }
+            entries.append(entry)
+        }
+        return entries.sorted { $0.responseTime > $1.responseTime }
+    }
+
+    /// Replaces the stored headers and times of the entry under `key` after a `304 Not Modified`
+    /// (RFC 9111 section 4.3.4), keeping its body. Returns the refreshed entry, or nil when the
+    /// entry is gone or its body changed meanwhile (then nothing is written).
+    ///
+    /// - Parameters:
+    ///   - bodyHash: the body the 304 validated; a concurrent writer may have replaced it.
+    ///   - headers: the updated header list (already merged by the caller).
+    public func refreshHead(
+        key: CacheKey,
+        bodyHash: String,
+        headers: [HeaderField],
+        requestTime: Date,
+        responseTime: Date
+    ) async throws -> CachedEntry? {
+        let storable = HeaderField.storable(headers)
+        let encoded = HeaderListCoding.encode(storable)
+        let contentType = storable.first { $0.hasName("content-type") }?.value
+        let row = try await self.pool.write { db -> IndexRow? in
+            try db.execute(
+                sql: """
+                    UPDATE entry SET headers = ?, request_time = ?, response_time = ?, content_type = ?
+                    WHERE key = ? AND body_hash = ?
+                    """,
+                arguments: [
+                    encoded, requestTime.timeIntervalSince1970, responseTime.timeIntervalSince1970, contentType,
+                    key.rawValue, bodyHash,
+                ]
+            )
+            guard db.changesCount > 0 else { return nil }
+            return try IndexRow.fetch(db, key: key.rawValue)
+        }
+        return row.flatMap { self.decode($0) }
+    }
+}

@@ -34,6 +34,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // zlib, with a header shim for its inflateInit2 macro.
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "LarderStore",
             dependencies: [
@@ -64,6 +69,7 @@ let package = Package(
         .target(
             name: "LarderProxy",
             dependencies: [
+                "CZlib",
                 "LarderStore",
                 "LarderPrecache",
                 "LarderUpstream",
@@ -129,6 +135,8 @@ let package = Package(
             name: "LarderProxyTests",
             dependencies: [
                 "LarderProxy",
+                "LarderTestSupport",
+                "CZlib",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -18,7 +18,7 @@ public struct GameMetadata: Sendable, Hashable {
             return GameMetadata(displayName: nil)
         }
         for field in ["displayName", "name", "title"] {
-            if case .string(let value)? = document[member: field] {
+            if case .string(let value)? = document[member: field]?.kind {
                 let name = value.trimmingWhitespace()
                 if !name.isEmpty {
                     return GameMetadata(displayName: name)

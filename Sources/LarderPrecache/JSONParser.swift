@@ -1,20 +1,23 @@
 /// A strict RFC 8259 JSON parser over UTF-8 bytes whose errors give a line, column and byte offset.
 ///
-/// Foundation's `JSONSerialization` is not used because it does not tell booleans from numbers
-/// portably and its error positions differ between platforms.
-struct JSONParser {
+/// Every value keeps the line it starts on, so that what reads a document can say where a
+/// value it does not accept is. Foundation's `JSONSerialization` is not used because it does not
+/// tell booleans from numbers portably and its error positions differ between platforms.
+public struct JSONParser {
     /// How deeply arrays and objects may nest; deeper documents are refused rather than risking the stack.
-    static let maximumDepth = 256
+    public static let maximumDepth = 256
 
     private let bytes: [UInt8]
     private var index = 0
+    /// The 1-based line of `index`; strings cannot hold a raw line feed, so only whitespace moves it.
+    private var line = 1
 
     private init(bytes: [UInt8]) {
         self.bytes = bytes
     }
 
     /// Parses one JSON document (any value at the top level, a leading UTF-8 byte-order mark allowed).
-    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             parser.index = 3
@@ -35,31 +38,33 @@ struct JSONParser {
         guard self.index < self.bytes.count else {
             throw self.error("unexpected end of the document; expected a value")
         }
+        let line = self.line
+        let kind: JSONValue.Kind
         switch self.bytes[self.index] {
         case UInt8(ascii: "{"):
-            return try self.parseObject(depth: depth + 1)
+            kind = try self.parseObject(depth: depth + 1)
         case UInt8(ascii: "["):
-            return try self.parseArray(depth: depth + 1)
+            kind = try self.parseArray(depth: depth + 1)
         case UInt8(ascii: "\""):
-            return .string(try self.parseString())
+            kind = .string(try self.parseString())
         case UInt8(ascii: "t"):
             try self.expectLiteral("true")
-            return .bool(true)
+            kind = .bool(true)
         case UInt8(ascii: "f"):
             try self.expectLiteral("false")
-            return .bool(false)
+            kind = .bool(false)
         case UInt8(ascii: "n"):
             try self.expectLiteral("null")
-            return .null
+            kind = .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            try self.parseNumber()
-            return .number
+            kind = .number(try self.parseNumber())
         default:
             throw self.error("unexpected \(self.describeCurrent()); expected a value")
         }
+        return JSONValue(kind, line: line)
     }
 
-    private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue.Kind {
         guard depth <= Self.maximumDepth else {
             throw self.error("arrays and objects are nested more than \(Self.maximumDepth) deep")
         }
@@ -74,6 +79,7 @@ struct JSONParser {
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "\"") else {
                 throw self.error("unexpected \(self.describeCurrent()); expected a member name in double quotes")
             }
+            let line = self.line
             let name = try self.parseString()
             self.skipWhitespace()
             guard self.consume(UInt8(ascii: ":")) else {
@@ -81,7 +87,7 @@ struct JSONParser {
             }
             self.skipWhitespace()
             let value = try self.parseValue(depth: depth)
-            members.append(JSONMember(name: name, value: value))
+            members.append(JSONMember(name: name, line: line, value: value))
             self.skipWhitespace()
             if self.consume(UInt8(ascii: ",")) {
                 continue
@@ -93,7 +99,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> JSONValue.Kind {
         guard depth <= Self.maximumDepth else {
             throw self.error("arrays and objects are nested more than \(Self.maximumDepth) deep")
         }
@@ -199,7 +205,8 @@ struct JSONParser {
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-    private mutating func parseNumber() throws(JSONSyntaxError) {
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONNumber {
+        let start = self.index
         _ = self.consume(UInt8(ascii: "-"))
         guard self.index < self.bytes.count, Self.isDigit(self.bytes[self.index]) else {
             throw self.error("unexpected \(self.describeCurrent()); expected a digit")
@@ -224,6 +231,7 @@ struct JSONParser {
             }
             self.skipDigits()
         }
+        return JSONNumber(text: String(decoding: self.bytes[start..<self.index], as: UTF8.self))
     }
 
     private mutating func expectLiteral(_ literal: String) throws(JSONSyntaxError) {
@@ -243,7 +251,10 @@ struct JSONParser {
     private mutating func skipWhitespace() {
         while self.index < self.bytes.count {
             switch self.bytes[self.index] {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+            case UInt8(ascii: "\n"):
+                self.line += 1
+                self.index += 1
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
                 self.index += 1
             default:
                 return

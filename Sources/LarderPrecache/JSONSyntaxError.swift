@@ -1,16 +1,16 @@
 /// Why a document is not valid JSON, and where.
-struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The 0-based byte offset of the problem.
-    var offset: Int
+    public var offset: Int
     /// The 1-based line of the problem.
-    var line: Int
+    public var line: Int
     /// The 1-based column of the problem, in bytes.
-    var column: Int
+    public var column: Int
     /// What was wrong, e.g. `expected "," or "]" after an array element`.
-    var message: String
+    public var message: String
 
     /// `line 3, column 7 (byte offset 42): expected ...`.
-    var description: String {
+    public var description: String {
         "line \(self.line), column \(self.column) (byte offset \(self.offset)): \(self.message)"
     }
 }

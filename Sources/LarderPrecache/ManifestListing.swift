@@ -21,7 +21,7 @@ struct ManifestListing {
     /// Detects the format and collects the entries, checking every type the format fixes.
     init(document: JSONValue, manifestURL: HTTPURL, root: HTTPURL) throws(StructureError) {
         self.skip = false
-        switch document {
+        switch document.kind {
         case .array(let elements):
             self.format = .workbox
             self.base = manifestURL
@@ -32,7 +32,7 @@ struct ManifestListing {
                 self.format = .offlineMeta
                 self.base = Self.parentFolder(ofRoot: root)
                 self.entries = try Self.offlineMetaEntries(files)
-                switch document[member: "skip"] {
+                switch document[member: "skip"]?.kind {
                 case nil, .null?:
                     break
                 case .bool(let skip)?:
@@ -56,14 +56,14 @@ struct ManifestListing {
     }
 
     private static func offlineMetaEntries(_ files: JSONValue) throws(StructureError) -> [Entry] {
-        guard case .array(let elements) = files else {
+        guard case .array(let elements) = files.kind else {
             throw StructureError(message: "files is \(files.typeDescription), not an array")
         }
         try Self.checkCount(elements.count)
         var entries: [Entry] = []
         entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            guard case .string(let path) = element else {
+            guard case .string(let path) = element.kind else {
                 throw StructureError(message: "files[\(index)] is \(element.typeDescription), not a string")
             }
             entries.append(Entry(reference: path, revision: nil))
@@ -76,18 +76,18 @@ struct ManifestListing {
         var entries: [Entry] = []
         entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            switch element {
+            switch element.kind {
             case .string(let url):
                 entries.append(Entry(reference: url, revision: nil))
             case .object:
                 guard let url = element[member: "url"] else {
                     throw StructureError(message: "[\(index)] has no url")
                 }
-                guard case .string(let reference) = url else {
+                guard case .string(let reference) = url.kind else {
                     throw StructureError(message: "[\(index)].url is \(url.typeDescription), not a string")
                 }
                 let revision: String?
-                switch element[member: "revision"] {
+                switch element[member: "revision"]?.kind {
                 case nil, .null?:
                     revision = nil
                 case .string(let value)?:
@@ -111,7 +111,7 @@ struct ManifestListing {
     private static func looksLikeVite(_ members: [JSONMember]) -> Bool {
         var sawFile = false
         for member in members {
-            guard case .object = member.value else {
+            guard case .object = member.value.kind else {
                 return false
             }
             if member.value[member: "file"] != nil {
@@ -133,7 +133,7 @@ struct ManifestListing {
             guard let file = chunk.value[member: "file"] else {
                 throw StructureError(message: "chunk \(name) has no file")
             }
-            guard case .string(let path) = file else {
+            guard case .string(let path) = file.kind else {
                 throw StructureError(message: "chunk \(name): file is \(file.typeDescription), not a string")
             }
             try add(path)
@@ -141,11 +141,11 @@ struct ManifestListing {
                 guard let list = chunk.value[member: field] else {
                     continue
                 }
-                guard case .array(let elements) = list else {
+                guard case .array(let elements) = list.kind else {
                     throw StructureError(message: "chunk \(name): \(field) is \(list.typeDescription), not an array")
                 }
                 for (index, element) in elements.enumerated() {
-                    guard case .string(let path) = element else {
+                    guard case .string(let path) = element.kind else {
                         throw StructureError(
                             message: "chunk \(name): \(field)[\(index)] is \(element.typeDescription), not a string"
                         )

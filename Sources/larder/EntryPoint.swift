@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import LarderProxy
 
-/// Runs the command line; usage errors exit with status 2, as DESIGN.md asks of every subcommand.
+/// Runs the command line; usage errors (a bad config file among them) exit with status 2, as
+/// DESIGN.md asks of every subcommand.
 @main
 enum EntryPoint {
     static func main() async {
@@ -12,6 +14,9 @@ enum EntryPoint {
             } else {
                 try command.run()
             }
+        } catch let error as ConfigFileError {
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            LarderCommand.exit(withError: ExitCode(2))
         } catch {
             let code = LarderCommand.exitCode(for: error)
             if code == .validationFailure {

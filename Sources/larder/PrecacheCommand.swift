@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LarderPrecache
+import LarderProxy
 import LarderStore
 import LarderUpstream
 import Logging
@@ -20,6 +21,7 @@ struct PrecacheCommand: AsyncParsableCommand {
             Examples:
               larder precache Examples/games.txt
               larder precache games.txt --exclude '*.map' --concurrency 4 --json
+              larder precache games.txt --config larder.json   # precache.exclude, allowCrossOrigin, ignoreQueryParameters
             """
     )
 
@@ -28,16 +30,18 @@ struct PrecacheCommand: AsyncParsableCommand {
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
 
+    @OptionGroup var config: ConfigFileOption
+
     @Option(help: "Downloads in flight at once (at most 6 per host).")
     var concurrency = 8
 
     @Option(name: .customLong("delay-ms"), help: "Milliseconds between the starts of two requests to one host.")
     var delayMilliseconds = 0
 
-    @Option(name: .customLong("exclude"), help: ArgumentHelp("Leave out manifest files matching this glob (repeatable; * within a path segment, ** across).", valueName: "glob"))
+    @Option(name: .customLong("exclude"), help: ArgumentHelp("Leave out manifest files matching this glob (repeatable, added to the config file's precache.exclude; * within a path segment, ** across).", valueName: "glob"))
     var excludes: [String] = []
 
-    @Flag(name: .customLong("allow-cross-origin"), help: "Let manifests list files on other origins.")
+    @Flag(name: .customLong("allow-cross-origin"), help: "Let manifests list files on other origins (as allowCrossOrigin in the config file).")
     var allowCrossOrigin = false
 
     @OptionGroup var upstreamCA: UpstreamCAOption
@@ -63,6 +67,7 @@ struct PrecacheCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let configFile = try self.config.load()
         CommandSupport.bootstrapLogging(self.logLevel)
         var list = GamesList(entries: [], problems: [])
         for file in self.files {
@@ -78,10 +83,11 @@ struct PrecacheCommand: AsyncParsableCommand {
         let store = try CommandSupport.openStore(directory)
         let upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA.path), logger: Logger(label: "larder.upstream"))
         var options = PrecacheOptions()
+        configFile.apply(to: &options)
         options.concurrency = self.concurrency
         options.delayPerHost = .milliseconds(self.delayMilliseconds)
-        options.excludes = self.excludes.map(ExcludeGlob.init)
-        options.allowCrossOrigin = self.allowCrossOrigin
+        options.excludes += self.excludes.map(ExcludeGlob.init)
+        options.allowCrossOrigin = options.allowCrossOrigin || self.allowCrossOrigin
 
         let renderer = ProgressRenderer(interactive: isatty(STDERR_FILENO) == 1)
         let runner = PrecacheRunner(store: store, upstream: upstream, options: options, logger: Logger(label: "larder.precache"))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LarderPrecache
 import LarderProxy
 import LarderStore
 import LarderUpstream
@@ -19,6 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
               larder serve --offline          # never contact the network
               larder serve --host 0.0.0.0 --allow 192.168.1.0/24
               larder serve --tunnel '*.bank.example'   # never intercept these hosts
+              larder serve --config larder.json        # routes, query parameters, tunnel, max size
 
             HTTPS: Larder answers CONNECT with certificates signed by its local CA \
             (`larder ca path`); trust that CA once in the browser or system.
@@ -32,6 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
     var port = 8080
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
+
+    @OptionGroup var config: ConfigFileOption
 
     @Flag(help: "Never contact upstream: answer from the cache, or 504 for what is not cached.")
     var offline = false
@@ -55,7 +59,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("tunnel"),
-        help: ArgumentHelp("Tunnel HTTPS to hosts matching this glob untouched (repeatable), e.g. '*.apple.com'.", valueName: "glob")
+        help: ArgumentHelp(
+            "Tunnel HTTPS to hosts matching this glob untouched (repeatable, added to the config file's tunnel), e.g. '*.apple.com'.",
+            valueName: "glob"
+        )
     )
     var tunnel: [String] = []
 
@@ -65,11 +72,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("max-size"),
         help: ArgumentHelp(
-            "Bound the cache: runtime entries are evicted least recently used first (precached ones stay). E.g. 512MB, 2GiB.",
+            "Bound the cache: runtime entries are evicted least recently used first (precached ones stay). E.g. 512MB, 2GiB (default: the config file's maxSize, else 2GiB).",
             valueName: "size"
         )
     )
-    var maxSize = "2GiB"
+    var maxSize: String?
+
+    /// The budget without `--max-size` or a config file's `maxSize`: 2 GiB.
+    static let defaultMaximumSize: Int64 = 2 << 30
 
     func validate() throws {
         guard (0...65_535).contains(self.port) else {
@@ -87,17 +97,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let configFile = try self.config.load()
         CommandSupport.bootstrapLogging(self.logLevel)
         let logger = Logger(label: "larder")
         let directory = self.cacheDirectory.resolved()
 
         var configuration = ProxyConfiguration()
+        configFile.apply(to: &configuration)
         configuration.host = self.host
         configuration.port = self.port
         configuration.offline = self.offline
         configuration.allowList = ClientAllowList(networks: try self.allowedNetworks())
         configuration.routeRules.connectPorts = try self.allowedConnectPorts()
-        configuration.maxSize = try self.maximumSize()
+        configuration.maxSize = try self.maximumSize() ?? configuration.maxSize ?? Self.defaultMaximumSize
+        var precacheOptions = PrecacheOptions()
+        configFile.apply(to: &precacheOptions)
 
         let store = try CommandSupport.openStore(directory)
         let upstream: CurlUpstream
@@ -110,7 +124,10 @@ struct ServeCommand: AsyncParsableCommand {
         if !self.noIntercept {
             do {
                 let authority = try CertificateAuthority.loadOrCreate(directory: directory)
-                interception = Interception(certificates: InterceptionCertificates(authority: authority), tunnelHosts: self.tunnel)
+                interception = Interception(
+                    certificates: InterceptionCertificates(authority: authority),
+                    tunnelHosts: configFile.tunnelHosts + self.tunnel
+                )
             } catch {
                 throw CommandFailure("\(error)")
             }
@@ -120,6 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: configuration,
             store: store,
             upstream: upstream,
+            precacheOptions: precacheOptions,
             interception: interception,
             logger: logger,
             onListening: { address in
@@ -162,9 +180,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    private func maximumSize() throws -> Int64 {
+    /// `--max-size` in bytes, or nil when it is not given.
+    private func maximumSize() throws -> Int64? {
+        guard let maxSize = self.maxSize else {
+            return nil
+        }
         do {
-            return try ByteSize(parsing: self.maxSize).bytes
+            return try ByteSize(parsing: maxSize).bytes
         } catch {
             throw ValidationError("--max-size \(error)")
         }

@@ -8,7 +8,9 @@ enum LarderCLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String]) async throws -> Result {
+    /// Runs `larder ARGUMENTS` to completion; with a `timeout`, a process still running then is
+    /// terminated (so a command expected to exit at once cannot hang the suite).
+    static func run(_ arguments: [String], timeout: Duration? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
         process.arguments = arguments
@@ -17,6 +19,13 @@ enum LarderCLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let watchdog = timeout.map { timeout in
+            Task {
+                try await Task.sleep(for: timeout)
+                process.terminate()
+            }
+        }
+        defer { watchdog?.cancel() }
         async let stdout = onThread { out.fileHandleForReading.readDataToEndOfFile() }
         async let stderr = onThread { err.fileHandleForReading.readDataToEndOfFile() }
         let (outData, errData) = await (stdout, stderr)

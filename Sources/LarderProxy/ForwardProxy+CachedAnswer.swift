@@ -41,6 +41,14 @@ extension ForwardProxy {
             try await writer.end()
             return Outcome(status: 304, cacheStatus: cacheStatus, reusable: request.isKeepAlive)
         }
+        switch EncodingNegotiation.plan(contentEncoding: headers["content-encoding"], request: request.headers) {
+        case .asIs:
+            break
+        case .unusable:
+            return nil
+        case .decode(let coding):
+            return try await self.serveDecoded(entry, coding: coding, headers: headers, request: request, writer: writer, cacheStatus: cacheStatus)
+        }
         if entry.status == 200 {
             headers.replaceOrAdd(name: "accept-ranges", value: "bytes")
         }
@@ -94,6 +102,56 @@ extension ForwardProxy {
         }
         try await writer.end()
         return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: request.isKeepAlive)
+    }
+
+    /// Answers with a stored coded body decoded, for a client that does not accept its coding: the
+    /// whole body (a range would address the coded bytes), of a length known only at the end.
+    private func serveDecoded(
+        _ entry: CachedEntry,
+        coding: ContentCoding,
+        headers: HTTPHeaders,
+        request: HTTPRequestHead,
+        writer: ResponseWriter,
+        cacheStatus: CacheStatus
+    ) async throws -> Outcome? {
+        var headers = headers
+        EncodingNegotiation.decodedHeaders(&headers)
+        let status = HTTPResponseStatus(statusCode: entry.status)
+        let hasBody = request.method != .HEAD && status.mayHaveResponseBody
+        var close = !request.isKeepAlive
+        if hasBody {
+            if request.version.major > 1 || (request.version.major == 1 && request.version.minor >= 1) {
+                headers.add(name: "transfer-encoding", value: "chunked")
+            } else {
+                close = true  // HTTP/1.0: the body ends when the connection closes
+            }
+        }
+        Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: close)
+        guard hasBody else {
+            try await writer.head(status, headers)
+            try await writer.end()
+            return Outcome(status: entry.status, cacheStatus: cacheStatus, reusable: !close)
+        }
+        let handle: ReadFileHandle
+        do {
+            handle = try await FileSystem.shared.openFile(forReadingAt: FilePath(entry.bodyPath))
+        } catch {
+            self.logger.warning("cached body unreadable", metadata: ["path": "\(entry.bodyPath)", "error": "\(error)"])
+            return nil
+        }
+        defer { Task { try? await handle.close() } }
+        try await writer.head(status, headers)
+        do {
+            for try await piece in handle.readChunks(in: 0..<entry.bodySize, chunkLength: .kibibytes(64)).decoded(coding) {
+                try await writer.body(piece)
+            }
+        } catch let error as ContentDecodingError {
+            // The stored body does not decode: the client must not take what it got for the whole.
+            self.logger.error("cached body does not decode", metadata: ["key": "\(entry.key)", "error": "\(error)"])
+            return Outcome(status: entry.status, cacheStatus: cacheStatus, reusable: false)
+        }
+        try await writer.end()
+        return Outcome(status: entry.status, cacheStatus: cacheStatus, reusable: !close)
     }
 
     /// How to answer a request's `Range` (with its `If-Range`) from a full body of `length` bytes

@@ -40,11 +40,18 @@ extension ForwardProxy {
         var headers = upstreamHeaders
         headers.remove(name: "content-length")
         var closeAfter = !request.isKeepAlive
+        // Larder asked for gzip; a client that cannot take it gets the body decoded (and stored coded).
+        var decoder: ContentDecoder?
+        if case .decode(let coding) = EncodingNegotiation.plan(contentEncoding: upstreamHeaders["content-encoding"], request: request.headers) {
+            decoder = ContentDecoder(coding: coding)
+            EncodingNegotiation.decodedHeaders(&headers)
+        }
+        let sentLength = decoder == nil ? declaredLength : nil
         // With a known length, the client's range maps onto the full body before it streams.
         var slice: Range<Int64>?
         var status206 = false
         var rangeUnsatisfiable = false
-        if let declaredLength, mayHaveBody {
+        if let declaredLength, mayHaveBody, decoder == nil {
             let resolution = Self.rangeResolution(
                 request,
                 status: response.head.status,
@@ -63,7 +70,7 @@ extension ForwardProxy {
                 rangeUnsatisfiable = true
             }
         }
-        if let declaredLength {
+        if let declaredLength = sentLength {
             if status206, let slice {
                 headers.add(name: "content-range", value: ByteRangeRequest.contentRange(slice, length: declaredLength))
                 headers.add(name: "content-length", value: String(slice.count))
@@ -100,7 +107,12 @@ extension ForwardProxy {
                 let chunkStart = position
                 position += Int64(chunk.readableBytes)
                 guard mayHaveBody else { continue }
-                if let slice {
+                if let decoder {
+                    decoder.feed(chunk)
+                    while let piece = try decoder.next() {
+                        try await writer.body(piece)
+                    }
+                } else if let slice {
                     let lower = max(chunkStart, slice.lowerBound)
                     let upper = min(position, slice.upperBound)
                     if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower)) {
@@ -110,9 +122,10 @@ extension ForwardProxy {
                     try await writer.body(chunk)
                 }
             }
+            try decoder?.finish()
         } catch {
-            // A truncated or failed upstream body: the client must see a broken response (the
-            // connection closes), and nothing of it is stored.
+            // A truncated or failed upstream body (or one that does not decode): the client must
+            // see a broken response (the connection closes), and nothing of it is stored.
             bodyWriter?.discard()
             self.logger.notice("upstream body failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
             return Outcome(status: response.head.status, cacheStatus: cacheStatus, reusable: false)

@@ -227,7 +227,10 @@ final class ForwardProxy: Sendable {
     /// holds a copy.
     func upstreamRequest(for fetch: Fetch) -> UpstreamRequest {
         var headers = Self.upstreamHeaders(fetch.request.headers)
-        headers.removeAll { ["range", "if-range"].contains($0.name.lowercased()) }
+        // Larder negotiates the coding itself (see EncodingNegotiation), so one stored
+        // representation serves every client.
+        headers.removeAll { ["range", "if-range", "accept-encoding"].contains($0.name.lowercased()) }
+        headers.append(("Accept-Encoding", EncodingNegotiation.upstreamAcceptEncoding))
         if let entry = fetch.validating {
             let etag = entry.header("etag")
             let lastModified = entry.header("last-modified")
@@ -347,14 +350,16 @@ final class ForwardProxy: Sendable {
         var status = status
         if let entry = lookup.entry {
             let freshness = Self.freshness(of: entry)
-            if CacheDecision.mayAnswerDisconnected(freshness, precached: entry.kind == .precached, now: now),
-                let outcome = try await self.serveCached(entry, request: request, writer: writer, detail: detail, now: now)
-            {
-                return outcome
+            if CacheDecision.mayAnswerDisconnected(freshness, precached: entry.kind == .precached, now: now) {
+                if let outcome = try await self.serveCached(entry, request: request, writer: writer, detail: detail, now: now) {
+                    return outcome
+                }
+                unusable = "The cached copy cannot be read, or is in a content coding this client does not accept."
+            } else {
+                // RFC 9111 section 4.2.4: a disconnected cache answers 504 rather than reuse it.
+                let directive = freshness.mustRevalidate ? "must-revalidate" : "no-cache"
+                unusable = "The cached copy may not be served without revalidation (\(directive))."
             }
-            // RFC 9111 section 4.2.4: a disconnected cache answers 504 rather than reuse it.
-            let directive = freshness.mustRevalidate ? "must-revalidate" : "no-cache"
-            unusable = "The cached copy may not be served without revalidation (\(directive))."
             status = .gatewayTimeout
         }
         let cacheStatus = CacheStatus.forward(lookup.entry == nil ? lookup.missReason : .stale, detail: detail)

@@ -232,13 +232,11 @@ final class ForwardProxy: Sendable {
         headers.removeAll { ["range", "if-range", "accept-encoding"].contains($0.name.lowercased()) }
         headers.append(("Accept-Encoding", EncodingNegotiation.upstreamAcceptEncoding))
         if let entry = fetch.validating {
-            let etag = entry.header("etag")
-            let lastModified = entry.header("last-modified")
-            if etag != nil || lastModified != nil {
-                headers.removeAll { ["if-none-match", "if-modified-since"].contains($0.name.lowercased()) }
-                if let etag { headers.append(("If-None-Match", etag)) }
-                if let lastModified { headers.append(("If-Modified-Since", lastModified)) }
-            }
+            // Only Larder's own validators go upstream, so a 304 always speaks of the stored copy;
+            // the client's conditional is answered from it afterwards.
+            headers.removeAll { ["if-none-match", "if-modified-since"].contains($0.name.lowercased()) }
+            if let etag = entry.header("etag") { headers.append(("If-None-Match", etag)) }
+            if let lastModified = entry.header("last-modified") { headers.append(("If-Modified-Since", lastModified)) }
         }
         var request = UpstreamRequest(method: fetch.request.method == .HEAD ? "HEAD" : "GET", url: fetch.url.absoluteString, headers: headers)
         request.connectTimeout = self.configuration.connectTimeout

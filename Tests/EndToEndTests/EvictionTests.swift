@@ -30,15 +30,24 @@ struct EvictionEndToEndTests {
         // Room for the precached entries and three runtime bodies.
         let budget = pinned.precachedBytes + Int64(3 * Self.bodyLength)
         let larder = try await LarderProcess(serve: ["--max-size", String(budget)], cacheDirectory: cache)
+        // What a request stores is committed just after its client has the answer.
+        func committed(_ index: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(15)
+            while try await store.entry(for: try CacheKey(url: origin.url("/r\(index).bin"))) == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
         for index in 0..<3 {
             #expect(try await Curl.run(origin.url("/r\(index).bin"), proxy: larder.proxyURL).header("cache-status")?.contains("stored") == true)
+            try await committed(index)
         }
-        // r0 is used again (served and refreshed): r1 is now the least recently used, then r2.
+        // r0 is used again (a fresh hit, its use batched): r1 is now the least recently used, then r2.
         try await Task.sleep(for: .milliseconds(20))
         #expect(try await Curl.run(origin.url("/r0.bin"), proxy: larder.proxyURL).status == 200)
 
         for index in 3..<5 {
             _ = try await Curl.run(origin.url("/r\(index).bin"), proxy: larder.proxyURL)
+            try await committed(index)
             // Eviction runs in the background after the commit.
             let deadline = ContinuousClock.now + .seconds(15)
             while try await store.totals().bytes > budget, ContinuousClock.now < deadline {

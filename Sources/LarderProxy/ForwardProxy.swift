@@ -258,7 +258,8 @@ final class ForwardProxy: Sendable {
             status: response.status,
             requestCacheControl: fetch.request.headers["cache-control"],
             responseCacheControl: response.values(forHeader: "cache-control"),
-            vary: vary
+            vary: vary,
+            expires: response.values(forHeader: "expires")
         )
         guard storability == .storable else {
             if case .notStorable(let reason) = storability { return (nil, reason) }

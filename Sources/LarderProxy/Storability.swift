@@ -5,9 +5,20 @@ public enum Storability: Sendable, Hashable {
     /// It may not; the reason is reported in `Cache-Status` `detail`.
     case notStorable(reason: String)
 
-    /// Statuses that are cacheable without explicit freshness, plus those Larder stores when
-    /// explicitly allowed (RFC 9110 section 15.1 "heuristically cacheable").
+    /// Statuses that are cacheable without explicit freshness (RFC 9110 section 15.1
+    /// "heuristically cacheable").
     public static let storableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Whether Larder stores a response with this status when it carries explicit freshness
+    /// (RFC 9111 section 3): any final status it understands, except partial content, 304, and
+    /// server errors (a 5xx must never push out the copy that disconnected operation relies on).
+    public static func storableWithExplicitFreshness(_ status: Int) -> Bool {
+        switch status {
+        case 206, 304: return false
+        case 200..<500: return true
+        default: return status == 501
+        }
+    }
 
     /// Decides storability.
     /// - Parameters:
@@ -16,19 +27,25 @@ public enum Storability: Sendable, Hashable {
     ///   - requestCacheControl: the request's `Cache-Control` values.
     ///   - responseCacheControl: the response's `Cache-Control` values.
     ///   - vary: the response's `Vary` values.
+    ///   - expires: the response's `Expires` values.
     public static func evaluate(
         method: String,
         status: Int,
         requestCacheControl: [String],
         responseCacheControl: [String],
-        vary: [String]
+        vary: [String],
+        expires: [String] = []
     ) -> Storability {
         guard method == "GET" else { return .notStorable(reason: "method") }
-        guard self.storableStatuses.contains(status) else { return .notStorable(reason: "status-\(status)") }
+        let directives = CacheControlDirectives(responseCacheControl)
+        let explicit = directives.contains("max-age") || !expires.isEmpty || directives.contains("public") || directives.contains("private")
+        guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status)) else {
+            return .notStorable(reason: "status-\(status)")
+        }
         if CacheControlDirectives(requestCacheControl).contains("no-store") {
             return .notStorable(reason: "request-no-store")
         }
-        if CacheControlDirectives(responseCacheControl).contains("no-store") {
+        if directives.contains("no-store") {
             return .notStorable(reason: "no-store")
         }
         for value in vary {

@@ -108,6 +108,24 @@ struct ConformanceTests {
             .get(origin: true), .get(origin: false, cacheStatus: ["hit"]),
         ]),
 
+        // Storable statuses (RFC 9111 section 3).
+        ConformanceCase(name: "a 302 with explicit freshness is stored", respond: { _ in
+            TestResponse(status: 302, headers: [("Location", "/elsewhere"), ("Cache-Control", "max-age=3600")])
+        }, steps: [
+            .get(origin: true, status: 302, cacheStatus: ["stored"]), .get(origin: false, status: 302, cacheStatus: ["hit"]),
+        ]),
+        ConformanceCase(name: "a 302 without explicit freshness is not stored", respond: { _ in
+            TestResponse(status: 302, headers: [("Location", "/elsewhere")])
+        }, steps: [
+            .get(origin: true, status: 302, cacheStatus: ["not-stored-status-302"]), .get(origin: true, status: 302),
+        ]),
+        ConformanceCase(name: "a 500 is never stored, even with max-age", respond: answer([("Cache-Control", "max-age=3600")], status: 500), steps: [
+            .get(origin: true, status: 500), .get(origin: true, status: 500),
+        ]),
+        ConformanceCase(name: "a heuristically cacheable 404 is stored", respond: answer([("Cache-Control", "max-age=3600")], status: 404), steps: [
+            .get(origin: true, status: 404, cacheStatus: ["stored"]), .get(origin: false, status: 404, cacheStatus: ["hit"]),
+        ]),
+
         // Response directives (RFC 9111 section 5.2.2).
         ConformanceCase(name: "no-store responses are not stored", respond: answer([("Cache-Control", "no-store, max-age=3600")]), steps: [
             .get(origin: true, cacheStatus: ["detail=not-stored-no-store"]), .get(origin: true, cacheStatus: ["fwd=uri-miss"]),

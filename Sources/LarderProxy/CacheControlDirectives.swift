@@ -44,11 +44,19 @@ public struct CacheControlDirectives: Sendable, Hashable {
     /// so callers can apply RFC 9111's "treat as stale" rule.
     public func seconds(_ name: String) -> DeltaSeconds? {
         guard let entry = self.directives[name] else { return nil }
-        guard let text = entry, !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        guard let text = entry, let seconds = Self.deltaSeconds(text) else {
             return .invalid
         }
-        // RFC 9111 section 1.2.2: values too large to represent are taken as 2^31.
-        return .value(Int(text) ?? 2_147_483_648)
+        return .value(seconds)
+    }
+
+    /// A delta-seconds value (RFC 9111 section 1.2.2): ASCII digits only; values too large to
+    /// represent are taken as 2^31. Nil for anything else.
+    static func deltaSeconds(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        return min(Int(text) ?? 2_147_483_648, 2_147_483_648)
     }
 
     /// A parsed delta-seconds argument.

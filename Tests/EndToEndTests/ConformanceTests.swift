@@ -95,6 +95,9 @@ struct ConformanceTests {
         ConformanceCase(name: "Age counts against max-age", respond: answer([("Cache-Control", "max-age=60"), ("Age", "120")]), steps: [
             .get(origin: true), .get(origin: true, cacheStatus: ["fwd=stale"]),
         ]),
+        ConformanceCase(name: "an invalid Age (not digits) is ignored", respond: answer([("Cache-Control", "max-age=3600"), ("Age", "7200.5")]), steps: [
+            .get(origin: true), .get(origin: false, cacheStatus: ["hit"]),
+        ]),
         ConformanceCase(name: "s-maxage is ignored by a private cache", respond: answer([("Cache-Control", "s-maxage=3600, max-age=0")]), steps: [
             .get(origin: true), .get(origin: true, cacheStatus: ["fwd=stale"]),
         ]),

@@ -259,7 +259,8 @@ final class ForwardProxy: Sendable {
             requestCacheControl: fetch.request.headers["cache-control"],
             responseCacheControl: response.values(forHeader: "cache-control"),
             vary: vary,
-            expires: response.values(forHeader: "expires")
+            expires: response.values(forHeader: "expires"),
+            contentType: response.values(forHeader: "content-type").first
         )
         guard storability == .storable else {
             if case .notStorable(let reason) = storability { return (nil, reason) }

@@ -28,15 +28,21 @@ public enum Storability: Sendable, Hashable {
     ///   - responseCacheControl: the response's `Cache-Control` values.
     ///   - vary: the response's `Vary` values.
     ///   - expires: the response's `Expires` values.
+    ///   - contentType: the response's `Content-Type`.
     public static func evaluate(
         method: String,
         status: Int,
         requestCacheControl: [String],
         responseCacheControl: [String],
         vary: [String],
-        expires: [String] = []
+        expires: [String] = [],
+        contentType: String? = nil
     ) -> Storability {
         guard method == "GET" else { return .notStorable(reason: "method") }
+        // A stream is not an object (DESIGN.md): server-sent events never end, so never store them.
+        if let contentType, contentType.lowercased().trimmingWhitespace().hasPrefix("text/event-stream") {
+            return .notStorable(reason: "event-stream")
+        }
         let directives = CacheControlDirectives(responseCacheControl)
         let explicit = directives.contains("max-age") || !expires.isEmpty || directives.contains("public") || directives.contains("private")
         guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status)) else {

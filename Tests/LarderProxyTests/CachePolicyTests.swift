@@ -94,6 +94,12 @@ struct CachePolicyTests {
         #expect((result == .storable) == expected)
     }
 
+    @Test("server-sent events are never stored")
+    func eventStream() {
+        let result = Storability.evaluate(method: "GET", status: 200, requestCacheControl: [], responseCacheControl: ["max-age=60"], vary: [], contentType: "Text/Event-Stream; charset=utf-8")
+        #expect(result == .notStorable(reason: "event-stream"))
+    }
+
     @Test("Cache-Status values")
     func cacheStatus() {
         #expect(CacheStatus.hit(ttl: 5, detail: "upstream-unreachable").description == "larder; hit; ttl=5; detail=upstream-unreachable")

@@ -1,0 +1,794 @@
+#!/usr/bin/env python3
+"""Measurements and the summary for Benchmarks/run.
+
+Each measuring subcommand runs one thing once and appends one JSON line to --out:
+
+  wrk        wrk with Benchmarks/support/proxy.lua, sampling the servers' memory meanwhile
+  cmd        a command (a download, a precache), timed, with its own and the servers' memory
+  coldstart  launches `larder serve` and polls until the first hit answers
+  render     median time of GETs of Larder's own pages (/dev/offline...)
+
+`summary` reads those lines and prints the table (the median over rounds of every figure), the
+targets of issue 7 with met or missed, and writes the "Peers" section of Benchmarks/RESULTS.md.
+
+Memory: the peak RSS of a server is the sum, over its processes (the root and every descendant,
+e.g. nginx's master and workers, Squid and its helpers), of VmHWM after the peak was reset by
+writing 5 to /proc/PID/clear_refs just before the run; where that is not allowed, the largest
+sum of VmRSS sampled every 20 ms. Growth is that peak minus the VmRSS sum just before the run.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+# --------------------------------------------------------------------------------------------
+# Processes and memory
+
+
+def process_tree(roots):
+    """The given pids and all their descendants that exist now."""
+    parents = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+            # The command name is in parentheses and may contain spaces.
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+            parents[int(name)] = ppid
+        except (OSError, ValueError, IndexError):
+            continue
+    found = [p for p in roots if p in parents]
+    queue = list(found)
+    while queue:
+        parent = queue.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in found:
+                found.append(pid)
+                queue.append(pid)
+    return found
+
+
+def status_kib(pid, field):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def reset_peak(pid):
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+class MemoryWatch:
+    """Peak and growth of the summed RSS of some process trees while something runs."""
+
+    def __init__(self, roots):
+        self.pids = process_tree(roots) if roots else []
+        self.reset_ok = all(reset_peak(p) for p in self.pids) if self.pids else False
+        self.before = sum(status_kib(p, "VmRSS") for p in self.pids)
+        self.sampled_max = self.before
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self._stop.is_set():
+            total = sum(status_kib(p, "VmRSS") for p in self.pids)
+            self.sampled_max = max(self.sampled_max, total)
+            self._stop.wait(0.02)
+
+    def __enter__(self):
+        if self.pids:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self.pids:
+            self._thread.join()
+        hwm = sum(status_kib(p, "VmHWM") for p in self.pids) if self.reset_ok else 0
+        self.peak = max(hwm, self.sampled_max)
+        self.growth = self.peak - self.before
+        return False
+
+    def fields(self):
+        if not self.pids:
+            return {}
+        return {
+            "peak_rss_kib": self.peak,
+            "rss_before_kib": self.before,
+            "rss_growth_kib": self.growth,
+            "rss_method": "VmHWM after clear_refs" if self.reset_ok else "sampled VmRSS",
+            "processes": len(self.pids),
+        }
+
+
+def count_lines(path):
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return None
+
+
+def lines_after(path, start):
+    """Access-log lines from line `start` on (0-based)."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.readlines()[start:]
+    except OSError:
+        return []
+
+
+def append(out, record):
+    record["time"] = datetime.datetime.now().isoformat(timespec="seconds")
+    try:
+        record["load1"] = float(open("/proc/loadavg").read().split()[0])
+    except (OSError, ValueError):
+        pass
+    with open(out, "a") as f:
+        f.write(json.dumps(record) + "\n")
+    brief = {k: record[k] for k in ("scenario", "peer", "round", "value", "unit", "p99_ms", "peak_rss_kib", "origin_requests") if k in record}
+    print("  " + json.dumps(brief), flush=True)
+
+
+def base_record(args):
+    record = {"scenario": args.scenario, "peer": args.peer, "round": args.round}
+    if args.label:
+        record["label"] = args.label
+    if args.subject:
+        record["subject"] = True
+    return record
+
+
+def pids_of(text):
+    return [int(p) for p in (text or "").replace(",", " ").split() if p.strip()]
+
+
+# --------------------------------------------------------------------------------------------
+# Subcommands
+
+
+def cmd_wrk(args):
+    """One wrk run (plus, with --during-post, a precache job started in Larder right before)."""
+    env = dict(os.environ, TARGET_PATH=args.path or "", TARGET_HOST=args.host or "")
+    command = ["wrk", "-t", str(args.threads), "-c", str(args.connections), "-d", f"{args.duration:g}s",
+               "--timeout", "10s", "--latency", "-s", args.lua, args.connect]
+    origin_before = count_lines(args.origin_log)
+    job = None
+    if args.during_post:
+        job = start_precache_job(args.during_post, args.during_body)
+    with MemoryWatch(pids_of(args.pids)) as memory:
+        result = subprocess.run(command, env=env, capture_output=True, text=True)
+    record = base_record(args)
+    if job is not None:
+        status = job_status(args.during_post, job)
+        record["background"] = {"job": job, "state_when_wrk_ended": status.get("state"),
+                                "files_done_when_wrk_ended": status.get("filesDone"),
+                                "files_to_fetch": status.get("filesToFetch")}
+        final = wait_job(args.during_post, job, 600)
+        record["background"]["final_state"] = final.get("state")
+        record["background"]["final_files_done"] = final.get("filesDone")
+    line = next((l for l in result.stdout.splitlines() if l.startswith("BENCH_JSON ")), None)
+    if result.returncode != 0 or line is None:
+        record.update(error=f"wrk exited {result.returncode}: {result.stderr.strip()[:300]}", value=None)
+        append(args.out, record)
+        return 1
+    w = json.loads(line[len("BENCH_JSON "):])
+    errors = {k: w[k] for k in w if k.startswith("errors_") and w[k]}
+    record.update(kind="wrk", metric="req/s", value=w["rps"], unit="req/s", better="higher",
+                  p50_ms=w["p50_ms"], p90_ms=w["p90_ms"], p99_ms=w["p99_ms"], max_ms=w["max_ms"],
+                  requests=w["requests"], bytes=w["bytes"], duration_s=w["duration_s"],
+                  connections=args.connections, errors=errors)
+    record.update(memory.fields())
+    if origin_before is not None:
+        record["origin_requests"] = count_lines(args.origin_log) - origin_before
+    append(args.out, record)
+    return 0
+
+
+def http_json(method, url, body=None, content_type="application/json"):
+    import urllib.request
+    request = urllib.request.Request(url, data=body.encode() if body else None, method=method)
+    if body:
+        request.add_header("Content-Type", content_type)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def start_precache_job(base, body):
+    answer = http_json("POST", base.rstrip("/") + "/dev/offline/precache", body)
+    return answer["id"]
+
+
+def job_status(base, job):
+    try:
+        return http_json("GET", base.rstrip("/") + "/dev/offline/precache/" + job)
+    except Exception as error:  # noqa: BLE001 - reported, not fatal
+        return {"state": f"unknown ({error})"}
+
+
+def wait_job(base, job, limit):
+    deadline = time.monotonic() + limit
+    status = {}
+    while time.monotonic() < deadline:
+        status = job_status(base, job)
+        if status.get("state") == "finished":
+            return status
+        time.sleep(0.2)
+    return status
+
+
+def cmd_cmd(args):
+    """Times one command; the servers' memory meanwhile; the command's own peak RSS."""
+    command = args.command[1:] if args.command and args.command[0] == "--" else args.command
+    origin_before = count_lines(args.origin_log)
+    with MemoryWatch(pids_of(args.pids)) as memory:
+        started = time.monotonic()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = process.communicate()
+        elapsed = time.monotonic() - started
+    usage = resource_children_maxrss()
+    record = base_record(args)
+    record.update(kind="cmd", command=" ".join(command)[:300], exit_status=process.returncode, seconds=elapsed)
+    if process.returncode != 0:
+        record["error"] = f"exit {process.returncode}: {(err or out).strip()[-300:]}"
+    if args.bytes:
+        record.update(metric="throughput", value=args.bytes / elapsed / 1048576, unit="MiB/s", better="higher")
+    else:
+        record.update(metric="time", value=elapsed, unit="s", better="lower")
+    if args.own_rss:
+        record["peak_rss_kib"] = usage
+        record["rss_of"] = "the command itself"
+        record.update({k: v for k, v in memory.fields().items() if k != "peak_rss_kib"})
+        if memory.pids:
+            record["server_peak_rss_kib"] = memory.peak
+    else:
+        record.update(memory.fields())
+    if origin_before is not None:
+        new = lines_after(args.origin_log, origin_before)
+        record["origin_requests"] = len(new)
+        paths = {}
+        for line in new:
+            m = re.search(r'"[A-Z]+ (\S+)', line)
+            if m:
+                kind = "manifest" if m.group(1).endswith(("offline.meta.json", "metadata.json")) else ("page" if m.group(1).endswith(".html") else "file")
+                paths[kind] = paths.get(kind, 0) + 1
+        record["origin_requests_by_kind"] = paths
+    if args.expect_status and out.strip():
+        record["curl"] = out.strip()[:200]
+    append(args.out, record)
+    return 0 if process.returncode == 0 else 1
+
+
+def resource_children_maxrss():
+    import resource
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux; max over children so far
+
+
+def http_get_once(port, target, host, timeout=2.0):
+    """One absolute- or origin-form GET on a new connection; (status, headers) or None."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+    lines = head.split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cmd_coldstart(args):
+    """Launch `larder serve` on a store and poll (every 2 ms) until the first hit answers."""
+    port = free_port()
+    command = [args.larder, "serve", "--cache-dir", args.cache_dir, "--port", str(port), "--log-level", "warning"] + args.extra
+    log = open(args.log, "ab") if args.log else subprocess.DEVNULL
+    started = time.monotonic()
+    process = subprocess.Popen(command, stdout=log, stderr=log)
+    result = None
+    listening_ms = None
+    while time.monotonic() - started < args.timeout:
+        try:
+            status, headers = http_get_once(port, args.target, args.host)
+            if listening_ms is None:
+                listening_ms = (time.monotonic() - started) * 1000
+            if status == 200:
+                result = ((time.monotonic() - started) * 1000, headers.get("cache-status", ""))
+                break
+        except (ConnectionRefusedError, ConnectionResetError, socket.timeout, OSError, IndexError, ValueError):
+            pass
+        if process.poll() is not None:
+            break
+        time.sleep(0.002)
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    record = base_record(args)
+    record.update(kind="coldstart", metric="time to first hit", unit="ms", better="lower")
+    if result is None:
+        record.update(value=None, error=f"no 200 within {args.timeout} s (exit {process.returncode})")
+    else:
+        record.update(value=result[0], cache_status=result[1], first_answer_ms=listening_ms)
+        if "hit" not in result[1]:
+            record["note"] = "first 200 was not a cache hit"
+    append(args.out, record)
+    return 0 if result else 1
+
+
+def curl_time(url):
+    out = subprocess.run(["curl", "-s", "-o", "/dev/null", "--noproxy", "*", "-w", "%{http_code} %{time_total}", url],
+                         capture_output=True, text=True).stdout.split()
+    if not out or out[0] != "200":
+        raise RuntimeError(f"GET {url} answered {out[0] if out else 'nothing'}")
+    return float(out[1]) * 1000
+
+
+def cmd_render(args):
+    """Median curl time_total (ms) of each page; the value is the slowest page's median."""
+    pages = {}
+    for page in args.pages:
+        url = args.base.rstrip("/") + page
+        curl_time(url)
+        curl_time(url)
+        pages[page] = statistics.median(curl_time(url) for _ in range(args.requests))
+    record = base_record(args)
+    worst = max(pages, key=pages.get)
+    record.update(kind="render", metric="slowest page", value=pages[worst], unit="ms", better="lower",
+                  slowest_page=worst, pages=pages, requests=args.requests)
+    append(args.out, record)
+    return 0
+
+
+def cmd_micro(args):
+    """Reads `swift package benchmark` text output: p50 per operation of each benchmark."""
+    units = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
+    benchmarks, lines = [], open(args.log, errors="replace").read().splitlines()
+    for i, line in enumerate(lines):
+        if line and not line.startswith(("│", "╒", "╞", "├", "╘")) and i + 1 < len(lines) and lines[i + 1].startswith("╒"):
+            benchmarks.append({"name": line.strip()})
+        if line.startswith("│") and benchmarks:
+            cells = [c.strip() for c in line.strip("│").split("│")]
+            if len(cells) < 9 or cells[0] == "Metric":
+                continue
+            metric, p50 = cells[0], cells[3]
+            try:
+                value = float(p50)
+            except ValueError:
+                continue
+            scaled = metric.endswith("*")
+            if metric.startswith("Malloc (total)"):
+                benchmarks[-1]["mallocs_p50"] = value
+            elif metric.startswith("Time (wall clock)"):
+                unit = re.search(r"\((ns|μs|us|ms|s)\)", metric)
+                benchmarks[-1]["wall_p50_ns"] = value * units[unit.group(1) if unit else "ns"]
+            elif metric.startswith("Throughput"):
+                factor = 1000 if "(K)" in metric else (1e6 if "(M)" in metric else 1)
+                benchmarks[-1]["throughput_p50"] = value * factor
+            benchmarks[-1]["per_operation"] = benchmarks[-1].get("per_operation", False) or scaled
+            benchmarks[-1]["samples"] = cells[8]
+    json.dump(benchmarks, open(args.out, "w"), indent=1)
+    for b in benchmarks:
+        print(f"  {b['name']}: {b.get('wall_p50_ns', 0):,.0f} ns, {b.get('mallocs_p50', 0):g} mallocs")
+    return 0 if benchmarks else 1
+
+
+# --------------------------------------------------------------------------------------------
+# Summary
+
+SCENARIOS = [
+    # id, title, subject peer (the Larder figure others are compared with), columns of note
+    ("hit-1k", "Cache hit, 1 KiB asset (wrk, 32 keep-alive connections)"),
+    ("hit-64k", "Cache hit, 64 KiB asset (wrk, 32 keep-alive connections)"),
+    ("hit-1k-store", "Larder cache hit, 1 KiB, by store size"),
+    ("cold-start", "Cold start to first hit (store of N entries)"),
+    ("body-1g-miss", "1 GiB body through the proxy, first fetch (miss, stored)"),
+    ("body-1g-hit", "1 GiB body from the cache (hit)"),
+    ("precache", "Precache 2,000 files of 4 KiB from the origin"),
+    ("precache-rerun", "Precache again, everything cached"),
+    ("hit-during-precache", "Larder 1 KiB hit latency while a 2,000-file precache runs in it"),
+    ("devoffline", "/dev/offline render (N entries), slowest page"),
+]
+
+
+def median_of(records, field):
+    values = [r[field] for r in records if isinstance(r.get(field), (int, float))]
+    return statistics.median(values) if values else None
+
+
+def fmt_value(value, unit):
+    if value is None:
+        return "failed"
+    if unit == "req/s":
+        return f"{value:,.0f} req/s"
+    if unit == "MiB/s":
+        return f"{value:,.0f} MiB/s"
+    if unit == "s":
+        return f"{value:.2f} s"
+    if unit == "ms":
+        return f"{value:.1f} ms"
+    return f"{value:.3g} {unit}"
+
+
+def fmt_ms(value):
+    return "" if value is None else (f"{value:.2f} ms" if value < 10 else f"{value:.1f} ms")
+
+
+def fmt_kib(value):
+    return "" if value is None else f"{value / 1024:.1f} MiB"
+
+
+def summarise(records):
+    """{scenario: {peer: medians}} in first-seen peer order."""
+    grouped = {}
+    for r in records:
+        grouped.setdefault(r["scenario"], {}).setdefault(r["peer"], []).append(r)
+    table = {}
+    for scenario, peers in grouped.items():
+        table[scenario] = {}
+        for peer, rs in peers.items():
+            first = rs[0]
+            m = {k: median_of(rs, k) for k in ("value", "p50_ms", "p99_ms", "peak_rss_kib", "rss_growth_kib",
+                                                "origin_requests", "server_peak_rss_kib", "first_answer_ms")}
+            m.update(unit=first.get("unit"), better=first.get("better"), metric=first.get("metric"),
+                     rounds=len(rs), errors=[r.get("error") for r in rs if r.get("error")],
+                     wrk_errors=[r.get("errors") for r in rs if r.get("errors")],
+                     cache_status=sorted({r.get("cache_status") for r in rs if r.get("cache_status")}),
+                     origin_kinds=[r.get("origin_requests_by_kind") for r in rs if r.get("origin_requests_by_kind") is not None],
+                     background=[r.get("background") for r in rs if r.get("background")],
+                     pages=rs[-1].get("pages"), slowest_page=rs[-1].get("slowest_page"),
+                     entries=first.get("entries"), label=first.get("label") or peer,
+                     subject=first.get("subject", False))
+            table[scenario][peer] = m
+    return table
+
+
+# The figure a scenario's ratio compares, when not its main one.
+RATIO_FIELD = {"hit-during-precache": "p99_ms"}
+
+
+def ratio_text(subject, other, field="value"):
+    if not subject or not other or subject.get(field) is None or not other.get(field):
+        return ""
+    r = subject[field] / other[field]
+    if field == "p99_ms":
+        return f"{r:.2f}x p99"
+    what = {"req/s": "req/s", "MiB/s": "throughput", "s": "time", "ms": "time"}.get(subject["unit"], subject["unit"])
+    return f"{r:.2f}x {what}"
+
+
+def build_table(table):
+    rows = []
+    for scenario, title in SCENARIOS:
+        peers = table.get(scenario)
+        if not peers:
+            continue
+        subject = next((m for m in peers.values() if m["subject"]), None)
+        for peer, m in peers.items():
+            ratio = "" if m is subject else ratio_text(subject, m, RATIO_FIELD.get(scenario, "value"))
+            value = fmt_value(m["value"], m["unit"])
+            extra = []
+            if m.get("origin_requests") is not None and scenario.startswith("precache"):
+                extra.append(f"{m['origin_requests']:.0f} origin req")
+            if m.get("origin_requests") and (scenario.startswith("hit") or scenario == "body-1g-hit"):
+                extra.append(f"{m['origin_requests']:.0f} origin req")
+            if m.get("rss_growth_kib") is not None and scenario.startswith("body"):
+                extra.append(f"+{m['rss_growth_kib'] / 1024:.1f} MiB RSS")
+            if m["errors"]:
+                extra.append("ERROR")
+            rows.append([title if not rows or rows[-1][0] != title else "", m["label"], value + (" (" + ", ".join(extra) + ")" if extra else ""),
+                         fmt_ms(m["p50_ms"]), fmt_ms(m["p99_ms"]), fmt_kib(m["peak_rss_kib"]), ratio])
+    # Blank repeated titles.
+    last = None
+    for row in rows:
+        if row[0] == last:
+            row[0] = ""
+        elif row[0]:
+            last = row[0]
+    return ["Scenario", "Peer", "Result (median)", "p50", "p99", "Peak RSS", "Larder ÷ peer"], rows
+
+
+def text_table(header, rows):
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" if i < 2 else "---:" for i in range(len(header))) + " |"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |")
+    return "\n".join(out)
+
+
+def get(table, scenario, peer):
+    return table.get(scenario, {}).get(peer)
+
+
+def targets(table):
+    """[(target, measured, met or None)] for issue 7's targets."""
+    out = []
+
+    def ratio(a, b, field="value"):
+        if not a or not b or a.get(field) is None or not b.get(field):
+            return None
+        return a[field] / b[field]
+
+    def add(name, value, ok, fmt):
+        out.append((name, "not measured" if value is None else fmt(value), None if value is None else ok(value)))
+
+    l1, s1, n1 = get(table, "hit-1k", "larder"), get(table, "hit-1k", "squid"), get(table, "hit-1k", "nginx")
+    l64, n64 = get(table, "hit-64k", "larder"), get(table, "hit-64k", "nginx")
+    add("1 KiB hits: req/s at least 2x Squid", ratio(l1, s1), lambda v: v >= 2, lambda v: f"{v:.2f}x")
+    add("1 KiB hits: req/s at least 1x nginx proxy_cache", ratio(l1, n1), lambda v: v >= 1, lambda v: f"{v:.2f}x")
+    add("64 KiB hits: req/s at least 1x nginx proxy_cache", ratio(l64, n64), lambda v: v >= 1, lambda v: f"{v:.2f}x")
+    add("1 KiB hits: p99 no worse than nginx", ratio(l1, n1, "p99_ms"), lambda v: v <= 1, lambda v: f"{v:.2f}x nginx's p99 ({l1['p99_ms']:.2f} vs {n1['p99_ms']:.2f} ms)")
+    add("64 KiB hits: p99 no worse than nginx", ratio(l64, n64, "p99_ms"), lambda v: v <= 1, lambda v: f"{v:.2f}x nginx's p99 ({l64['p99_ms']:.2f} vs {n64['p99_ms']:.2f} ms)")
+    store = table.get("hit-1k-store", {})
+    big = next((m for m in store.values() if m["subject"]), None)
+    small = next((m for m in store.values() if not m["subject"]), None)
+    add(f"{big['label'] if big else 'large store'} hit req/s at least 0.9x {small['label'] if small else 'small store'}",
+        ratio(big, small), lambda v: v >= 0.9, lambda v: f"{v:.2f}x")
+    cold = get(table, "cold-start", "larder")
+    add("Cold start to first hit under 200 ms" + (f" ({cold['label']})" if cold else ""), cold and cold["value"], lambda v: v < 200, lambda v: f"{v:.0f} ms")
+    peaks = [m["peak_rss_kib"] for s in ("hit-1k", "hit-64k") for p, m in table.get(s, {}).items() if p == "larder" and m["peak_rss_kib"]]
+    add("Peak RSS under 64 MiB during the hit scenarios", max(peaks) if peaks else None, lambda v: v < 64 * 1024, lambda v: f"{v / 1024:.1f} MiB")
+    growth = [m["rss_growth_kib"] for s in ("body-1g-miss", "body-1g-hit") for p, m in table.get(s, {}).items() if p == "larder" and m["rss_growth_kib"] is not None]
+    add("RSS growth under 32 MiB while a 1 GiB body streams (miss and hit)", max(growth) if growth else None, lambda v: v < 32 * 1024, lambda v: f"+{v / 1024:.1f} MiB")
+    pl, pc = get(table, "precache", "larder"), get(table, "precache", "curl")
+    add("Precache of 2,000 files at most 1.25x curl --parallel", ratio(pl, pc), lambda v: v <= 1.25, lambda v: f"{v:.2f}x ({pl['value']:.2f} s vs {pc['value']:.2f} s)")
+    rerun = get(table, "precache-rerun", "larder")
+    add("All-cached re-run under 5 % of the first run's time", ratio(rerun, pl), lambda v: v < 0.05, lambda v: f"{v * 100:.1f} % ({rerun['value']:.3f} s)")
+    kinds = rerun["origin_kinds"] if rerun else []
+    files = max((k.get("file", 0) for k in kinds), default=None) if kinds else None
+    add("All-cached re-run requests only manifests and pages", files, lambda v: v == 0,
+        lambda v: f"{v} file requests; origin requests per run: {', '.join(json.dumps(k, sort_keys=True) for k in kinds)}")
+    idle, busy = get(table, "hit-during-precache", "idle"), get(table, "hit-during-precache", "during")
+    add("Hit p99 during a precache at most 2x idle", ratio(busy, idle, "p99_ms"), lambda v: v <= 2,
+        lambda v: f"{v:.2f}x ({busy['p99_ms']:.2f} vs {idle['p99_ms']:.2f} ms)")
+    render = get(table, "devoffline", "larder")
+    add("/dev/offline under 50 ms" + (f" ({render['label']})" if render else ""), render and render["value"], lambda v: v < 50,
+        lambda v: f"{v:.1f} ms slowest ({render['slowest_page']})")
+    return out
+
+
+def cmd_summary(args):
+    records = []
+    with open(args.results) as f:
+        for line in f:
+            if line.strip():
+                records.append(json.loads(line))
+    meta = json.load(open(args.meta)) if args.meta else {}
+    table = summarise(records)
+    header, rows = build_table(table)
+    goals = targets(table)
+    print()
+    print(text_table(header, rows))
+    print()
+    for name, measured, ok in goals:
+        mark = "n/a" if ok is None else ("met" if ok else "MISSED")
+        print(f"  [{mark:6}] {name}: {measured}")
+    problems = problems_of(table)
+    for p in problems:
+        print(f"  warning: {p}")
+    micro = json.load(open(args.micro)) if args.micro else []
+    if micro:
+        print()
+        print(text_table(*micro_table(micro)))
+    for note in meta.get("notes") or []:
+        print(f"  note: {note}")
+    if args.write:
+        section = markdown_section(meta, header, rows, goals, table, problems, micro)
+        write_results(args.write, section)
+        print(f"\nWrote the Peers section of {args.write}")
+    return 0
+
+
+def problems_of(table):
+    out = []
+    for scenario, peers in table.items():
+        for peer, m in peers.items():
+            for e in m["errors"]:
+                out.append(f"{scenario} / {peer}: {e}")
+            if m["wrk_errors"]:
+                out.append(f"{scenario} / {peer}: wrk counted errors {m['wrk_errors']}")
+            if scenario.startswith("hit") and m.get("origin_requests"):
+                out.append(f"{scenario} / {peer}: {m['origin_requests']:.0f} origin requests during a hit run (median)")
+            for b in m["background"]:
+                if b.get("state_when_wrk_ended") != "running":
+                    out.append(f"{scenario} / {peer}: the precache job was '{b.get('state_when_wrk_ended')}' when wrk ended (it should still run)")
+    return out
+
+
+def micro_table(micro):
+    rows = [[b["name"], f"{b['wall_p50_ns']:,.0f} ns" if b.get("wall_p50_ns") is not None else "",
+             f"{b['mallocs_p50']:g}" if b.get("mallocs_p50") is not None else ""] for b in micro]
+    return ["Micro benchmark (package-benchmark)", "Wall clock per operation, p50", "Mallocs per operation, p50"], rows
+
+
+def markdown_section(meta, header, rows, goals, table, problems, micro=()):
+    m = meta
+    lines = ["## Peers (`Benchmarks/run`)", ""]
+    lines.append("Larder against Squid (forward proxy, `offline_mode on`), nginx `proxy_cache` (reverse proxy, so "
+                 "origin-form requests) and curl, all on loopback in one run, against a local nginx origin; "
+                 "every figure is the median over the rounds, peers interleaved in rotated order each round. "
+                 "Larder ÷ peer is Larder's figure divided by the peer's (for req/s and throughput higher is "
+                 "better, for times lower is better).")
+    lines.append("")
+    for key, label in (("date", "Date"), ("commit", "Commit"), ("machine", "Machine"), ("software", "Software"),
+                       ("mode", "Mode"), ("load", "Load"), ("command", "Command")):
+        if m.get(key):
+            lines.append(f"- {label}: {m[key]}")
+    lines.append("")
+    lines.append(md_table(header, rows))
+    lines.append("")
+    lines.append("Targets of issue 7, as measured in this run:")
+    lines.append("")
+    lines.append("| Target | Measured | |")
+    lines.append("| --- | --- | --- |")
+    for name, measured, ok in goals:
+        lines.append(f"| {name} | {measured} | {'n/a' if ok is None else ('met' if ok else '**missed**')} |")
+    lines.append("")
+    render = get(table, "devoffline", "larder")
+    if render and render.get("pages"):
+        lines.append(f"/dev/offline pages at {render['label']} (median curl `time_total`):")
+        lines.append("")
+        lines.append("| Page | ms |")
+        lines.append("| --- | ---: |")
+        for page, ms in render["pages"].items():
+            lines.append(f"| `{page}` | {ms:.1f} |")
+        lines.append("")
+    if micro:
+        lines.append("Micro benchmarks (`cd Benchmarks && swift package benchmark`, package-benchmark with its "
+                     "malloc interposer; 1,000 operations a sample, figures per operation):")
+        lines.append("")
+        h, r = micro_table(micro)
+        lines.append("| " + " | ".join(h) + " |")
+        lines.append("| --- | ---: | ---: |")
+        for row in r:
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+    notes = m.get("notes") or []
+    cache_status = sorted({s for peers in table.values() for p, x in peers.items() if p.startswith("larder") or p in ("idle", "during") for s in x["cache_status"]})
+    if cache_status:
+        notes = notes + [f"Larder answered the cold-start probes with `Cache-Status: {'`, `'.join(cache_status)}`."]
+    if problems:
+        notes = notes + ["Problems seen: " + "; ".join(problems)]
+    if notes:
+        lines.append("Notes:")
+        lines.append("")
+        for n in notes:
+            lines.append(f"- {n}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_results(path, section):
+    try:
+        text = open(path).read()
+    except OSError:
+        text = "# Benchmark results\n"
+    pattern = re.compile(r"^## Peers.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section + "\n", text, count=1)
+    else:
+        # After the title, before the other sections.
+        head, sep, rest = text.partition("\n## ")
+        text = head.rstrip("\n") + "\n\n" + section + "\n" + (sep.lstrip("\n") + rest if sep else "")
+    open(path, "w").write(text.rstrip("\n") + "\n")
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command_name", required=True)
+
+    def common(p):
+        p.add_argument("--out", required=True)
+        p.add_argument("--scenario", required=True)
+        p.add_argument("--peer", required=True)
+        p.add_argument("--round", type=int, default=1)
+        p.add_argument("--label", help="how the table names the peer (default: --peer)")
+        p.add_argument("--subject", action="store_true", help="the figure the others of the scenario are compared with")
+
+    p = sub.add_parser("wrk")
+    common(p)
+    p.add_argument("--connect", required=True, help="the URL wrk connects to (the proxy)")
+    p.add_argument("--path", help="request target: absolute URL for forward proxies, or a path")
+    p.add_argument("--host", help="Host header")
+    p.add_argument("--duration", type=float, default=10)
+    p.add_argument("--connections", type=int, default=32)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--lua", required=True)
+    p.add_argument("--pids", default="")
+    p.add_argument("--origin-log")
+    p.add_argument("--during-post", help="Larder's base URL: start a precache job there first")
+    p.add_argument("--during-body")
+    p.set_defaults(func=cmd_wrk)
+
+    p = sub.add_parser("cmd")
+    common(p)
+    p.add_argument("--pids", default="")
+    p.add_argument("--origin-log")
+    p.add_argument("--bytes", type=int, help="report bytes/elapsed as MiB/s instead of the time")
+    p.add_argument("--own-rss", action="store_true", help="peak RSS is the command's own")
+    p.add_argument("--expect-status", action="store_true", help="keep the command's output (curl -w)")
+    p.add_argument("command", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_cmd)
+
+    p = sub.add_parser("coldstart")
+    common(p)
+    p.add_argument("--larder", required=True)
+    p.add_argument("--cache-dir", required=True)
+    p.add_argument("--target", required=True)
+    p.add_argument("--host", required=True)
+    p.add_argument("--timeout", type=float, default=30)
+    p.add_argument("--log")
+    p.add_argument("extra", nargs="*")
+    p.set_defaults(func=cmd_coldstart)
+
+    p = sub.add_parser("render")
+    common(p)
+    p.add_argument("--base", required=True)
+    p.add_argument("--requests", type=int, default=30)
+    p.add_argument("pages", nargs="+")
+    p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("summary")
+    p.add_argument("--results", required=True)
+    p.add_argument("--meta")
+    p.add_argument("--write")
+    p.add_argument("--micro", help="JSON written by `micro`")
+    p.set_defaults(func=cmd_summary)
+
+    p = sub.add_parser("micro")
+    p.add_argument("--log", required=True, help="output of `swift package benchmark`")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=cmd_micro)
+
+    args = parser.parse_args()
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,7 +18,7 @@ extension ForwardProxy {
         now: Date,
         cacheStatus: CacheStatus? = nil
     ) async throws -> Outcome? {
-        let freshness = Self.freshness(of: entry)
+        let freshness = self.freshness(of: entry)
         let age = freshness.currentAge(now: now)
         let cacheStatus = cacheStatus ?? CacheStatus.hit(ttl: Int(freshness.lifetime) - age, detail: detail)
         self.usage.recordUse(entry.key)
@@ -76,6 +76,16 @@ extension ForwardProxy {
         }
         headers.add(name: "content-length", value: String(slice.count))
         Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
+        // A small body comes from memory (read once, kept by its content hash).
+        if entry.bodySize <= self.smallBodies.maximumBodySize {
+            guard let body = await self.smallBody(entry) else { return nil }
+            try await writer.head(status, headers)
+            if let part = body.getSlice(at: body.readerIndex + Int(slice.lowerBound), length: slice.count) {
+                try await writer.body(part)
+            }
+            try await writer.end()
+            return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: request.isKeepAlive)
+        }
         let handle: ReadFileHandle
         do {
             handle = try await FileSystem.shared.openFile(forReadingAt: FilePath(entry.bodyPath))
@@ -102,6 +112,28 @@ extension ForwardProxy {
         }
         try await writer.end()
         return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: request.isKeepAlive)
+    }
+
+    /// A small stored body, from memory or read whole from its file; nil when the file is
+    /// missing or not the size the index says.
+    private func smallBody(_ entry: CachedEntry) async -> ByteBuffer? {
+        if let body = self.smallBodies.body(hash: entry.bodyHash) {
+            return body
+        }
+        do {
+            let body = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(entry.bodyPath)) { handle in
+                try await handle.readToEnd(maximumSizeAllowed: .bytes(self.smallBodies.maximumBodySize + 1))
+            }
+            guard body.readableBytes == entry.bodySize else {
+                self.logger.error("cached body is not the indexed size", metadata: ["path": "\(entry.bodyPath)"])
+                return nil
+            }
+            self.smallBodies.insert(body, hash: entry.bodyHash)
+            return body
+        } catch {
+            self.logger.warning("cached body unreadable", metadata: ["path": "\(entry.bodyPath)", "error": "\(error)"])
+            return nil
+        }
     }
 
     /// Answers with a stored coded body decoded, for a client that does not accept its coding: the

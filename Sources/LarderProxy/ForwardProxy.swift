@@ -23,6 +23,10 @@ final class ForwardProxy: Sendable {
     let inFlight = InFlightFetches()
     /// Keys being refreshed in the background, so one refresh at a time runs per key.
     let backgroundRefreshes = BackgroundRefreshes()
+    /// Small bodies kept in memory by content hash.
+    let smallBodies = SmallBodyCache()
+    /// Freshness of recently served stored heads.
+    let freshnessMemo = FreshnessMemo()
 
     init(
         store: Store,
@@ -72,7 +76,7 @@ final class ForwardProxy: Sendable {
             networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
             request: RequestCacheDirectives(cacheControl: head.headers["cache-control"], pragma: head.headers["pragma"])
         )
-        let stored = lookup.entry.map { CacheDecision.Stored(freshness: Self.freshness(of: $0), storedAt: $0.storedAt) }
+        let stored = lookup.entry.map { CacheDecision.Stored(freshness: self.freshness(of: $0), storedAt: $0.storedAt) }
         switch CacheDecision.decide(context, stored: stored, now: now) {
         case .answerFromCache(var detail):
             if route == nil, lookup.entry?.kind == .precached {
@@ -195,7 +199,7 @@ final class ForwardProxy: Sendable {
 
         // stale-if-error (RFC 5861 section 4, and DESIGN.md): a 5xx with a usable copy serves the copy.
         if response.head.status >= 500, let entry = fetch.validating,
-            CacheDecision.mayAnswerDisconnected(Self.freshness(of: entry), precached: entry.kind == .precached, now: Date()),
+            CacheDecision.mayAnswerDisconnected(self.freshness(of: entry), precached: entry.kind == .precached, now: Date()),
             let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: "upstream-\(response.head.status)", now: Date())
         {
             return outcome
@@ -324,14 +328,9 @@ final class ForwardProxy: Sendable {
         return Self.isNetworkFirst(url) ? .networkFirst : .cacheFirst
     }
 
-    /// The stored response's freshness (RFC 9111 section 4.2).
-    static func freshness(of entry: CachedEntry) -> ResponseFreshness {
-        ResponseFreshness(
-            status: entry.status,
-            header: { name in entry.headers.filter { $0.hasName(name) }.map(\.value) },
-            requestTime: entry.requestTime,
-            responseTime: entry.responseTime
-        )
+    /// The stored response's freshness (RFC 9111 section 4.2), computed once per stored head.
+    func freshness(of entry: CachedEntry) -> ResponseFreshness {
+        self.freshnessMemo.freshness(of: entry)
     }
 
     /// Answers without upstream (offline, failing or backing off): the stored copy when it may be
@@ -349,7 +348,7 @@ final class ForwardProxy: Sendable {
         var unusable: String?
         var status = status
         if let entry = lookup.entry {
-            let freshness = Self.freshness(of: entry)
+            let freshness = self.freshness(of: entry)
             if CacheDecision.mayAnswerDisconnected(freshness, precached: entry.kind == .precached, now: now) {
                 if let outcome = try await self.serveCached(entry, request: request, writer: writer, detail: detail, now: now) {
                     return outcome

@@ -11,6 +11,9 @@ public enum HTTPDate {
 
     /// Parses an HTTP-date; `nil` when it is not one.
     public static func parse(_ text: String) -> Date? {
+        if let date = self.parseFixdate(text) {
+            return date
+        }
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
         // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT -> [Sun, 06, Nov, 1994, 08:49:37, GMT]
         // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT -> [Sunday, 06-Nov-94, 08:49:37, GMT]
@@ -45,6 +48,35 @@ public enum HTTPDate {
         let days = self.daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + time.0 * 3_600 + time.1 * 60 + time.2
         return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// The common form, `Sun, 06 Nov 1994 08:49:37 GMT`, read by position (every cached answer
+    /// reads a few dates); nil when the text is not exactly that shape.
+    private static func parseFixdate(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { bytes -> Date? in
+            guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == UInt8(ascii: " "), bytes[7] == UInt8(ascii: " "),
+                bytes[11] == UInt8(ascii: " "), bytes[16] == UInt8(ascii: " "), bytes[19] == UInt8(ascii: ":"),
+                bytes[22] == UInt8(ascii: ":"), bytes[25] == UInt8(ascii: " "), bytes[26] == UInt8(ascii: "G"),
+                bytes[27] == UInt8(ascii: "M"), bytes[28] == UInt8(ascii: "T")
+            else { return nil }
+            func number(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for index in range {
+                    let digit = Int(bytes[index]) - 48
+                    guard (0...9).contains(digit) else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            let monthText = String(decoding: UnsafeBufferPointer(rebasing: bytes[8..<11]), as: UTF8.self)
+            guard let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19),
+                let minute = number(20..<22), let second = number(23..<25), let month = self.month(monthText),
+                (1...31).contains(day), hour <= 23, minute <= 59, second <= 60
+            else { return nil }
+            let days = self.daysFromCivil(year: year, month: month, day: day)
+            return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+        }
     }
 
     /// Formats a date as IMF-fixdate.

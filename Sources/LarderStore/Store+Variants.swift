@@ -23,8 +23,24 @@ extension Store {
     /// (``CacheKey/variant(_:)``), newest first. Entries whose body file is missing or has the wrong
     /// size are left out, as ``entry(for:)`` does.
     ///
-    /// One range scan of the key index, so it costs the same for any cache size.
+    /// One range scan of the key index, so it costs the same for any cache size; a key looked up
+    /// in the last second is answered from memory (changes this process commits are seen at once,
+    /// another process's within that second).
     public func variants(of key: CacheKey) async throws -> [CachedEntry] {
+        let now = Date().timeIntervalSince1970
+        if let entries = self.memo.entries(for: key, now: now) {
+            return entries
+        }
+        let generation = self.memo.generation
+        let entries = try await self.readVariants(of: key)
+        // Misses are not remembered: what another process stores must be found at once.
+        if !entries.isEmpty {
+            self.memo.remember(entries, for: key, loadedAt: now, generation: generation)
+        }
+        return entries
+    }
+
+    private func readVariants(of key: CacheKey) async throws -> [CachedEntry] {
         let prefix = key.rawValue + CacheKey.variantSeparator
         // Every key starting with the prefix sorts at or after it and before the prefix with its
         // last character ("=") replaced by the next one (">").

@@ -29,6 +29,8 @@ public final class Store: Sendable {
     let temporaryDirectory: String
     let logger: Logger
     let pool: DatabasePool
+    /// Recent lookups, cleared by every change this process commits (see ``variants(of:)``).
+    let memo = EntryMemo()
 
     /// How old a file in `tmp/` must be before opening a store deletes it as left over from a crash.
     public static let staleTemporaryFileAge: TimeInterval = 3600
@@ -86,6 +88,7 @@ public final class Store: Sendable {
             throw StoreError.cannotOpen(directory: directory, reason: "cannot open the index \(indexPath): \(error)")
         }
 
+        self.pool.add(transactionObserver: self.memo, extent: .databaseLifetime)
         self.removeStaleTemporaryFiles()
     }
 

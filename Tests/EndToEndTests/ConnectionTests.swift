@@ -126,7 +126,7 @@ struct ConnectionTests {
         let status = await larder.stop(signal: SIGTERM)
         let result = try await download.value
         #expect(status == 0)
-        #expect(result.exitCode == 0)
+        #expect(result.exitCode == 0, "curl: \(result.stderr)\nlarder log:\n\(larder.log)")
         #expect(Bytes(result.body) == Bytes(GeneratedBody.bytes(0..<2_000_000)))
         #expect(larder.log.contains("shutting down"))
         try? FileManager.default.removeItem(atPath: larder.cacheDirectory)

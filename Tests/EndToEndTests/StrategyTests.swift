@@ -9,7 +9,7 @@ struct StrategyTests {
         {
           "routes": [
             { "match": "/cache-first/**", "strategy": "cache-first" },
-            { "match": "/aged/**", "strategy": "cache-first", "maxAgeSeconds": 1 },
+            { "match": "/aged/**", "strategy": "cache-first", "maxAgeSeconds": 4 },
             { "match": "/network-first/**", "strategy": "network-first", "networkTimeoutSeconds": 0.5 },
             { "regex": "/swr/[a-z]+$", "strategy": "stale-while-revalidate" },
             { "match": "/network-only/**", "strategy": "network-only" },
@@ -50,7 +50,7 @@ struct StrategyTests {
             #expect(origin.requestCount("/cache-first/a.js") == 1)
             let young = try await Curl.run(origin.url("/aged/b.js"), proxy: larder.proxyURL)
             #expect(young.header("cache-status")?.contains("hit") == true)
-            try await Task.sleep(for: .milliseconds(1200))
+            try await Task.sleep(for: .milliseconds(4200))
             let old = try await Curl.run(origin.url("/aged/b.js"), proxy: larder.proxyURL)
             #expect(old.header("cache-status")?.contains("fwd=stale") == true)
             #expect(origin.requestCount("/aged/b.js") == 2)

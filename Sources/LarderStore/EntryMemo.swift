@@ -1,0 +1,79 @@
+import Foundation
+import GRDB
+
+/// Recently looked-up entries kept in memory, so that a hit on a hot URL costs no index read.
+///
+/// Correctness: every change to the `entry` table committed through this store's index (any
+/// connection of this process) clears the memo at once. Changes made by another process (a
+/// `larder precache` beside `larder serve`) cannot be observed; a memoised lookup is trusted
+/// for at most ``lifetime``, so those are seen within that time.
+final class EntryMemo: TransactionObserver, @unchecked Sendable {
+    /// How long a memoised lookup is trusted (bounds the staleness of other processes' writes).
+    static let lifetime: TimeInterval = 1
+    /// At most this many keys are held; when full, the memo starts over (cheap, and bounded).
+    static let capacity = 4096
+
+    private struct Memo {
+        var entries: [CachedEntry]
+        var loadedAt: TimeInterval
+    }
+
+    // Guarded by `lock`.
+    private var memos: [String: Memo] = [:]
+    private var pendingChange = false
+    private let lock = NSLock()
+
+    /// The memoised lookup for `key`, if it is recent enough.
+    func entries(for key: CacheKey, now: TimeInterval) -> [CachedEntry]? {
+        self.lock.withLock {
+            guard let memo = self.memos[key.rawValue], now - memo.loadedAt < Self.lifetime else { return nil }
+            return memo.entries
+        }
+    }
+
+    /// Remembers a lookup made at `now`, unless a change was committed after `generation` was read.
+    func remember(_ entries: [CachedEntry], for key: CacheKey, loadedAt now: TimeInterval, generation: UInt64) {
+        self.lock.withLock {
+            guard generation == self.generationValue else { return }
+            if self.memos.count >= Self.capacity {
+                self.memos.removeAll(keepingCapacity: true)
+            }
+            self.memos[key.rawValue] = Memo(entries: entries, loadedAt: now)
+        }
+    }
+
+    /// Counts committed changes; a lookup that started before a change must not be remembered.
+    var generation: UInt64 {
+        self.lock.withLock { self.generationValue }
+    }
+    private var generationValue: UInt64 = 0
+
+    // MARK: TransactionObserver (called on the writer's queue)
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        switch eventKind {
+        case .insert(let table), .delete(let table):
+            return table == "entry"
+        case .update(let table, let columns):
+            // Last-used times change nothing a lookup returns.
+            return table == "entry" && columns != ["last_used"]
+        }
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        self.lock.withLock { self.pendingChange = true }
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        self.lock.withLock {
+            guard self.pendingChange else { return }
+            self.pendingChange = false
+            self.generationValue &+= 1
+            self.memos.removeAll(keepingCapacity: true)
+        }
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        self.lock.withLock { self.pendingChange = false }
+    }
+}

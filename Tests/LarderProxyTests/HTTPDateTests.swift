@@ -17,7 +17,15 @@ struct HTTPDateTests {
         #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 784_111_777))
     }
 
-    @Test("rejects what is not an HTTP-date", arguments: ["", "0", "-1", "yesterday", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT"])
+    @Test("IMF-fixdate read by position agrees with formatting for many dates")
+    func fixdateRoundTrips() {
+        for seconds in stride(from: -2_000_000_000, to: 4_000_000_000, by: 86_400 * 37 + 3_721) {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            #expect(HTTPDate.parse(HTTPDate.format(date)) == date, "\(HTTPDate.format(date))")
+        }
+    }
+
+    @Test("rejects what is not an HTTP-date", arguments: ["", "0", "-1", "yesterday", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 0x Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:3x GMT", "Sun, 06 Nov 1994 08:49:37 UTC"])
     func rejects(text: String) {
         #expect(HTTPDate.parse(text) == nil)
     }

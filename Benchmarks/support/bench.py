@@ -476,6 +476,7 @@ def summarise(records):
                      background=[r.get("background") for r in rs if r.get("background")],
                      pages=rs[-1].get("pages"), slowest_page=rs[-1].get("slowest_page"),
                      entries=first.get("entries"), label=first.get("label") or peer,
+                     loads=[r["load1"] for r in rs if isinstance(r.get("load1"), (int, float))],
                      subject=first.get("subject", False))
             table[scenario][peer] = m
     return table
@@ -609,6 +610,12 @@ def cmd_summary(args):
     problems = problems_of(table)
     for p in problems:
         print(f"  warning: {p}")
+    loads = sorted(x for peers in table.values() for x in peers.values() for x in x["loads"])
+    if loads:
+        meta.setdefault("notes", []).append(
+            f"1-minute load average when each measurement ended: median {statistics.median(loads):.1f}, "
+            f"range {loads[0]:.1f} to {loads[-1]:.1f} (this machine has {os.cpu_count()} cores; the benchmark itself "
+            "keeps about 2 busy while it measures).")
     micro = json.load(open(args.micro)) if args.micro else []
     if micro:
         print()

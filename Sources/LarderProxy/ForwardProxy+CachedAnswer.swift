@@ -37,8 +37,7 @@ extension ForwardProxy {
                 notModified.add(name: name, value: value)
             }
             Self.addProxyHeaders(&notModified, cacheStatus: cacheStatus, close: !request.isKeepAlive)
-            try await writer.head(.notModified, notModified)
-            try await writer.end()
+            try await writer.whole(.notModified, notModified, body: nil)
             return Outcome(status: 304, cacheStatus: cacheStatus, reusable: request.isKeepAlive)
         }
         switch EncodingNegotiation.plan(contentEncoding: headers["content-encoding"], request: request.headers) {
@@ -57,8 +56,7 @@ extension ForwardProxy {
         if request.method == .HEAD || !status.mayHaveResponseBody {
             headers.add(name: "content-length", value: String(entry.bodySize))
             Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !request.isKeepAlive)
-            try await writer.head(status, headers)
-            try await writer.end()
+            try await writer.whole(status, headers, body: nil)
             return Outcome(status: entry.status, cacheStatus: cacheStatus, reusable: request.isKeepAlive)
         }
         // Range requests are answered from the full stored body (RFC 9110 section 14).
@@ -79,11 +77,7 @@ extension ForwardProxy {
         // A small body comes from memory (read once, kept by its content hash).
         if entry.bodySize <= self.smallBodies.maximumBodySize {
             guard let body = await self.smallBody(entry) else { return nil }
-            try await writer.head(status, headers)
-            if let part = body.getSlice(at: body.readerIndex + Int(slice.lowerBound), length: slice.count) {
-                try await writer.body(part)
-            }
-            try await writer.end()
+            try await writer.whole(status, headers, body: body.getSlice(at: body.readerIndex + Int(slice.lowerBound), length: slice.count))
             return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: request.isKeepAlive)
         }
         let handle: ReadFileHandle

@@ -20,6 +20,16 @@ struct ResponseWriter: Sendable {
         try await self.outbound.write(.http(.end(nil)))
     }
 
+    /// A whole response at once: head, body and end in one flush (one system call for a small one).
+    func whole(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, body: ByteBuffer?) async throws {
+        var parts: [ProxyOutbound] = [.http(.head(HTTPResponseHead(version: self.version, status: status, headers: headers)))]
+        if let body, body.readableBytes > 0 {
+            parts.append(.http(.body(.byteBuffer(body))))
+        }
+        parts.append(.http(.end(nil)))
+        try await self.outbound.write(contentsOf: parts)
+    }
+
     /// A complete response with a small in-memory body.
     func complete(
         _ status: HTTPResponseStatus,
@@ -29,11 +39,7 @@ struct ResponseWriter: Sendable {
     ) async throws {
         var headers = headers
         headers.replaceOrAdd(name: "content-length", value: String(body.utf8.count))
-        try await self.head(status, headers)
-        if !isHead {
-            try await self.body(ByteBuffer(string: body))
-        }
-        try await self.end()
+        try await self.whole(status, headers, body: isHead ? nil : ByteBuffer(string: body))
     }
 
     /// A Larder status page.

@@ -347,7 +347,9 @@ def cmd_coldstart(args):
     if result is None:
         record.update(value=None, error=f"no 200 within {args.timeout} s (exit {process.returncode})")
     else:
-        record.update(value=result[0], cache_status=result[1], first_answer_ms=listening_ms)
+        # Without its ttl, so that the distinct answers can be listed.
+        status = re.sub(r";\s*ttl=\d+", "", result[1])
+        record.update(value=result[0], cache_status=status, first_answer_ms=listening_ms)
         if "hit" not in result[1]:
             record["note"] = "first 200 was not a cache hit"
     append(args.out, record)

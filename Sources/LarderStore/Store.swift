@@ -296,9 +296,12 @@ public final class Store: Sendable {
                     // An equal body is stored already: keep that one.
                     try POSIXFile.removeFile(temporaryPath)
                 } else {
-                    // No body yet, or a damaged one, which the rename replaces atomically.
+                    // No body yet, or a damaged one, which the rename replaces atomically. The
+                    // folder is not synced (that would hold the write lock through a second flush
+                    // per body): a crash may lose the rename, but the body was synced first, so the
+                    // file is then either whole or missing, and a row whose body is missing or of
+                    // another size is never served (`larder verify --repair` drops it).
                     try POSIXFile.renameFile(temporaryPath, to: bodyPath)
-                    try POSIXFile.syncDirectory(bodyFolder)
                 }
                 let previous = try Row.fetchOne(
                     db,

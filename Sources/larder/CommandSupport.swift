@@ -45,4 +45,24 @@ enum CommandSupport {
             throw CommandFailure("cannot open the cache directory \(directory): \(error)")
         }
     }
+
+    /// Lowers this process's CPU priority to the nice value `niceness`, unless it is lower already.
+    ///
+    /// On Linux a nice value belongs to each thread, and a new thread takes its creator's: every
+    /// thread running now is lowered, so every later one is too.
+    static func lowerCPUPriority(to niceness: Int32) {
+        #if os(Linux)
+            let which = __priority_which_t(PRIO_PROCESS.rawValue)
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task"))?.compactMap { id_t($0) } ?? [0]
+        #else
+            let which = PRIO_PROCESS
+            let threads: [id_t] = [0]
+        #endif
+        for thread in threads {
+            errno = 0
+            let current = getpriority(which, thread)
+            guard errno == 0, current < niceness else { continue }
+            _ = setpriority(which, thread, niceness)
+        }
+    }
 }

@@ -69,6 +69,8 @@ struct PrecacheCommand: AsyncParsableCommand {
     func run() async throws {
         let configFile = try self.config.load()
         CommandSupport.bootstrapLogging(self.logLevel)
+        // Precaching is work for later; a proxy answering the user now must not wait behind it.
+        CommandSupport.lowerCPUPriority(to: 10)
         var list = GamesList(entries: [], problems: [])
         for file in self.files {
             let text: String

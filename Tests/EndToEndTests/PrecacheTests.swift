@@ -254,3 +254,40 @@ struct PrecacheBesideServeTests {
         await larder.stop()
     }
 }
+
+@Suite("End to end: precache yields to the proxy")
+struct PrecachePriorityTests {
+    @Test("larder precache runs at nice 10, so a proxy beside it answers first")
+    func runsAtLowerPriority() async throws {
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/slow.html", .text("<p>slow", contentType: "text/html", faults: [.delayHead(.seconds(2))]))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let list = directory + "/games.txt"
+        try "\(origin.url("/slow.html"))\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
+        process.arguments = ["precache", list, "--cache-dir", directory + "/cache"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Field 19 of /proc/PID/stat is the nice value.
+        var niceness: Int?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline {
+            if let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+                let afterName = stat.range(of: ") ")
+            {
+                let fields = stat[afterName.upperBound...].split(separator: " ")
+                niceness = fields.count > 16 ? Int(fields[16]) : nil
+                if niceness == 10 { break }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await onThread { process.waitUntilExit() }
+        try await origin.stop()
+        #expect(niceness == 10)
+        #expect(process.terminationStatus == 0)
+    }
+}

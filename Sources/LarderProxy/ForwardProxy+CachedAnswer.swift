@@ -22,11 +22,7 @@ extension ForwardProxy {
         let age = freshness.currentAge(now: now)
         let cacheStatus = cacheStatus ?? CacheStatus.hit(ttl: Int(freshness.lifetime) - age, detail: detail)
         self.usage.recordUse(entry.key)
-        var headers = HTTPHeaders(entry.headers.map { ($0.name, $0.value) })
-        headers.remove(name: "content-length")
-        headers.remove(name: "age")
-        headers.remove(name: "content-range")
-        headers.add(name: "age", value: String(age))
+        var headers = Self.storedHeaders(entry, age: age)
 
         // The client's own conditional is answered here (RFC 9111 section 4.3.2).
         if entry.status == 200,
@@ -106,6 +102,17 @@ extension ForwardProxy {
         }
         try await writer.end()
         return Outcome(status: Int(status.code), cacheStatus: cacheStatus, reusable: request.isKeepAlive)
+    }
+
+    /// A stored entry's headers as a cached answer carries them: its own, with `Age` and without
+    /// framing (the caller adds what fits the answer).
+    static func storedHeaders(_ entry: CachedEntry, age: Int) -> HTTPHeaders {
+        var headers = HTTPHeaders(entry.headers.map { ($0.name, $0.value) })
+        headers.remove(name: "content-length")
+        headers.remove(name: "age")
+        headers.remove(name: "content-range")
+        headers.add(name: "age", value: String(age))
+        return headers
     }
 
     /// A small stored body, from memory or read whole from its file; nil when the file is

@@ -16,15 +16,35 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
     /// While TLS is being put in place, bytes the old decoder hands over are held here, to be
     /// fed to the TLS handler once the pipeline is rebuilt.
     private var heldForTLS: [ByteBuffer]?
+    /// Answers plain hits right here, on the event loop (nil: every request goes to the task).
+    private var immediateHits: ImmediateHits?
+    /// Requests handed to the connection's task whose response has not ended yet: an immediate
+    /// answer may only be given when there are none, so answers keep the order of requests.
+    private var requestsInFlight = 0
+    /// The rest of a request answered here (its `.end`) is dropped, not handed on.
+    private var droppingRequest = false
 
-    init(decoderName: String, encoderName: String) {
+    init(decoderName: String, encoderName: String, immediateHits: ImmediateHits? = nil) {
         self.decoderName = decoderName
         self.encoderName = encoderName
+        self.immediateHits = immediateHits
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch self.unwrapInboundIn(data) {
         case let part as HTTPServerRequestPart:
+            if self.droppingRequest {
+                if case .end = part { self.droppingRequest = false }
+                return
+            }
+            if case .head(let head) = part {
+                if self.requestsInFlight == 0, let answer = self.immediateHits?.answer(head) {
+                    self.droppingRequest = true
+                    self.write(answer, context: context)
+                    return
+                }
+                self.requestsInFlight += 1
+            }
             context.fireChannelRead(self.wrapInboundOut(.http(part)))
         case let buffer as ByteBuffer:
             self.raw(buffer, context: context)
@@ -45,21 +65,39 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    private func write(_ answer: ImmediateHits.Answer, context: ChannelHandlerContext) {
+        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: answer.version, status: answer.status, headers: answer.headers))), promise: nil)
+        if let body = answer.body {
+            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
+        }
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+        if answer.close {
+            self.immediateHits = nil
+            context.close(promise: nil)
+        }
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch self.unwrapOutboundIn(data) {
         case .http(let part):
+            if case .end = part {
+                self.requestsInFlight = max(0, self.requestsInFlight - 1)
+            }
             context.write(NIOAny(part), promise: promise)
         case .raw(let buffer):
             context.write(NIOAny(buffer), promise: promise)
         case .enterTunnelMode:
             // Everything written before this has passed the encoder already (writes are ordered),
             // so the codec can go. Removing the decoder forwards the bytes it still holds.
+            self.immediateHits = nil
             context.flush()
             let pipeline = context.pipeline
             let removeEncoder = pipeline.removeHandler(name: self.encoderName)
             let removeDecoder = pipeline.removeHandler(name: self.decoderName)
             removeEncoder.and(removeDecoder).map { _ in }.cascade(to: promise)
         case .startTLS(let factory):
+            // Requests inside the tunnel are origin-form for its host: the task serves them.
+            self.immediateHits = nil
             self.startTLS(factory, context: context, promise: promise)
         }
     }

@@ -304,26 +304,7 @@ struct ProxyConnection {
     }
 
     private func log(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        self.statistics.record(
-            ProxyStatistics.RecentRequest(
-                time: Date(),
-                method: head.method.rawValue,
-                url: head.uri,
-                status: status,
-                cacheStatus: cacheStatus?.description,
-                outcome: .classify(status: status, cacheStatus: cacheStatus),
-                milliseconds: milliseconds
-            )
-        )
-        self.logger.info(
-            "\(head.method.rawValue) \(head.uri) \(status)",
-            metadata: [
-                "cache": "\(cacheStatus?.description ?? "-")",
-                "ms": "\(String(format: "%.1f", milliseconds))",
-            ]
-        )
+        RequestLog(statistics: self.statistics, logger: self.logger).record(head, status: status, cacheStatus: cacheStatus, since: started)
     }
 }
 

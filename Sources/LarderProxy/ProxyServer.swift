@@ -107,7 +107,22 @@ public final class ProxyServer: Service, Sendable {
                         ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
                         name: "http-decoder"
                     )
-                    try operations.addHandler(ProxyChannelAdapter(decoderName: "http-decoder", encoderName: "http-encoder"))
+                    // Plain hits are answered on the event loop; clients outside the allow list
+                    // are refused by the connection's task, so they get none.
+                    let immediateHits = self.configuration.allowList.allows(channel.remoteAddress)
+                        ? ImmediateHits(
+                            proxy: self.proxy,
+                            own: RequestRoute.OwnAuthorities(
+                                port: channel.localAddress?.port ?? self.configuration.port,
+                                listenHost: self.configuration.host,
+                                localAddress: channel.localAddress?.ipAddress
+                            ),
+                            rules: self.configuration.routeRules,
+                            log: RequestLog(statistics: self.statistics, logger: self.logger)
+                        ) : nil
+                    try operations.addHandler(
+                        ProxyChannelAdapter(decoderName: "http-decoder", encoderName: "http-encoder", immediateHits: immediateHits)
+                    )
                     return try NIOAsyncChannel<ProxyInbound, ProxyOutbound>(
                         wrappingChannelSynchronously: channel,
                         configuration: .init(

@@ -40,6 +40,12 @@ extension Store {
         return entries
     }
 
+    /// What ``variants(of:)`` would answer from memory right now, without waiting; nil when it
+    /// would have to read the index.
+    public func rememberedVariants(of key: CacheKey) -> [CachedEntry]? {
+        self.memo.entries(for: key, now: Date().timeIntervalSince1970)
+    }
+
     private func readVariants(of key: CacheKey) async throws -> [CachedEntry] {
         let prefix = key.rawValue + CacheKey.variantSeparator
         // Every key starting with the prefix sorts at or after it and before the prefix with its

@@ -98,6 +98,38 @@ struct ConnectionTests {
         }
     }
 
+    @Test("hits answered on the event loop keep pipelined order behind a slow miss, and are counted")
+    func immediateHitsKeepOrder() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/slow", .text("SLOW", faults: [.delayHead(.milliseconds(400))]))
+            origin.setRoute("/hot", .text("HOT", headers: [("Cache-Control", "max-age=3600")]))
+            _ = try await Curl.run(origin.url("/hot"), proxy: larder.proxyURL)
+            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            // The first hit loads the lookup and the body into memory; later ones need no task.
+            let warm = try await Curl.run(origin.url("/hot"), proxy: larder.proxyURL)
+            #expect(warm.header("cache-status")?.hasPrefix("larder; hit; ttl=") == true)
+
+            let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+            let hot = "GET \(origin.url("/hot")) HTTP/1.1\r\nHost: x\r\n\r\n"
+            try connection.send(
+                "GET \(origin.url("/slow")) HTTP/1.1\r\nHost: x\r\n\r\n" + hot + hot
+                    + "GET \(origin.url("/hot")) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            let answer = await connection.readToEnd()
+            let slow = try #require(answer.range(of: "SLOW"))
+            let firstHot = try #require(answer.range(of: "HOT", range: slow.upperBound..<answer.endIndex))
+            #expect(slow.lowerBound < firstHot.lowerBound)
+            #expect(answer.components(separatedBy: "HTTP/1.1 200").count == 5)
+            #expect(answer.components(separatedBy: "Cache-Status: larder; hit; ttl=").count == 4)
+            #expect(answer.lowercased().contains("\r\nage: 0\r\n"))
+            #expect(origin.requestCount("/hot") == 1)
+
+            let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+            let requests = (try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any])?["requests"] as? [String: Any]
+            #expect(requests?["hits"] as? Int == 4)
+        }
+    }
+
     @Test("the proxy's own pages answer at its address and are never forwarded")
     func ownPages() async throws {
         try await withProxy { larder, origin in

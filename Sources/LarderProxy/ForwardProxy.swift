@@ -213,6 +213,12 @@ final class ForwardProxy: Sendable {
             if let outcome = try await self.serveCached(refreshed ?? entry, request: head, writer: writer, detail: nil, now: Date(), cacheStatus: cacheStatus) {
                 return outcome
             }
+            // The validated copy vanished meanwhile (evicted, purged, replaced): that 304 answers
+            // nothing the client asked, so fetch again without validators.
+            var unconditional = fetch
+            unconditional.lookup = Lookup(entry: nil, missReason: .uriMiss)
+            unconditional.timeout = nil
+            return try await self.fetchAndRelay(unconditional, writer: writer)
         }
 
         let target = self.storeTarget(for: fetch, response: response.head, requestTime: requestTime)
@@ -255,6 +261,10 @@ final class ForwardProxy: Sendable {
         }
         if fetch.strategy == .networkOnly {
             return (nil, "network-only")
+        }
+        // An answer to a client's precondition (a 412, say) is not the resource for everyone.
+        if fetch.request.headers.contains(name: "if-match") || fetch.request.headers.contains(name: "if-unmodified-since") {
+            return (nil, "precondition")
         }
         let vary = response.values(forHeader: "vary")
         let storability = Storability.evaluate(
@@ -314,8 +324,7 @@ final class ForwardProxy: Sendable {
             return Lookup(entry: nil, missReason: .uriMiss)
         }
         guard !candidates.isEmpty else { return Lookup(entry: nil, missReason: .uriMiss) }
-        for entry in candidates
-        where VaryKey.matches(storedVary: entry.headers.filter { $0.hasName("vary") }.map(\.value), storedValues: entry.varyRequestHeaders, request: request.headers) {
+        for entry in candidates where VaryKey.selects(entry, for: request.headers) {
             return Lookup(entry: entry, missReason: .uriMiss)
         }
         return Lookup(entry: nil, missReason: .varyMiss)

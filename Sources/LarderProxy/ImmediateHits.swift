@@ -39,9 +39,7 @@ struct ImmediateHits: Sendable {
         guard case .forward(let url) = RequestRoute.classify(head, own: self.own, rules: self.rules) else { return nil }
         let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
         guard self.proxy.configuration.route(for: key) == nil, let variants = self.proxy.store.rememberedVariants(of: key),
-            let entry = variants.first(where: {
-                VaryKey.matches(storedVary: $0.headers.filter { $0.hasName("vary") }.map(\.value), storedValues: $0.varyRequestHeaders, request: head.headers)
-            }),
+            let entry = variants.first(where: { VaryKey.selects($0, for: head.headers) }),
             entry.status == 200, let body = self.proxy.smallBodies.body(hash: entry.bodyHash), Int64(body.readableBytes) == entry.bodySize
         else { return nil }
 

@@ -38,7 +38,9 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             if case .head(let head) = part {
-                if self.requestsInFlight == 0, let answer = self.immediateHits?.answer(head) {
+                // Only with nothing in flight (answers keep request order) and room to write (a
+                // client that does not read must meet the task's backpressure).
+                if self.requestsInFlight == 0, context.channel.isWritable, let answer = self.immediateHits?.answer(head) {
                     self.droppingRequest = true
                     self.write(answer, context: context)
                     return
@@ -80,8 +82,15 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch self.unwrapOutboundIn(data) {
         case .http(let part):
-            if case .end = part {
+            switch part {
+            case .end:
                 self.requestsInFlight = max(0, self.requestsInFlight - 1)
+            case .head(let head) where head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }:
+                // The connection ends after this response (perhaps its body ends with it): no
+                // answer may follow it.
+                self.immediateHits = nil
+            default:
+                break
             }
             context.write(NIOAny(part), promise: promise)
         case .raw(let buffer):

@@ -38,6 +38,14 @@ enum VaryKey {
         }
     }
 
+    /// Whether a stored entry answers a request with these headers: its varied headers match, or
+    /// it is precached (an out-of-band contract, always served; the runner records no request
+    /// values, and a CDN's `Vary: Origin` must not make a precached game unplayable).
+    static func selects(_ entry: CachedEntry, for request: HTTPHeaders) -> Bool {
+        entry.kind == .precached
+            || self.matches(storedVary: entry.headers.filter { $0.hasName("vary") }.map(\.value), storedValues: entry.varyRequestHeaders, request: request)
+    }
+
     /// The key a response is stored under: the plain key, or a variant named by a digest of the
     /// varied request values.
     static func storageKey(_ key: CacheKey, values: [HeaderField]) -> CacheKey {

@@ -26,7 +26,7 @@ final class EntryMemo: TransactionObserver, @unchecked Sendable {
     /// The memoised lookup for `key`, if it is recent enough.
     func entries(for key: CacheKey, now: TimeInterval) -> [CachedEntry]? {
         self.lock.withLock {
-            guard let memo = self.memos[key.rawValue], now - memo.loadedAt < Self.lifetime else { return nil }
+            guard let memo = self.memos[key.rawValue], now >= memo.loadedAt, now - memo.loadedAt < Self.lifetime else { return nil }
             return memo.entries
         }
     }

@@ -27,7 +27,8 @@ extension Store {
     /// in the last second is answered from memory (changes this process commits are seen at once,
     /// another process's within that second).
     public func variants(of key: CacheKey) async throws -> [CachedEntry] {
-        let now = Date().timeIntervalSince1970
+        // Monotonic: a clock stepped back must not extend how long a memo is trusted.
+        let now = ProcessInfo.processInfo.systemUptime
         if let entries = self.memo.entries(for: key, now: now) {
             return entries
         }
@@ -43,7 +44,7 @@ extension Store {
     /// What ``variants(of:)`` would answer from memory right now, without waiting; nil when it
     /// would have to read the index.
     public func rememberedVariants(of key: CacheKey) -> [CachedEntry]? {
-        self.memo.entries(for: key, now: Date().timeIntervalSince1970)
+        self.memo.entries(for: key, now: ProcessInfo.processInfo.systemUptime)
     }
 
     private func readVariants(of key: CacheKey) async throws -> [CachedEntry] {

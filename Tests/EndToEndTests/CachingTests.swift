@@ -171,3 +171,47 @@ struct CachingTests {
         }
     }
 }
+
+@Suite("End to end: revalidation edge cases")
+struct RevalidationEdgeTests {
+    @Test("a 304 for a copy that vanished meanwhile is not passed on: the client gets the whole body")
+    func notModifiedForAVanishedCopy() async throws {
+        try await withProxy { larder, origin in
+            // Over the in-memory size, so the body is read from its file.
+            let body = GeneratedBody.bytes(0..<300_000)
+            let bodies = larder.cacheDirectory + "/bodies"
+            origin.setRoute("/big.bin", .dynamic { request in
+                if request.header("if-none-match") == "\"b1\"" {
+                    // Evicted or purged while the revalidation was on its way.
+                    for file in filesUnder(bodies) {
+                        try? FileManager.default.removeItem(atPath: bodies + "/" + file)
+                    }
+                    return TestResponse(status: 304, headers: [("ETag", "\"b1\"")])
+                }
+                return TestResponse(headers: [("ETag", "\"b1\""), ("Cache-Control", "max-age=0")], body: .bytes(body))
+            })
+            _ = try await Curl.run(origin.url("/big.bin"), proxy: larder.proxyURL)
+            _ = await filesAppearing(under: bodies)
+            let again = try await Curl.run(origin.url("/big.bin"), proxy: larder.proxyURL)
+            #expect(again.status == 200)
+            #expect(Bytes(again.body) == Bytes(body))
+            #expect(origin.requestCount("/big.bin") == 3)
+        }
+    }
+
+    @Test("a precached file whose response varies (a CDN's Vary: Origin) is served to any request offline")
+    func precachedEntriesIgnoreVary() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/cdn/page.html", .text("<p>cors", contentType: "text/html", headers: [("Vary", "Origin, Access-Control-Request-Headers")]))
+            let list = larder.cacheDirectory + "-games.txt"
+            defer { try? FileManager.default.removeItem(atPath: list) }
+            try "\(origin.url("/cdn/page.html"))\n".write(toFile: list, atomically: true, encoding: .utf8)
+            let run = try await LarderCLI.run(["precache", list, "--cache-dir", larder.cacheDirectory])
+            #expect(run.exitCode == 0, "\(run.stdout)\(run.stderr)")
+            try await origin.stop()
+            let answer = try await Curl.run(origin.url("/cdn/page.html"), proxy: larder.proxyURL, arguments: ["-H", "Origin: https://game.example"])
+            #expect(answer.status == 200)
+            #expect(answer.text == "<p>cors")
+        }
+    }
+}

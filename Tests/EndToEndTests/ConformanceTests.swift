@@ -129,6 +129,15 @@ struct ConformanceTests {
             .get(origin: true, status: 404, cacheStatus: ["stored"]), .get(origin: false, status: 404, cacheStatus: ["hit"]),
         ]),
 
+        ConformanceCase(name: "an answer to a client's precondition is not stored for everyone", respond: { request in
+            request.header("if-match") != nil
+                ? TestResponse(status: 412, headers: [("Cache-Control", "max-age=3600")])
+                : .text(body, headers: [("Cache-Control", "max-age=3600")])
+        }, steps: [
+            .get(["-H", "If-Match: \"nope\""], origin: true, status: 412, cacheStatus: ["not-stored-precondition"]),
+            ConformanceStep(reachesOrigin: true, cacheStatus: ["fwd=uri-miss", "stored"], body: body),
+        ]),
+
         // Response directives (RFC 9111 section 5.2.2).
         ConformanceCase(name: "no-store responses are not stored", respond: answer([("Cache-Control", "no-store, max-age=3600")]), steps: [
             .get(origin: true, cacheStatus: ["detail=not-stored-no-store"]), .get(origin: true, cacheStatus: ["fwd=uri-miss"]),

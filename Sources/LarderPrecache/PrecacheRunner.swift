@@ -379,64 +379,87 @@ public final class PrecacheRunner: Sendable {
     private func download(_ fetch: PlannedFetch, limiter: HostLimiter) async -> Result<Int64, DownloadFailure> {
         do {
             let size = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> Int64 in
-                try await self.withHostSlot(fetch.url, limiter: limiter) { () throws(DownloadFailure) -> Int64 in
-                // Pages change between deploys: always ask the origin, never an intermediary's copy.
-                let headers: [(name: String, value: String)] = PlannedFetch.isPage(fetch.url) ? [("Cache-Control", "no-cache")] : []
-                let requestTime = Date()
-                let response = try await self.execute(fetch.url, headers: headers)
-                let responseTime = Date()
-                guard response.head.status == 200 else {
-                    throw DownloadFailure(
-                        reason: "answered HTTP \(response.head.status)",
-                        isTransient: RetryPolicy.isTransient(status: response.head.status)
-                    )
+                // The host's slot is held while the body arrives, not while it is synced and indexed:
+                // the connection is free again by then, and the next file can come down it.
+                let received = try await self.withHostSlot(fetch.url, limiter: limiter) { () throws(DownloadFailure) -> ReceivedBody in
+                    try await self.receive(fetch)
                 }
-                let writer: BodyWriter
-                do {
-                    writer = try self.store.makeBodyWriter()
-                } catch {
-                    throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
-                }
-                do {
-                    for try await chunk in response.body {
-                        try chunk.withUnsafeReadableBytes { try writer.write($0) }
-                    }
-                } catch let error as UpstreamError {
-                    writer.discard()
-                    throw DownloadFailure(reason: error.description, isTransient: RetryPolicy.isTransient(error))
-                } catch {
-                    writer.discard()
-                    throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
-                }
-                let declared = response.head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
-                do {
-                    let entry = try await writer.commit(
-                        key: fetch.key,
-                        head: StoredResponseHead(
-                            url: fetch.url.absoluteString,
-                            status: 200,
-                            headers: response.head.headers.map { HeaderField(name: $0.name, value: $0.value) },
-                            requestTime: requestTime,
-                            responseTime: responseTime
-                        ),
-                        kind: .precached,
-                        expectedLength: declared,
-                        revision: fetch.revision
-                    )
-                    return entry.bodySize
-                } catch let error as StoreError {
-                    if case .lengthMismatch = error {
-                        throw DownloadFailure(reason: "truncated body: \(error)", isTransient: true)
-                    }
-                    throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
-                } catch {
-                    throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
-                }
-                }
+                return try await self.commit(received, for: fetch)
             }
             return .success(size)
         } catch {
             return .failure(error)
+        }
+    }
+
+    /// A whole body written to a temporary file, not yet in the index.
+    private struct ReceivedBody {
+        var writer: BodyWriter
+        var head: StoredResponseHead
+        var declaredLength: Int64?
+    }
+
+    /// One GET of a planned file, its body streamed to a temporary file; the caller holds a host slot.
+    private func receive(_ fetch: PlannedFetch) async throws(DownloadFailure) -> ReceivedBody {
+        // Pages change between deploys: always ask the origin, never an intermediary's copy.
+        let headers: [(name: String, value: String)] = PlannedFetch.isPage(fetch.url) ? [("Cache-Control", "no-cache")] : []
+        let requestTime = Date()
+        let response = try await self.execute(fetch.url, headers: headers)
+        let responseTime = Date()
+        guard response.head.status == 200 else {
+            throw DownloadFailure(
+                reason: "answered HTTP \(response.head.status)",
+                isTransient: RetryPolicy.isTransient(status: response.head.status)
+            )
+        }
+        let writer: BodyWriter
+        do {
+            writer = try self.store.makeBodyWriter()
+        } catch {
+            throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
+        }
+        do {
+            for try await chunk in response.body {
+                try chunk.withUnsafeReadableBytes { try writer.write($0) }
+            }
+        } catch let error as UpstreamError {
+            writer.discard()
+            throw DownloadFailure(reason: error.description, isTransient: RetryPolicy.isTransient(error))
+        } catch {
+            writer.discard()
+            throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
+        }
+        return ReceivedBody(
+            writer: writer,
+            head: StoredResponseHead(
+                url: fetch.url.absoluteString,
+                status: 200,
+                headers: response.head.headers.map { HeaderField(name: $0.name, value: $0.value) },
+                requestTime: requestTime,
+                responseTime: responseTime
+            ),
+            declaredLength: response.head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
+        )
+    }
+
+    /// Syncs a received body and indexes it as a pinned entry; returns its size.
+    private func commit(_ received: ReceivedBody, for fetch: PlannedFetch) async throws(DownloadFailure) -> Int64 {
+        do {
+            let entry = try await received.writer.commit(
+                key: fetch.key,
+                head: received.head,
+                kind: .precached,
+                expectedLength: received.declaredLength,
+                revision: fetch.revision
+            )
+            return entry.bodySize
+        } catch let error as StoreError {
+            if case .lengthMismatch = error {
+                throw DownloadFailure(reason: "truncated body: \(error)", isTransient: true)
+            }
+            throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
+        } catch {
+            throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
         }
     }
 

@@ -5,19 +5,19 @@ import NIOHTTP1
 
 /// Answers the plainest cache hits on the connection's event loop, without a task: a GET or HEAD
 /// of an absolute URL, with no conditional, range or cache directive, for a response Larder holds
-/// in memory (its lookup and its small body) that the default strategy serves without the network.
-/// Everything else, and anything in doubt, goes the ordinary way; answers are the same either way.
+/// in memory (its lookup and its small body, no `Vary`) that the default strategy serves without
+/// the network. Everything else, and anything in doubt, goes the ordinary way; answers are the
+/// same either way.
 struct ImmediateHits: Sendable {
     let proxy: ForwardProxy
     let own: RequestRoute.OwnAuthorities
     let rules: RequestRoute.Rules
     let log: RequestLog
+    let prepared: PreparedHits
 
-    /// A complete answer.
+    /// A complete answer: its serialised head, which goes to the socket as it is, and its body.
     struct Answer {
-        var version: HTTPVersion
-        var status: HTTPResponseStatus
-        var headers: HTTPHeaders
+        var head: ByteBuffer
         var body: ByteBuffer?
         var close: Bool
     }
@@ -29,42 +29,95 @@ struct ImmediateHits: Sendable {
     ]
 
     /// The answer for `head`, or nil when it must go the ordinary way.
-    func answer(_ head: HTTPRequestHead) -> Answer? {
+    func answer(_ head: HTTPRequestHead, allocator: ByteBufferAllocator) -> Answer? {
+        let started = ContinuousClock.now
         guard head.method == .GET || head.method == .HEAD, head.uri.hasPrefix("http"), !self.proxy.offline.isOffline else {
             return nil
         }
         for (name, _) in head.headers where Self.ordinaryPathHeaders.contains(name.lowercased()) {
             return nil
         }
+        guard let hit = self.preparedHit(for: head) else { return nil }
+        if !hit.contentEncoding.isEmpty {
+            guard EncodingNegotiation.plan(contentEncoding: hit.contentEncoding, request: head.headers) == .asIs else { return nil }
+        }
+        let now = Date()
+        if hit.freshOnly {
+            guard hit.freshness.isFresh(now: now) else { return nil }
+        }
+        let age = hit.freshness.currentAge(now: now)
+        let cacheStatus = CacheStatus.hit(ttl: Int(hit.freshness.lifetime) - age, detail: hit.detail)
+        let close = !head.isKeepAlive
+        self.proxy.usage.recordUse(hit.key)
+
+        var bytes = allocator.buffer(capacity: hit.headerBlock.readableBytes + 128)
+        if head.version == .http1_1 {
+            bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
+        } else {
+            bytes.writeString("HTTP/\(head.version.major).\(head.version.minor) 200 OK\r\n")
+        }
+        bytes.writeImmutableBuffer(hit.headerBlock)
+        bytes.writeStaticString("age: ")
+        bytes.writeString(String(age))
+        bytes.writeStaticString("\r\nCache-Status: ")
+        bytes.writeString(cacheStatus.description)
+        bytes.writeStaticString(close ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n")
+        self.log.record(head, status: 200, cacheStatus: cacheStatus, since: started)
+        return Answer(head: bytes, body: head.method == .HEAD ? nil : hit.body, close: close)
+    }
+
+    /// The prepared hit for the request's target: the one kept while it holds, else one made now
+    /// from what the store remembers, when the target qualifies.
+    private func preparedHit(for head: HTTPRequestHead) -> PreparedHits.Hit? {
+        if let hit = self.prepared.hit(for: head.uri), self.proxy.store.holds(hit.validity) {
+            return self.own.matches(host: hit.host, port: hit.port) ? nil : hit
+        }
         guard case .forward(let url) = RequestRoute.classify(head, own: self.own, rules: self.rules) else { return nil }
         let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
-        guard self.proxy.configuration.route(for: key) == nil, let variants = self.proxy.store.rememberedVariants(of: key),
-            let entry = variants.first(where: { VaryKey.selects($0, for: head.headers) }),
+        guard self.proxy.configuration.route(for: key) == nil, let lookup = self.proxy.store.rememberedLookup(of: key),
+            lookup.entries.count == 1, let entry = lookup.entries.first, entry.varyRequestHeaders.isEmpty,
             entry.status == 200, let body = self.proxy.smallBodies.body(hash: entry.bodyHash), Int64(body.readableBytes) == entry.bodySize
         else { return nil }
 
-        let now = Date()
-        let freshness = self.proxy.freshness(of: entry)
+        let freshOnly: Bool
         let detail: String?
         switch ForwardProxy.defaultStrategy(for: url, entry: entry) {
         case .http:
-            guard freshness.isFresh(now: now) else { return nil }
+            freshOnly = true
             detail = nil
         case .cacheFirst:
+            freshOnly = false
             detail = "precached"
         default:
             return nil
         }
-        var headers = ForwardProxy.storedHeaders(entry, age: freshness.currentAge(now: now))
-        guard EncodingNegotiation.plan(contentEncoding: headers["content-encoding"], request: head.headers) == .asIs else { return nil }
-
-        let started = ContinuousClock.now
-        let cacheStatus = CacheStatus.hit(ttl: Int(freshness.lifetime) - freshness.currentAge(now: now), detail: detail)
-        self.proxy.usage.recordUse(entry.key)
+        var headers = ForwardProxy.storedHeaders(entry, age: 0)
+        headers.remove(name: "age")
         headers.replaceOrAdd(name: "accept-ranges", value: "bytes")
         headers.add(name: "content-length", value: String(entry.bodySize))
-        ForwardProxy.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: !head.isKeepAlive)
-        self.log.record(head, status: 200, cacheStatus: cacheStatus, since: started)
-        return Answer(version: head.version, status: .ok, headers: headers, body: head.method == .HEAD ? nil : body, close: !head.isKeepAlive)
+        let via = headers["via"] + ["1.1 larder"]
+        headers.remove(name: "via")
+        headers.add(name: "Via", value: via.joined(separator: ", "))
+        var block = ByteBuffer()
+        for (name, value) in headers {
+            block.writeString(name)
+            block.writeStaticString(": ")
+            block.writeString(value)
+            block.writeStaticString("\r\n")
+        }
+        let hit = PreparedHits.Hit(
+            host: url.host,
+            port: url.effectivePort,
+            key: entry.key,
+            headerBlock: block,
+            body: body,
+            contentEncoding: headers["content-encoding"],
+            freshness: self.proxy.freshness(of: entry),
+            freshOnly: freshOnly,
+            detail: detail,
+            validity: lookup.validity
+        )
+        self.prepared.insert(hit, for: head.uri)
+        return hit
     }
 }

@@ -40,7 +40,9 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             if case .head(let head) = part {
                 // Only with nothing in flight (answers keep request order) and room to write (a
                 // client that does not read must meet the task's backpressure).
-                if self.requestsInFlight == 0, context.channel.isWritable, let answer = self.immediateHits?.answer(head) {
+                if self.requestsInFlight == 0, context.channel.isWritable,
+                    let answer = self.immediateHits?.answer(head, allocator: context.channel.allocator)
+                {
                     self.droppingRequest = true
                     self.write(answer, context: context)
                     return
@@ -68,11 +70,18 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func write(_ answer: ImmediateHits.Answer, context: ChannelHandlerContext) {
-        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: answer.version, status: answer.status, headers: answer.headers))), promise: nil)
-        if let body = answer.body {
-            context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
+        // The head is serialised already: it goes past the encoder, which has no response open
+        // (nothing is in flight), straight towards the socket.
+        guard let encoder = try? context.pipeline.syncOperations.context(name: self.encoderName) else {
+            context.close(promise: nil)
+            return
         }
-        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+        if let body = answer.body {
+            encoder.write(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
+            encoder.writeAndFlush(NIOAny(IOData.byteBuffer(body)), promise: nil)
+        } else {
+            encoder.writeAndFlush(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
+        }
         if answer.close {
             self.immediateHits = nil
             context.close(promise: nil)

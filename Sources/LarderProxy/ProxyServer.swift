@@ -91,6 +91,7 @@ public final class ProxyServer: Service, Sendable {
 
     /// Listens and serves until graceful shutdown or cancellation.
     public func run() async throws {
+        let preparedHits = PreparedHits()
         let server = try await ServerBootstrap(group: self.group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -118,7 +119,8 @@ public final class ProxyServer: Service, Sendable {
                                 localAddress: channel.localAddress?.ipAddress
                             ),
                             rules: self.configuration.routeRules,
-                            log: RequestLog(statistics: self.statistics, logger: self.logger)
+                            log: RequestLog(statistics: self.statistics, logger: self.logger),
+                            prepared: preparedHits
                         ) : nil
                     try operations.addHandler(
                         ProxyChannelAdapter(decoderName: "http-decoder", encoderName: "http-encoder", immediateHits: immediateHits)

@@ -64,9 +64,9 @@ public final class BodyWriter {
     ///
     /// When `expectedLength` is given and differs from ``bytesWritten``, throws
     /// ``StoreError/lengthMismatch(expected:actual:)``, deletes the temporary file and leaves the index
-    /// as it was. Otherwise, on the index's writer queue: syncs the file, then in one write transaction
-    /// renames it to `bodies/xx/<sha256>` (or drops it when that body is stored already), syncs the
-    /// folder, upserts the row, and deletes the previous body of `key` when no row references it any more.
+    /// as it was. Otherwise syncs the file (off the index's writer queue), then in one write transaction
+    /// renames it to `bodies/xx/<sha256>` (or drops it when that body is stored already), syncs a newly
+    /// made folder, upserts the row, and deletes the previous body of `key` when no row references it any more.
     public func commit(
         key: CacheKey,
         head: StoredResponseHead,

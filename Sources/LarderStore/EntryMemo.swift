@@ -25,10 +25,20 @@ final class EntryMemo: TransactionObserver, @unchecked Sendable {
 
     /// The memoised lookup for `key`, if it is recent enough.
     func entries(for key: CacheKey, now: TimeInterval) -> [CachedEntry]? {
+        self.lookup(for: key, now: now)?.entries
+    }
+
+    /// The memoised lookup for `key` with how long it may be trusted, if it is recent enough.
+    func lookup(for key: CacheKey, now: TimeInterval) -> RememberedLookup? {
         self.lock.withLock {
             guard let memo = self.memos[key.rawValue], now >= memo.loadedAt, now - memo.loadedAt < Self.lifetime else { return nil }
-            return memo.entries
+            return RememberedLookup(entries: memo.entries, generation: self.generationValue, trustedUntil: memo.loadedAt + Self.lifetime)
         }
+    }
+
+    /// Whether a lookup of `generation`, trusted until `trustedUntil`, still holds at `now`.
+    func holds(generation: UInt64, trustedUntil: TimeInterval, now: TimeInterval) -> Bool {
+        now < trustedUntil && self.lock.withLock { generation == self.generationValue }
     }
 
     /// Remembers a lookup made at `now`, unless a change was committed after `generation` was read.

@@ -6,6 +6,8 @@
     import Darwin
 #endif
 
+import Dispatch
+
 /// Thin wrappers over the POSIX calls the store needs, throwing ``StoreError/io(path:operation:errno:)``.
 enum POSIXFile {
     /// Creates one directory; an existing one is fine. Returns whether it was created.
@@ -31,6 +33,23 @@ enum POSIXFile {
             throw .io(path: path, operation: "fsync directory", errno: errno)
         }
     }
+
+    /// Flushes an open file to disk on a background thread, so the caller's thread is not blocked
+    /// and several bodies can be flushed at once (the file system then shares one journal commit
+    /// among them instead of queueing one commit per body).
+    static func sync(_ descriptor: Int32, path: String) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Self.syncQueue.async {
+                if fsync(descriptor) == 0 {
+                    continuation.resume()
+                } else {
+                    continuation.resume(throwing: StoreError.io(path: path, operation: "fsync", errno: errno))
+                }
+            }
+        }
+    }
+
+    private static let syncQueue = DispatchQueue(label: "larder.store.fsync", qos: .utility, attributes: .concurrent)
 
     /// The size of a regular file, or nil when there is no such file.
     static func regularFileSize(_ path: String) throws(StoreError) -> Int64? {

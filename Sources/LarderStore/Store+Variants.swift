@@ -47,6 +47,18 @@ extension Store {
         self.memo.entries(for: key, now: ProcessInfo.processInfo.systemUptime)
     }
 
+    /// Like ``rememberedVariants(of:)``, with what a caller needs to keep something derived from
+    /// the entries exactly as long as the lookup itself would be trusted (see ``holds(_:)``).
+    public func rememberedLookup(of key: CacheKey) -> RememberedLookup? {
+        self.memo.lookup(for: key, now: ProcessInfo.processInfo.systemUptime)
+    }
+
+    /// Whether a remembered lookup still holds: nothing was committed to the index since, and it
+    /// is recent enough to cover another process's writes.
+    public func holds(_ validity: RememberedLookup.Validity) -> Bool {
+        self.memo.holds(generation: validity.generation, trustedUntil: validity.trustedUntil, now: ProcessInfo.processInfo.systemUptime)
+    }
+
     private func readVariants(of key: CacheKey) async throws -> [CachedEntry] {
         let prefix = key.rawValue + CacheKey.variantSeparator
         // Every key starting with the prefix sorts at or after it and before the prefix with its

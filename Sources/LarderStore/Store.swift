@@ -279,11 +279,10 @@ public final class Store: Sendable {
         )
         let contentType = headers.first { $0.hasName("content-type") }?.value
 
+        // Sync before queueing for the index's writer: writers of other bodies (and other processes)
+        // are not kept waiting on this flush, and concurrent flushes share the file system's commits.
+        try await POSIXFile.sync(descriptor, path: temporaryPath)
         let (storedRow, storedKind) = try await self.pool.writeWithoutTransaction { db in
-            // Sync before taking the index's write lock, so another process is not kept waiting on it.
-            guard fsync(descriptor) == 0 else {
-                throw StoreError.io(path: temporaryPath, operation: "fsync", errno: errno)
-            }
             var row = pendingRow
             var storedKind = kind
             try db.inTransaction(.immediate) {

@@ -78,6 +78,15 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var maxSize: String?
 
+    @Option(
+        name: .customLong("shutdown-grace"),
+        help: ArgumentHelp(
+            "On SIGINT/SIGTERM, how long in-flight responses may take to finish before they are cut (seconds).",
+            valueName: "seconds"
+        )
+    )
+    var shutdownGrace = 10
+
     /// The budget without `--max-size` or a config file's `maxSize`: 2 GiB.
     static let defaultMaximumSize: Int64 = 2 << 30
 
@@ -89,6 +98,9 @@ struct ServeCommand: AsyncParsableCommand {
         _ = try self.allowedNetworks()
         _ = try self.allowedConnectPorts()
         _ = try self.maximumSize()
+        guard (0...3600).contains(self.shutdownGrace) else {
+            throw ValidationError("--shutdown-grace \(self.shutdownGrace) is not between 0 and 3600 seconds.")
+        }
         if !Self.isLoopback(self.host) && self.allow.isEmpty {
             throw ValidationError(
                 "--host \(self.host) listens beyond this machine; add --allow CIDR for the clients that may use the proxy (loopback is always allowed)."
@@ -157,7 +169,7 @@ struct ServeCommand: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(self.shutdownGrace)
         let group = ServiceGroup(configuration: groupConfiguration)
         do {
             try await group.run()

@@ -148,19 +148,40 @@ struct ConnectionTests {
     func gracefulShutdown() async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/slow.bin", TestResponse(body: .generated(length: 2_000_000), faults: [.chunkSize(100_000), .delayChunks(.milliseconds(100))]))
-        let larder = try await LarderProcess()
+        // A grace far longer than the body needs even on a loaded machine: this checks finishing, not the limit.
+        let larder = try await LarderProcess(serve: ["--shutdown-grace", "120"])
         let download = Task { try await Curl.run(origin.url("/slow.bin"), proxy: larder.proxyURL) }
         // Signal only once the response is under way.
         for _ in 0..<500 where origin.requestCount("/slow.bin") == 0 {
             try await Task.sleep(for: .milliseconds(20))
         }
         try await Task.sleep(for: .milliseconds(200))
-        let status = await larder.stop(signal: SIGTERM)
+        let status = await larder.stop(signal: SIGTERM, timeout: .seconds(120))
         let result = try await download.value
         #expect(status == 0)
         #expect(result.exitCode == 0, "curl: \(result.stderr)\nlarder log:\n\(larder.log)")
         #expect(Bytes(result.body) == Bytes(GeneratedBody.bytes(0..<2_000_000)))
         #expect(larder.log.contains("shutting down"))
+        try? FileManager.default.removeItem(atPath: larder.cacheDirectory)
+        try await origin.stop()
+    }
+
+    @Test("SIGTERM cuts a response still running when --shutdown-grace ends, and larder exits")
+    func shutdownGraceEnds() async throws {
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/endless.bin", TestResponse(body: .generated(length: 2_000_000), faults: [.chunkSize(20_000), .delayChunks(.seconds(1))]))
+        let larder = try await LarderProcess(serve: ["--shutdown-grace", "1"])
+        let download = Task { try await Curl.run(origin.url("/endless.bin"), proxy: larder.proxyURL) }
+        for _ in 0..<500 where origin.requestCount("/endless.bin") == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // The body needs 100 s; larder must give up on it long before, well within the stop timeout.
+        let status = await larder.stop(signal: SIGTERM, timeout: .seconds(60))
+        let result = try await download.value
+        #expect(!larder.process.isRunning)
+        #expect(status == 0, "larder log:\n\(larder.log)")
+        #expect(result.exitCode != 0, "the cut response must not look complete to curl")
+        #expect(result.body.count < 2_000_000)
         try? FileManager.default.removeItem(atPath: larder.cacheDirectory)
         try await origin.stop()
     }

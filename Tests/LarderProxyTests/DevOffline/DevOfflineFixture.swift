@@ -12,7 +12,8 @@ final class DevOfflineFixture: Sendable {
     let directory: String
     let store: Store
     let statistics = ProxyStatistics()
-    let health = UpstreamHealthRegistry()
+    /// A back-off window far longer than any test, so a host backing off stays so on a busy machine.
+    let health = UpstreamHealthRegistry(policy: .init(initialWindow: 3600, maximumWindow: 3600))
     let offline = OfflineSwitch(false)
     let jobs: PrecacheJobs
     let pages: DevOfflinePages

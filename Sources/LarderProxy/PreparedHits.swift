@@ -1,0 +1,63 @@
+import LarderStore
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Recent plain hits with their answers serialised up to the headers that change per request
+/// (`Age`, `Cache-Status`, `Connection`), by request target, shared by every connection.
+///
+/// A prepared hit holds exactly as long as the store's remembered lookup it was made from (no
+/// commit since, and within the memo's trust window), so it never serves what the store would
+/// not: a purge, a new copy or another process's write ends it as it would end the lookup.
+final class PreparedHits: Sendable {
+    /// One prepared answer.
+    struct Hit: Sendable {
+        /// The target's host and port, to keep requests for the proxy itself off this path.
+        var host: String
+        var port: Int
+        /// The entry's key, for its last-used time.
+        var key: CacheKey
+        /// `name: value\r\n` for every header of the answer but the per-request ones.
+        var headerBlock: ByteBuffer
+        var body: ByteBuffer
+        /// The stored `Content-Encoding`, which a client must accept for the body to go as is.
+        var contentEncoding: [String]
+        var freshness: ResponseFreshness
+        /// Whether the answer may only be given while fresh (the `http` strategy); precached
+        /// assets are cache-first and answered whatever their age.
+        var freshOnly: Bool
+        /// The `Cache-Status` detail.
+        var detail: String?
+        /// How long the lookup behind it holds.
+        var validity: RememberedLookup.Validity
+    }
+
+    private struct Table {
+        var hits: [String: Hit] = [:]
+        var bodyBytes = 0
+    }
+
+    /// At most this many targets are held; when full, the table starts over (cheap, and bounded).
+    static let capacity = 1024
+    /// At most this many body bytes are held (most are shared with the small-body cache).
+    static let maximumBodyBytes = 16 << 20
+
+    private let table = NIOLockedValueBox(Table())
+
+    /// The prepared hit for `target`, if any (the caller checks that it still holds).
+    func hit(for target: String) -> Hit? {
+        self.table.withLockedValue { $0.hits[target] }
+    }
+
+    /// Keeps `hit` for `target`.
+    func insert(_ hit: Hit, for target: String) {
+        self.table.withLockedValue { table in
+            if table.hits.count >= Self.capacity || table.bodyBytes + hit.body.readableBytes > Self.maximumBodyBytes {
+                table = Table()
+            }
+            if let replaced = table.hits.updateValue(hit, forKey: target) {
+                table.bodyBytes -= replaced.body.readableBytes
+            }
+            table.bodyBytes += hit.body.readableBytes
+        }
+    }
+}

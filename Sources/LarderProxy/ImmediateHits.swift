@@ -5,7 +5,7 @@ import NIOHTTP1
 
 /// Answers the plainest cache hits on the connection's event loop, without a task: a GET or HEAD
 /// of an absolute URL, with no conditional, range or cache directive, for a response Larder holds
-/// in memory (its lookup and its small body, no `Vary`) that the default strategy serves without
+/// in memory (its lookup and its small body, varying on no request header) that the default strategy serves without
 /// the network. Everything else, and anything in doubt, goes the ordinary way; answers are the
 /// same either way.
 struct ImmediateHits: Sendable {
@@ -75,7 +75,7 @@ struct ImmediateHits: Sendable {
         guard case .forward(let url) = RequestRoute.classify(head, own: self.own, rules: self.rules) else { return nil }
         let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
         guard self.proxy.configuration.route(for: key) == nil, let lookup = self.proxy.store.rememberedLookup(of: key),
-            lookup.entries.count == 1, let entry = lookup.entries.first, entry.varyRequestHeaders.isEmpty,
+            lookup.entries.count == 1, let entry = lookup.entries.first, Self.isSelectedWhateverTheRequest(entry),
             entry.status == 200, let body = self.proxy.smallBodies.body(hash: entry.bodyHash), Int64(body.readableBytes) == entry.bodySize
         else { return nil }
 
@@ -119,5 +119,11 @@ struct ImmediateHits: Sendable {
         )
         self.prepared.insert(hit, for: head.uri)
         return hit
+    }
+
+    /// Whether `entry` answers any request for its key: it varies on no request header Larder
+    /// selects by, or it is precached (always selected, see ``VaryKey/selects(_:for:)``).
+    private static func isSelectedWhateverTheRequest(_ entry: CachedEntry) -> Bool {
+        entry.kind == .precached || VaryKey.names(entry.headers.filter { $0.hasName("vary") }.map(\.value)) == []
     }
 }

@@ -1,0 +1,175 @@
+import Foundation
+import LarderStore
+import Logging
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import LarderProxy
+
+/// The event-loop answers for plain hits, over a real store: what they say, and that a prepared
+/// answer never outlives what the store holds.
+@Suite("Immediate hits: prepared answers follow the store")
+struct ImmediateHitsTests {
+    final class Fixture: Sendable {
+        let directory: String
+        let store: Store
+        let proxy: ForwardProxy
+        let offline = OfflineSwitch(false)
+        let statistics = ProxyStatistics()
+        let hits: ImmediateHits
+
+        init() throws {
+            self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("immediate-\(UUID().uuidString)").path
+            self.store = try Store(directory: self.directory)
+            let logger = Logger(label: "test")
+            let usage = UsageRecorder(store: self.store, logger: logger)
+            self.proxy = ForwardProxy(
+                store: self.store,
+                upstream: UnreachableUpstream(),
+                health: UpstreamHealthRegistry(),
+                offline: self.offline,
+                configuration: ProxyConfiguration(),
+                usage: usage,
+                budget: StoreBudget(store: self.store, budget: nil, usage: usage, logger: logger),
+                logger: logger
+            )
+            self.hits = ImmediateHits(
+                proxy: self.proxy,
+                own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
+                rules: RequestRoute.Rules(),
+                log: RequestLog(statistics: self.statistics, logger: logger),
+                prepared: PreparedHits()
+            )
+        }
+
+        deinit {
+            try? self.store.close()
+            try? FileManager.default.removeItem(atPath: self.directory)
+        }
+
+        /// Stores `body` for `url` and loads it the way the ordinary path does (lookup and body
+        /// into memory), so the next plain request may be answered at once.
+        @discardableResult
+        func store(
+            _ url: String,
+            body: String,
+            headers: [(String, String)] = [("Cache-Control", "max-age=3600")],
+            kind: EntryKind = .runtime,
+            responseTime: Date = Date(),
+            load: Bool = true
+        ) async throws -> CacheKey {
+            let key = try CacheKey(url: url)
+            let writer = try self.store.makeBodyWriter()
+            try writer.write(contentsOf: Array(body.utf8))
+            let head = StoredResponseHead(
+                url: url,
+                status: 200,
+                headers: headers.map { HeaderField(name: $0.0, value: $0.1) },
+                requestTime: responseTime,
+                responseTime: responseTime
+            )
+            let entry = try await writer.commit(key: key, head: head, kind: kind, expectedLength: nil)
+            if load {
+                try await self.load(key)
+                self.proxy.smallBodies.insert(ByteBuffer(string: body), hash: entry.bodyHash)
+            }
+            return key
+        }
+
+        func load(_ key: CacheKey) async throws {
+            _ = try await self.store.variants(of: key)
+        }
+
+        func answer(_ uri: String, method: HTTPMethod = .GET, version: HTTPVersion = .http1_1, headers: [(String, String)] = []) -> (head: String, body: String)? {
+            var requestHeaders = HTTPHeaders([("Host", "x")])
+            requestHeaders.add(contentsOf: headers)
+            let request = HTTPRequestHead(version: version, method: method, uri: uri, headers: requestHeaders)
+            guard let answer = self.hits.answer(request, allocator: ByteBufferAllocator()) else { return nil }
+            return (String(buffer: answer.head), answer.body.map { String(buffer: $0) } ?? "")
+        }
+    }
+
+    @Test("a fresh stored response is answered whole: status line, stored headers, Age, Cache-Status, Via, length")
+    func answerBytes() async throws {
+        let fixture = try Fixture()
+        try await fixture.store("http://site.example/a.js", body: "ONE", headers: [("Cache-Control", "max-age=3600"), ("Content-Type", "text/javascript")])
+        let answer = try #require(fixture.answer("http://site.example/a.js"))
+        #expect(answer.head.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(answer.head.hasSuffix("\r\n\r\n"))
+        #expect(answer.head.contains("\r\nContent-Type: text/javascript\r\n"))
+        #expect(answer.head.contains("\r\ncontent-length: 3\r\n"))
+        #expect(answer.head.contains("\r\nVia: 1.1 larder\r\n"))
+        #expect(answer.head.contains("\r\nage: 0\r\n") || answer.head.contains("\r\nage: 1\r\n"))
+        #expect(answer.head.contains("\r\nCache-Status: larder; hit; ttl="))
+        #expect(!answer.head.lowercased().contains("connection: close"))
+        #expect(answer.body == "ONE")
+        // Prepared now: the same again, and a HEAD has no body.
+        #expect(fixture.answer("http://site.example/a.js")?.body == "ONE")
+        #expect(fixture.answer("http://site.example/a.js", method: .HEAD)?.body == "")
+        #expect(fixture.statistics.counts()[.hit] == 3)
+
+        let old = try #require(fixture.answer("http://site.example/a.js", version: .http1_0))
+        #expect(old.head.hasPrefix("HTTP/1.0 200 OK\r\n"))
+        #expect(old.head.contains("\r\nConnection: close\r\n\r\n"))
+    }
+
+    @Test("a new copy, a purge and offline mode end a prepared answer at once")
+    func followsTheStore() async throws {
+        let fixture = try Fixture()
+        let url = "http://site.example/b.css"
+        let key = try await fixture.store(url, body: "ONE")
+        #expect(fixture.answer(url)?.body == "ONE")
+        #expect(fixture.answer(url)?.body == "ONE")
+
+        // Stored again (by this process): the prepared answer is gone with the lookup it came from.
+        try await fixture.store(url, body: "TWO", load: false)
+        #expect(fixture.answer(url) == nil, "the ordinary path reads the index again")
+        try await fixture.load(key)
+        fixture.proxy.smallBodies.insert(ByteBuffer(string: "TWO"), hash: try #require(await fixture.store.entry(for: key)).bodyHash)
+        #expect(fixture.answer(url)?.body == "TWO")
+
+        fixture.offline.isOffline = true
+        #expect(fixture.answer(url) == nil, "offline answers go the ordinary way")
+        fixture.offline.isOffline = false
+
+        try await fixture.store.removeEntry(for: key)
+        #expect(fixture.answer(url) == nil)
+    }
+
+    @Test("what needs the ordinary path does not get an immediate answer")
+    func ordinaryPath() async throws {
+        let fixture = try Fixture()
+        // Stale under the http strategy: it must be revalidated.
+        try await fixture.store("http://site.example/stale.js", body: "S", headers: [("Cache-Control", "max-age=60")], responseTime: Date(timeIntervalSinceNow: -120))
+        #expect(fixture.answer("http://site.example/stale.js") == nil)
+        // Precached assets are cache-first whatever their age.
+        try await fixture.store("http://site.example/game.js", body: "G", headers: [("Cache-Control", "max-age=60")], kind: .precached, responseTime: Date(timeIntervalSinceNow: -120))
+        #expect(fixture.answer("http://site.example/game.js")?.head.contains("Cache-Status: larder; hit; ttl=-") == true)
+        #expect(fixture.answer("http://site.example/game.js")?.head.contains("detail=precached") == true)
+        // Request directives, conditionals and ranges.
+        try await fixture.store("http://site.example/c.js", body: "C")
+        for header in [("Cache-Control", "no-cache"), ("Pragma", "no-cache"), ("Range", "bytes=0-0"), ("If-None-Match", "\"x\"")] {
+            #expect(fixture.answer("http://site.example/c.js", headers: [header]) == nil, "\(header.0)")
+        }
+        #expect(fixture.answer("http://site.example/c.js") != nil)
+        // A stored gzip body goes as is only to a client that accepts gzip.
+        try await fixture.store("http://site.example/z.js", body: "Z", headers: [("Cache-Control", "max-age=60"), ("Content-Encoding", "gzip")])
+        #expect(fixture.answer("http://site.example/z.js", headers: [("Accept-Encoding", "gzip, br")]) != nil)
+        #expect(fixture.answer("http://site.example/z.js") == nil)
+        // Responses that vary on request headers.
+        try await fixture.store("http://site.example/v.js", body: "V", headers: [("Cache-Control", "max-age=60"), ("Vary", "Origin")])
+        #expect(fixture.answer("http://site.example/v.js") == nil)
+        #expect(fixture.answer("http://site.example/v.js", headers: [("Origin", "http://a.example")]) == nil)
+        try await fixture.store("http://site.example/all.js", body: "A", headers: [("Cache-Control", "max-age=60"), ("Vary", "*")])
+        #expect(fixture.answer("http://site.example/all.js") == nil)
+        // ... but not on Accept-Encoding alone, and a precached file answers whatever it varies on.
+        try await fixture.store("http://site.example/ae.js", body: "E", headers: [("Cache-Control", "max-age=60"), ("Vary", "Accept-Encoding")])
+        #expect(fixture.answer("http://site.example/ae.js")?.body == "E")
+        try await fixture.store("http://site.example/pv.js", body: "P", headers: [("Vary", "Origin")], kind: .precached)
+        #expect(fixture.answer("http://site.example/pv.js", headers: [("Origin", "http://a.example")])?.body == "P")
+        // Never seen, and the proxy's own address.
+        #expect(fixture.answer("http://site.example/unknown.js") == nil)
+        #expect(fixture.answer("http://127.0.0.1:8080/dev/offline") == nil)
+    }
+}

@@ -3,14 +3,44 @@ import Foundation
 /// The index's JSON form of a header list: `[["Content-Type","text/html"],...]`.
 enum HeaderListCoding {
     static func encode(_ headers: [HeaderField]) -> String {
-        let pairs = headers.map { [$0.name, $0.value] }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        // Encoding an array of strings cannot fail; an empty list is the safe fallback regardless.
-        guard let data = try? encoder.encode(pairs) else {
-            return "[]"
+        // Every stored response encodes its headers: written directly, as JSONEncoder would
+        // (no whitespace, `/` unescaped, control characters as `\uXXXX`).
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(headers.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 8 })
+        for (index, field) in headers.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "["))
+            self.appendString(field.name, to: &bytes)
+            bytes.append(UInt8(ascii: ","))
+            self.appendString(field.value, to: &bytes)
+            bytes.append(UInt8(ascii: "]"))
         }
-        return String(decoding: data, as: UTF8.self)
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        let hexDigits = Array("0123456789abcdef".utf8)
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The header list, or nil when the text is not a JSON array of `[name, value]` pairs.

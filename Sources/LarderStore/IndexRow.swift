@@ -20,7 +20,9 @@ struct IndexRow: Sendable {
 
     /// The row for `key` (an indexed lookup on the UNIQUE key column), or nil.
     static func fetch(_ db: Database, key: String) throws -> IndexRow? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM entry WHERE key = ?", arguments: [key])
+        // Cached statements: preparing one again costs more than running it (GRDB inspects every
+        // statement it compiles, triggers included).
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.columns) FROM entry WHERE key = ?"), arguments: [key])
         else {
             return nil
         }
@@ -29,13 +31,13 @@ struct IndexRow: Sendable {
 
     /// The rows matching an SQL condition on the `entry` table.
     static func fetchAll(_ db: Database, where condition: String, arguments: StatementArguments) throws -> [IndexRow] {
-        try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM entry WHERE \(condition)", arguments: arguments)
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT \(Self.columns) FROM entry WHERE \(condition)"), arguments: arguments)
             .map { try IndexRow($0) }
     }
 
     /// Inserts the row, or replaces every column of the row already stored under its key.
     func upsert(_ db: Database, contentType: String?) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO entry (\(Self.columns), last_used, content_type)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -45,7 +47,8 @@ struct IndexRow: Sendable {
                     body_size = excluded.body_size, request_time = excluded.request_time,
                     response_time = excluded.response_time, stored_at = excluded.stored_at,
                     revision = excluded.revision, last_used = excluded.last_used, content_type = excluded.content_type
-                """,
+                """
+        ).execute(
             arguments: [
                 self.key, self.url, self.status, self.headers, self.vary, self.kind, self.bodyHash,
                 self.bodySize, self.requestTime, self.responseTime, self.storedAt, self.revision, self.storedAt,

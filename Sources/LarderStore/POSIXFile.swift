@@ -51,6 +51,11 @@ enum POSIXFile {
 
     private static let syncQueue = DispatchQueue(label: "larder.store.fsync", qos: .utility, attributes: .concurrent)
 
+    /// Whether anything exists at `path`.
+    static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
     /// The size of a regular file, or nil when there is no such file.
     static func regularFileSize(_ path: String) throws(StoreError) -> Int64? {
         var info = stat()

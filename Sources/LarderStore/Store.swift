@@ -65,6 +65,21 @@ public final class Store: Sendable {
             }
         }
 
+        // Every body folder exists from the start: a write never pays for creating one and
+        // syncing the parent (256 of them would come in the first few hundred writes).
+        do {
+            var created = false
+            for prefix in 0..<256 {
+                let name = String(prefix, radix: 16)
+                created = try POSIXFile.makeDirectory("\(self.bodiesDirectory)/\(prefix < 16 ? "0" : "")\(name)") || created
+            }
+            if created {
+                try POSIXFile.syncDirectory(self.bodiesDirectory)
+            }
+        } catch {
+            throw StoreError.cannotOpen(directory: directory, reason: "cannot create the body folders: \(error)")
+        }
+
         var configuration = Configuration()
         configuration.label = "larder.store"
         // Another process may hold the write lock (larder serve and larder precache share the index).
@@ -288,9 +303,6 @@ public final class Store: Sendable {
             try db.inTransaction(.immediate) {
                 // The file work happens under the write lock: another writer cannot delete this body
                 // (as the last reference of its old entry) between the rename and the insert.
-                if try POSIXFile.makeDirectory(bodyFolder) {
-                    try POSIXFile.syncDirectory(self.bodiesDirectory)
-                }
                 if try POSIXFile.regularFileSize(bodyPath) == size {
                     // An equal body is stored already: keep that one.
                     try POSIXFile.removeFile(temporaryPath)
@@ -300,11 +312,17 @@ public final class Store: Sendable {
                     // per body): a crash may lose the rename, but the body was synced first, so the
                     // file is then either whole or missing, and a row whose body is missing or of
                     // another size is never served (`larder verify --repair` drops it).
-                    try POSIXFile.renameFile(temporaryPath, to: bodyPath)
+                    do {
+                        try POSIXFile.renameFile(temporaryPath, to: bodyPath)
+                    } catch StoreError.io(_, _, let code) where code == ENOENT && POSIXFile.exists(temporaryPath) {
+                        // Its folder was removed behind the store's back: made again, once.
+                        try POSIXFile.makeDirectory(bodyFolder)
+                        try POSIXFile.syncDirectory(self.bodiesDirectory)
+                        try POSIXFile.renameFile(temporaryPath, to: bodyPath)
+                    }
                 }
                 let previous = try Row.fetchOne(
-                    db,
-                    sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?",
+                    db.cachedStatement(sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?"),
                     arguments: [row.key]
                 )
                 let previousHash: String? = try previous?.decode(forColumn: "body_hash")
@@ -361,7 +379,7 @@ public final class Store: Sendable {
         let path = self.bodyPath(forHash: hash)
         do {
             let referenced =
-                try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)", arguments: [hash])
+                try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)"), arguments: [hash])
                 ?? false
             if !referenced {
                 try POSIXFile.removeFile(path)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LarderStore
@@ -16,6 +17,14 @@ struct HeaderListCodingTests {
             let text = HeaderListCoding.encode(headers)
             #expect(HeaderListCoding.decode(text) == headers, "\(text)")
         }
+        // What encode writes is JSON any reader takes (older indexes were written by JSONEncoder).
+        for headers in lists {
+            let text = HeaderListCoding.encode(headers)
+            let pairs = try? JSONDecoder().decode([[String]].self, from: Data(text.utf8))
+            #expect(pairs == headers.map { [$0.name, $0.value] }, "\(text)")
+        }
+        #expect(HeaderListCoding.encode(lists[4]) == #"[["X-Control","tab\there\u0001"]]"#)
+        #expect(HeaderListCoding.encode(lists[2]) == #"[["ETag","W/\"a\\\"b\""],["Link","</x.css>; rel=preload, </y/z>"]]"#)
         // The fast path takes what encode writes for ordinary headers.
         #expect(HeaderListCoding.decodeCompact(HeaderListCoding.encode(lists[2])) == lists[2])
         #expect(HeaderListCoding.decodeCompact(HeaderListCoding.encode(lists[3])) == lists[3])

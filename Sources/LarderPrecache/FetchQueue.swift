@@ -7,10 +7,10 @@ actor FetchQueue<Item: Sendable> {
         self.items = items
     }
 
-    /// The next item, or nil when all are taken.
-    func take() -> Item? {
+    /// The next item with its position in the plan, or nil when all are taken.
+    func take() -> (position: Int, item: Item)? {
         guard self.next < self.items.count else { return nil }
         defer { self.next += 1 }
-        return self.items[self.next]
+        return (self.next, self.items[self.next])
     }
 }

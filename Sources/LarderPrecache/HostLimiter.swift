@@ -1,12 +1,15 @@
 import Foundation
 
 /// Politeness towards each host: at most `connectionsPerHost` requests at once, and at least
-/// `spacing` between the starts of two requests to the same host.
+/// `spacing` between the starts of two requests to the same host. A freed slot goes to the
+/// waiter earliest in the plan, so downloads start in plan order even when more of them wait
+/// than the host has slots.
 actor HostLimiter {
     private struct HostState {
         var active = 0
         var nextStart = ContinuousClock.Instant.now
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Waiting requests by plan position (ties in arrival order).
+        var waiters: [(position: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let connectionsPerHost: Int
@@ -18,11 +21,15 @@ actor HostLimiter {
         self.spacing = spacing
     }
 
-    /// Waits for a slot on `host`, then for the spacing since the previous start.
-    func acquire(_ host: String) async {
+    /// Waits for a slot on `host`, then for the spacing since the previous start. `position` is
+    /// the request's place in the plan: lower positions get freed slots first.
+    func acquire(_ host: String, position: Int = 0) async {
         if self.hosts[host, default: HostState()].active >= self.connectionsPerHost {
             await withCheckedContinuation { continuation in
-                self.hosts[host, default: HostState()].waiters.append(continuation)
+                var waiters = self.hosts[host, default: HostState()].waiters
+                let index = waiters.firstIndex { $0.position > position } ?? waiters.endIndex
+                waiters.insert((position, continuation), at: index)
+                self.hosts[host, default: HostState()].waiters = waiters
             }
         } else {
             self.hosts[host, default: HostState()].active += 1
@@ -45,7 +52,7 @@ actor HostLimiter {
         } else {
             let next = state.waiters.removeFirst()
             self.hosts[host] = state
-            next.resume()
+            next.continuation.resume()
         }
     }
 }

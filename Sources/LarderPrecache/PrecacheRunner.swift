@@ -71,8 +71,8 @@ public final class PrecacheRunner: Sendable {
             for _ in 0..<max(1, self.options.concurrency) {
                 group.addTask {
                     var finished: [(CacheKey, Result<Int64, DownloadFailure>)] = []
-                    while let fetch = await queue.take() {
-                        let result = await self.download(fetch, limiter: limiter)
+                    while let (position, fetch) = await queue.take() {
+                        let result = await self.download(fetch, position: position, limiter: limiter)
                         finished.append((fetch.key, result))
                         switch result {
                         case .success(let bytes):
@@ -376,12 +376,12 @@ public final class PrecacheRunner: Sendable {
     }
 
     /// Downloads one planned file into the store as a pinned entry; returns its size.
-    private func download(_ fetch: PlannedFetch, limiter: HostLimiter) async -> Result<Int64, DownloadFailure> {
+    private func download(_ fetch: PlannedFetch, position: Int, limiter: HostLimiter) async -> Result<Int64, DownloadFailure> {
         do {
             let size = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> Int64 in
                 // The host's slot is held while the body arrives, not while it is synced and indexed:
                 // the connection is free again by then, and the next file can come down it.
-                let received = try await self.withHostSlot(fetch.url, limiter: limiter) { () throws(DownloadFailure) -> ReceivedBody in
+                let received = try await self.withHostSlot(fetch.url, position: position, limiter: limiter) { () throws(DownloadFailure) -> ReceivedBody in
                     try await self.receive(fetch)
                 }
                 return try await self.commit(received, for: fetch)
@@ -477,14 +477,16 @@ public final class PrecacheRunner: Sendable {
         }
     }
 
-    /// Runs `body` holding one of the host's slots (for the whole transfer, body included).
+    /// Runs `body` holding one of the host's slots (for the whole transfer, body included);
+    /// `position` is its place in the plan.
     private func withHostSlot<T>(
         _ url: HTTPURL,
+        position: Int = 0,
         limiter: HostLimiter,
         _ body: () async throws(DownloadFailure) -> T
     ) async throws(DownloadFailure) -> T {
         let host = url.authority
-        await limiter.acquire(host)
+        await limiter.acquire(host, position: position)
         do {
             let value = try await body()
             await limiter.release(host)

@@ -6,10 +6,16 @@ import GRDB
 /// Correctness: every change to the `entry` table committed through this store's index (any
 /// connection of this process) clears the memo at once. Changes made by another process (a
 /// `larder precache` beside `larder serve`) cannot be observed; a memoised lookup is trusted
-/// for at most ``lifetime``, so those are seen within that time.
+/// for at most ``lifetime`` (a second unless a test says otherwise), so those are seen within that time.
 final class EntryMemo: TransactionObserver, @unchecked Sendable {
-    /// How long a memoised lookup is trusted (bounds the staleness of other processes' writes).
-    static let lifetime: TimeInterval = 1
+    /// How long a memoised lookup is trusted by default (bounds the staleness of other processes' writes).
+    static let defaultLifetime: TimeInterval = 1
+    /// How long a memoised lookup is trusted.
+    let lifetime: TimeInterval
+
+    init(lifetime: TimeInterval = EntryMemo.defaultLifetime) {
+        self.lifetime = lifetime
+    }
     /// At most this many keys are held; when full, the memo starts over (cheap, and bounded).
     static let capacity = 4096
 
@@ -31,8 +37,8 @@ final class EntryMemo: TransactionObserver, @unchecked Sendable {
     /// The memoised lookup for `key` with how long it may be trusted, if it is recent enough.
     func lookup(for key: CacheKey, now: TimeInterval) -> RememberedLookup? {
         self.lock.withLock {
-            guard let memo = self.memos[key.rawValue], now >= memo.loadedAt, now - memo.loadedAt < Self.lifetime else { return nil }
-            return RememberedLookup(entries: memo.entries, generation: self.generationValue, trustedUntil: memo.loadedAt + Self.lifetime)
+            guard let memo = self.memos[key.rawValue], now >= memo.loadedAt, now - memo.loadedAt < self.lifetime else { return nil }
+            return RememberedLookup(entries: memo.entries, generation: self.generationValue, trustedUntil: memo.loadedAt + self.lifetime)
         }
     }
 

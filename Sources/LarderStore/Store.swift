@@ -30,7 +30,9 @@ public final class Store: Sendable {
     let logger: Logger
     let pool: DatabasePool
     /// Recent lookups, cleared by every change this process commits (see ``variants(of:)``).
-    let memo = EntryMemo()
+    let memo: EntryMemo
+    /// Finished bodies waiting for their index rows, committed in batches.
+    let installs = InstallQueue()
 
     /// How old a file in `tmp/` must be before opening a store deletes it as left over from a crash.
     public static let staleTemporaryFileAge: TimeInterval = 3600
@@ -46,11 +48,16 @@ public final class Store: Sendable {
     /// Opens the cache directory, migrating its index up to the migration named `lastMigration`, or
     /// up to the newest one when nil. Tests use an earlier migration (`@testable`) to build an index
     /// as an earlier version of Larder left it.
+    ///
+    /// `lookupTrust` is how long a remembered lookup is trusted against other processes' writes;
+    /// tests on a loaded machine lengthen it.
     init(
         directory: String,
         logger: Logger = Logger(label: "larder.store"),
-        migratingUpTo lastMigration: String?
+        migratingUpTo lastMigration: String?,
+        lookupTrust: TimeInterval = EntryMemo.defaultLifetime
     ) throws {
+        self.memo = EntryMemo(lifetime: lookupTrust)
         let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         self.directory = directory
         self.bodiesDirectory = directory + "/bodies"
@@ -297,55 +304,17 @@ public final class Store: Sendable {
         // Sync before queueing for the index's writer: writers of other bodies (and other processes)
         // are not kept waiting on this flush, and concurrent flushes share the file system's commits.
         try await POSIXFile.sync(descriptor, path: temporaryPath)
-        let (storedRow, storedKind) = try await self.pool.writeWithoutTransaction { db in
-            var row = pendingRow
-            var storedKind = kind
-            try db.inTransaction(.immediate) {
-                // The file work happens under the write lock: another writer cannot delete this body
-                // (as the last reference of its old entry) between the rename and the insert.
-                if try POSIXFile.regularFileSize(bodyPath) == size {
-                    // An equal body is stored already: keep that one.
-                    try POSIXFile.removeFile(temporaryPath)
-                } else {
-                    // No body yet, or a damaged one, which the rename replaces atomically. The
-                    // folder is not synced (that would hold the write lock through a second flush
-                    // per body): a crash may lose the rename, but the body was synced first, so the
-                    // file is then either whole or missing, and a row whose body is missing or of
-                    // another size is never served (`larder verify --repair` drops it).
-                    do {
-                        try POSIXFile.renameFile(temporaryPath, to: bodyPath)
-                    } catch StoreError.io(_, _, let code) where code == ENOENT && POSIXFile.exists(temporaryPath) {
-                        // Its folder was removed behind the store's back: made again, once.
-                        try POSIXFile.makeDirectory(bodyFolder)
-                        try POSIXFile.syncDirectory(self.bodiesDirectory)
-                        try POSIXFile.renameFile(temporaryPath, to: bodyPath)
-                    }
-                }
-                let previous = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?"),
-                    arguments: [row.key]
-                )
-                let previousHash: String? = try previous?.decode(forColumn: "body_hash")
-                if let previous, kind == .runtime {
-                    // A runtime commit never unpins a precached entry, and keeps the stored revision
-                    // unless it brings one.
-                    let previousKind: String = try previous.decode(forColumn: "kind")
-                    if previousKind == EntryKind.precached.rawValue {
-                        storedKind = .precached
-                        row.kind = previousKind
-                    }
-                    if row.revision == nil {
-                        row.revision = try previous.decode(forColumn: "revision")
-                    }
-                }
-                row.storedAt = Date().timeIntervalSince1970
-                try row.upsert(db, contentType: contentType)
-                if let previousHash, previousHash != hash {
-                    self.deleteBodyIfUnreferenced(db, hash: previousHash)
-                }
-                return .commit
-            }
-            return (row, storedKind)
+        let pending = PendingInstall(
+            temporaryPath: temporaryPath,
+            bodyPath: bodyPath,
+            bodyFolder: bodyFolder,
+            size: size,
+            kind: kind,
+            row: pendingRow,
+            contentType: contentType
+        )
+        let (storedRow, storedKind) = try await self.installs.submit(pending) { batch in
+            try await self.commit(batch)
         }
 
         return CachedEntry(
@@ -363,6 +332,78 @@ public final class Store: Sendable {
             storedAt: Date(timeIntervalSince1970: storedRow.storedAt),
             revision: storedRow.revision
         )
+    }
+
+    /// Installs a batch of finished bodies in one write transaction, each in a savepoint of its
+    /// own: one that fails (its rename, say) fails alone, and the others are committed.
+    private func commit(_ batch: [PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>] {
+        try await self.pool.writeWithoutTransaction { db in
+            var outcomes: [Result<(IndexRow, EntryKind), any Error>] = []
+            outcomes.reserveCapacity(batch.count)
+            try db.inTransaction(.immediate) {
+                for install in batch {
+                    do {
+                        var stored: (IndexRow, EntryKind)?
+                        try db.inSavepoint {
+                            stored = try self.installRow(install, db)
+                            return .commit
+                        }
+                        outcomes.append(.success(stored!))
+                    } catch {
+                        outcomes.append(.failure(error))
+                    }
+                }
+                return .commit
+            }
+            return outcomes
+        }
+    }
+
+    /// One body's file work and row, inside the batch's transaction.
+    private func installRow(_ pending: PendingInstall, _ db: Database) throws -> (IndexRow, EntryKind) {
+        var row = pending.row
+        var storedKind = pending.kind
+        // The file work happens under the write lock: another writer cannot delete this body
+        // (as the last reference of its old entry) between the rename and the insert.
+        if try POSIXFile.regularFileSize(pending.bodyPath) == pending.size {
+            // An equal body is stored already: keep that one.
+            try POSIXFile.removeFile(pending.temporaryPath)
+        } else {
+            // No body yet, or a damaged one, which the rename replaces atomically. The folder is
+            // not synced (that would hold the write lock through a second flush per body): a crash
+            // may lose the rename, but the body was synced first, so the file is then either whole
+            // or missing, and a row whose body is missing or of another size is never served
+            // (`larder verify --repair` drops it).
+            if !POSIXFile.exists(pending.bodyFolder) {
+                // Its folder was removed behind the store's back: made again.
+                try POSIXFile.makeDirectory(pending.bodyFolder)
+                try POSIXFile.syncDirectory(self.bodiesDirectory)
+            }
+            try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
+        }
+        let previous = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?"),
+            arguments: [row.key]
+        )
+        let previousHash: String? = try previous?.decode(forColumn: "body_hash")
+        if let previous, pending.kind == .runtime {
+            // A runtime commit never unpins a precached entry, and keeps the stored revision
+            // unless it brings one.
+            let previousKind: String = try previous.decode(forColumn: "kind")
+            if previousKind == EntryKind.precached.rawValue {
+                storedKind = .precached
+                row.kind = previousKind
+            }
+            if row.revision == nil {
+                row.revision = try previous.decode(forColumn: "revision")
+            }
+        }
+        row.storedAt = Date().timeIntervalSince1970
+        try row.upsert(db, contentType: pending.contentType)
+        if let previousHash, previousHash != row.bodyHash {
+            self.deleteBodyIfUnreferenced(db, hash: previousHash)
+        }
+        return (row, storedKind)
     }
 
     /// Deletes the body file for `hash` when no row references it. Runs inside a write transaction,

@@ -23,6 +23,7 @@ struct CachingTests {
             // On disk: an index and one content-addressed body with exactly these bytes (committed
             // just after the client has its answer).
             let bodies = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            await entriesStored(in: larder)
             #expect(bodies.count == 1)
             let body = try #require(bodies.first)
             let stored = try Data(contentsOf: URL(fileURLWithPath: larder.cacheDirectory + "/bodies/" + body))
@@ -140,7 +141,7 @@ struct CachingTests {
         try await withProxy { larder, origin in
             origin.setRoute("/data.json", .text("{\"v\":1}", contentType: "application/json"))
             _ = try await Curl.run(origin.url("/data.json"), proxy: larder.proxyURL)
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            await entriesStored(in: larder)
             origin.setRoute("/data.json", .text("down for maintenance", status: 503))
             let fallback = try await Curl.run(origin.url("/data.json"), proxy: larder.proxyURL)
             #expect(fallback.status == 200)
@@ -158,7 +159,7 @@ struct CachingTests {
         try await withProxy { larder, origin in
             origin.setRoute("/app.js", .text("console.log(1)", contentType: "text/javascript"))
             _ = try await Curl.run(origin.url("/app.js"), proxy: larder.proxyURL)
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            await entriesStored(in: larder)
             try await origin.stop()
             var details: [String] = []
             for _ in 0..<4 {
@@ -191,7 +192,7 @@ struct RevalidationEdgeTests {
                 return TestResponse(headers: [("ETag", "\"b1\""), ("Cache-Control", "max-age=0")], body: .bytes(body))
             })
             _ = try await Curl.run(origin.url("/big.bin"), proxy: larder.proxyURL)
-            _ = await filesAppearing(under: bodies)
+            await entriesStored(in: larder)
             let again = try await Curl.run(origin.url("/big.bin"), proxy: larder.proxyURL)
             #expect(again.status == 200)
             #expect(Bytes(again.body) == Bytes(body))

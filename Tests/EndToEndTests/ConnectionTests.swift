@@ -45,7 +45,7 @@ struct ConnectionTests {
 
     @Test("listening beyond loopback without --allow is a usage error (exit 2)")
     func hostNeedsAllow() async throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
         process.arguments = ["serve", "--host", "0.0.0.0", "--port", "0", "--cache-dir", LarderProcess.temporaryDirectory()]
         let pipe = Pipe()
@@ -104,7 +104,7 @@ struct ConnectionTests {
             origin.setRoute("/slow", .text("SLOW", faults: [.delayHead(.milliseconds(400))]))
             origin.setRoute("/hot", .text("HOT", headers: [("Cache-Control", "max-age=3600")]))
             _ = try await Curl.run(origin.url("/hot"), proxy: larder.proxyURL)
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            await entriesStored(in: larder)
             // The first hit loads the lookup and the body into memory; later ones need no task.
             let warm = try await Curl.run(origin.url("/hot"), proxy: larder.proxyURL)
             #expect(warm.header("cache-status")?.hasPrefix("larder; hit; ttl=") == true)

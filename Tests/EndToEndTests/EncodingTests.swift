@@ -10,7 +10,7 @@ func gzipped(_ bytes: [UInt8]) async throws -> [UInt8] {
         try? FileManager.default.removeItem(atPath: path + ".gz")
     }
     try Data(bytes).write(to: URL(fileURLWithPath: path))
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/bin/gzip")
     process.arguments = ["-n", "-f", path]
     try process.run()
@@ -47,7 +47,7 @@ struct EncodingTests {
             #expect(plain.header("etag") == "W/\"t1\"")
             // Larder asked for gzip itself, whatever the client sent.
             #expect(origin.requests("/text").first?.header("accept-encoding") == "gzip")
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            await entriesStored(in: larder)
 
             // The stored body is the gzip one.
             let bodies = filesUnder(larder.cacheDirectory + "/bodies")
@@ -79,7 +79,7 @@ struct EncodingTests {
             // An origin that never compresses, as for the runner's fetches.
             origin.setRoute("/plain", .text(String(decoding: Self.text, as: UTF8.self), headers: [("Cache-Control", "max-age=3600"), ("Vary", "Accept-Encoding")]))
             _ = try await Curl.run(origin.url("/plain"), proxy: larder.proxyURL)
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            await entriesStored(in: larder)
             for acceptEncoding in ["gzip, deflate, br, zstd", "gzip", "br"] {
                 let response = try await Curl.run(origin.url("/plain"), proxy: larder.proxyURL, arguments: ["-H", "Accept-Encoding: \(acceptEncoding)"])
                 #expect(response.header("cache-status")?.hasPrefix("larder; hit") == true, "\(acceptEncoding)")

@@ -130,7 +130,7 @@ struct PrecacheTests {
         try origin.url("/big\n").write(toFile: list, atomically: true, encoding: .utf8)
         let cache = directory + "/cache"
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
         process.arguments = ["precache", list, "--cache-dir", cache, "--concurrency", "2"]
         process.standardOutput = FileHandle.nullDevice
@@ -266,22 +266,24 @@ struct PrecachePriorityTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let list = directory + "/games.txt"
         try "\(origin.url("/slow.html"))\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
         process.arguments = ["precache", list, "--cache-dir", directory + "/cache"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Field 19 of /proc/PID/stat is the nice value.
+        // Fields 3 and 19 of /proc/PID/stat are the state and the nice value. The child is not
+        // reaped while this looks, so even a test starved until after it exited still reads its
+        // nice value (a zombie keeps it).
         var niceness: Int?
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning, ContinuousClock.now < deadline {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
             if let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
                 let afterName = stat.range(of: ") ")
             {
                 let fields = stat[afterName.upperBound...].split(separator: " ")
                 niceness = fields.count > 16 ? Int(fields[16]) : nil
-                if niceness == 10 { break }
+                if niceness == 10 || fields.first == "Z" { break }
             }
             try await Task.sleep(for: .milliseconds(20))
         }

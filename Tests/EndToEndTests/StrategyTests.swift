@@ -9,7 +9,7 @@ struct StrategyTests {
         {
           "routes": [
             { "match": "/cache-first/**", "strategy": "cache-first" },
-            { "match": "/aged/**", "strategy": "cache-first", "maxAgeSeconds": 4 },
+            { "match": "/aged/**", "strategy": "cache-first", "maxAgeSeconds": 10 },
             { "match": "/network-first/**", "strategy": "network-first", "networkTimeoutSeconds": 0.5 },
             { "regex": "/swr/[a-z]+$", "strategy": "stale-while-revalidate" },
             { "match": "/network-only/**", "strategy": "network-only" },
@@ -44,15 +44,18 @@ struct StrategyTests {
             for path in ["/cache-first/a.js", "/aged/b.js"] {
                 _ = try await Curl.run(origin.url(path), proxy: larder.proxyURL)
             }
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies", count: 2)
+            // The copy arrived before this; maxAgeSeconds is 10, long enough that a loaded machine
+            // still asks again while it is young.
+            let fetchedAt = ContinuousClock.now
+            await entriesStored(in: larder, count: 2)
             let hit = try await Curl.run(origin.url("/cache-first/a.js"), proxy: larder.proxyURL, arguments: ["-H", "Cache-Control: no-cache"])
             #expect(hit.header("cache-status")?.contains("detail=cache-first") == true)
             #expect(origin.requestCount("/cache-first/a.js") == 1)
             let young = try await Curl.run(origin.url("/aged/b.js"), proxy: larder.proxyURL)
             #expect(young.header("cache-status")?.contains("hit") == true)
-            try await Task.sleep(for: .milliseconds(4200))
+            try await Task.sleep(until: fetchedAt + .milliseconds(10_200))
             let old = try await Curl.run(origin.url("/aged/b.js"), proxy: larder.proxyURL)
-            #expect(old.header("cache-status")?.contains("fwd=stale") == true)
+            #expect(old.header("cache-status")?.contains("fwd=stale") == true, "\(old.header("cache-status") ?? "")")
             #expect(origin.requestCount("/aged/b.js") == 2)
         }
     }
@@ -62,7 +65,7 @@ struct StrategyTests {
         try await self.withConfiguredProxy { larder, origin in
             origin.setRoute("/network-first/today.json", .text("v1", headers: [("Cache-Control", "max-age=3600")]))
             #expect(try await Curl.run(origin.url("/network-first/today.json"), proxy: larder.proxyURL).text == "v1")
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            await entriesStored(in: larder)
             // Fresh, but network-first still asks the network; it answers slowly with v2.
             origin.setRoute("/network-first/today.json", .text("v2", headers: [("Cache-Control", "max-age=3600")], faults: [.delayHead(.seconds(2))]))
             let timely = try await Curl.run(origin.url("/network-first/today.json"), proxy: larder.proxyURL)
@@ -82,13 +85,13 @@ struct StrategyTests {
         try await self.withConfiguredProxy { larder, origin in
             origin.setRoute("/swr/news", .text("v1", headers: [("Cache-Control", "max-age=3600")]))
             _ = try await Curl.run(origin.url("/swr/news"), proxy: larder.proxyURL)
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies")
+            await entriesStored(in: larder)
             origin.setRoute("/swr/news", .text("v2", headers: [("Cache-Control", "max-age=3600")]))
             let first = try await Curl.run(origin.url("/swr/news"), proxy: larder.proxyURL)
             #expect(first.text == "v1")
             #expect(first.header("cache-status")?.contains("detail=stale-while-revalidate") == true)
             try await self.waitForRequests(origin, "/swr/news", count: 2)
-            _ = await filesAppearing(under: larder.cacheDirectory + "/bodies", count: 2)
+            await entriesStored(in: larder, count: 2)
             let second = try await Curl.run(origin.url("/swr/news"), proxy: larder.proxyURL)
             #expect(second.text == "v2")
         }

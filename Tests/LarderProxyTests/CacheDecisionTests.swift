@@ -9,11 +9,13 @@ import Testing
 struct CacheDecisionTests {
     private static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
-    /// A stored response with these `Cache-Control` values, received at t0 with this `Age`.
+    /// A stored response with these `Cache-Control` values and this `Age`, generated and received
+    /// `storedAgo` seconds before t0.
     private static func stored(_ cacheControl: String, age: Int = 0, storedAgo: TimeInterval = 0) -> CacheDecision.Stored {
-        let headers: [String: [String]] = ["cache-control": [cacheControl], "date": [HTTPDate.format(t0)], "age": [String(age)]]
-        let freshness = ResponseFreshness(status: 200, header: { headers[$0] ?? [] }, requestTime: t0, responseTime: t0)
-        return CacheDecision.Stored(freshness: freshness, storedAt: t0.addingTimeInterval(-storedAgo))
+        let received = t0.addingTimeInterval(-storedAgo)
+        let headers: [String: [String]] = ["cache-control": [cacheControl], "date": [HTTPDate.format(received)], "age": [String(age)]]
+        let freshness = ResponseFreshness(status: 200, header: { headers[$0] ?? [] }, requestTime: received, responseTime: received)
+        return CacheDecision.Stored(freshness: freshness)
     }
 
     private static func context(_ strategy: CachingStrategy = .http, request: String? = nil, pragma: String? = nil, maxAge: Duration? = nil) -> CacheDecision.Context {
@@ -69,6 +71,9 @@ struct CacheDecisionTests {
         Row(response: "max-age=600", routeMaxAge: .seconds(60), storedAgo: 120, expected: .forward(reason: .stale, timeout: nil)),
         Row(strategy: .cacheFirst, response: "max-age=0", request: "no-cache", expected: .answerFromCache(detail: "cache-first")),
         Row(strategy: .cacheFirst, response: "max-age=0", routeMaxAge: .seconds(60), storedAgo: 120, expected: .forward(reason: .stale, timeout: nil)),
+        // The route bound counts from arrival here; an upstream Age (a CDN's) does not use it up.
+        Row(strategy: .cacheFirst, response: "max-age=0", age: 3000, routeMaxAge: .seconds(60), storedAgo: 30, expected: .answerFromCache(detail: "cache-first")),
+        Row(response: "max-age=6000", age: 3000, routeMaxAge: .seconds(60), storedAgo: 30, expected: .answerFromCache(detail: nil)),
         Row(strategy: .cacheOnly, response: "no-store", expected: .answerFromCache(detail: "cache-only")),
         Row(strategy: .networkFirst, response: "max-age=600", expected: .forward(reason: .request, timeout: .seconds(3))),
         Row(strategy: .networkFirst, response: "max-age=600", request: "only-if-cached", expected: .answerFromCache(detail: "only-if-cached")),

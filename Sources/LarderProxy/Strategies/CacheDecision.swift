@@ -35,15 +35,12 @@ public enum CacheDecision: Sendable, Hashable {
 
     /// The stored response, as a decision sees it.
     public struct Stored: Sendable {
-        /// Its freshness and directives.
+        /// Its freshness and directives; `maxAgeSeconds` counts from its `responseTime`.
         public var freshness: ResponseFreshness
-        /// When it was stored (for `maxAgeSeconds`).
-        public var storedAt: Date
 
         /// Creates a view of a stored response.
-        public init(freshness: ResponseFreshness, storedAt: Date) {
+        public init(freshness: ResponseFreshness) {
             self.freshness = freshness
-            self.storedAt = storedAt
         }
     }
 
@@ -59,7 +56,11 @@ public enum CacheDecision: Sendable, Hashable {
             }
             return .forward(reason: .uriMiss, timeout: nil)
         }
-        let withinRouteMaxAge = context.routeMaxAge.map { now.timeIntervalSince(stored.storedAt) <= $0.seconds } ?? true
+        // A route's maxAgeSeconds bounds how long this copy has been held, as Workbox's expiration
+        // does: from when it arrived (not when its body was committed, which a busy disk delays),
+        // and without the upstream Age a CDN reports.
+        let heldFor = now.timeIntervalSince(stored.freshness.responseTime)
+        let withinRouteMaxAge = context.routeMaxAge.map { heldFor <= $0.seconds } ?? true
 
         switch context.strategy {
         case .cacheOnly:

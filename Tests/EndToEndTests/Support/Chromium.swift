@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 
 /// Headless Chromium (the Debian `chromium` package, which scripts/setup installs), driven from the
 /// command line: `--dump-dom` to see what scripts did, `--screenshot` to see the page.
@@ -40,7 +41,7 @@ enum Chromium {
         if let trustedCA {
             try await Self.trust(trustedCA, home: home)
         }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: path)
         var args = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -95,7 +96,7 @@ enum Chromium {
             ["-d", "sql:" + database, "-N", "--empty-password"],
             ["-d", "sql:" + database, "-A", "-t", "C,,", "-n", "larder", "-i", caPEM],
         ] {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/certutil")
             process.arguments = arguments
             let errors = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 
 /// What `curl` got.
 struct CurlResult: Sendable {
@@ -57,7 +58,7 @@ enum Curl {
 
     /// Runs curl with `arguments`, returning its exit status and stderr.
     static func execute(_ arguments: [String]) async throws -> (Int32, String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment

@@ -38,6 +38,22 @@ func filesUnder(_ directory: String) -> [String] {
     }
 }
 
+/// Waits (up to 10 s) until the proxy's index holds at least `count` entries: the proxy commits
+/// what it stores just after the client has its answer, and a body file appears a moment before
+/// its row is committed.
+func entriesStored(in larder: LarderProcess, count: Int = 1) async {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline {
+        if let report = try? await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil),
+            let json = try? JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any],
+            let store = json["store"] as? [String: Any], let entries = store["entries"] as? Int, entries >= count
+        {
+            return
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+}
+
 /// Files under `directory`, polled for up to 5 seconds until there are at least `count`: the proxy
 /// commits what it stores just after the client has its answer.
 func filesAppearing(under directory: String, count: Int = 1) async -> [String] {

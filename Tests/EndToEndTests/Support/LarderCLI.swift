@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 
 /// Runs a one-shot `larder` subcommand (precache, status...) to completion.
 enum LarderCLI {
@@ -11,7 +12,7 @@ enum LarderCLI {
     /// Runs `larder ARGUMENTS` to completion; with a `timeout`, a process still running then is
     /// terminated (so a command expected to exit at once cannot hang the suite).
     static func run(_ arguments: [String], timeout: Duration? = nil) async throws -> Result {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
         process.arguments = arguments
         let out = Pipe()

@@ -1,11 +1,12 @@
 import Foundation
+import LarderTestSupport
 import Testing
 
 /// The real `larder` binary, started as a child process for end-to-end tests.
 final class LarderProcess: @unchecked Sendable {
     // @unchecked: the process and pipe are only touched from the test task; output is
     // collected under `lock`.
-    let process = Process()
+    let process = ChildProcess()
     let cacheDirectory: String
     private(set) var port = 0
     private(set) var host = "127.0.0.1"

@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import LarderTestSupport
 import NIOCore
 import Testing
 
@@ -38,7 +39,7 @@ enum CodedBodies {
         defer { try? FileManager.default.removeItem(at: file) }
         let (status, output) = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Int32, [UInt8]), any Error>) in
             let thread = Thread {
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
                 process.arguments = ["gzip", "-c", file.path]
                 let pipe = Pipe()

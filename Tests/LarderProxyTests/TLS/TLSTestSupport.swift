@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import NIOConcurrencyHelpers
 import SwiftASN1
 import Testing
@@ -47,7 +48,7 @@ func permissions(of path: String) throws -> Int {
 func runOpenSSL(_ arguments: [String]) async throws -> (status: Int32, output: String) {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
             process.arguments = arguments
             let pipe = Pipe()

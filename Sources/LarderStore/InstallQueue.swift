@@ -1,0 +1,90 @@
+import Foundation
+
+/// A finished body waiting for its index row: everything the write transaction needs.
+struct PendingInstall: Sendable {
+    var temporaryPath: String
+    var bodyPath: String
+    var bodyFolder: String
+    var size: Int64
+    var kind: EntryKind
+    var row: IndexRow
+    var contentType: String?
+}
+
+/// Group commit for finished bodies: installs that arrive while a batch is being committed are
+/// committed together in the next one, so many bodies finishing at once (a precache) share one
+/// transaction and its write-ahead-log pages instead of queueing one transaction each. A lone
+/// install (a proxy storing one response) is committed at once, as before.
+final class InstallQueue: Sendable {
+    /// The most installs one transaction takes, so none waits long behind a huge batch.
+    static let maximumBatch = 256
+
+    private struct Waiting {
+        var install: PendingInstall
+        var continuation: CheckedContinuation<(IndexRow, EntryKind), any Error>
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var isCommitting = false
+    }
+
+    private let state = LockedState(State())
+
+    /// Queues `install` and returns its stored row and kind once its batch is committed. The
+    /// first install to find no batch in progress commits batches with `commit` until none wait.
+    func submit(
+        _ install: PendingInstall,
+        commit: @escaping @Sendable ([PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>]
+    ) async throws -> (IndexRow, EntryKind) {
+        try await withCheckedThrowingContinuation { continuation in
+            let startsCommitting = self.state.withLock { state in
+                state.waiting.append(Waiting(install: install, continuation: continuation))
+                defer { state.isCommitting = true }
+                return !state.isCommitting
+            }
+            if startsCommitting {
+                Task { await self.commitUntilEmpty(commit) }
+            }
+        }
+    }
+
+    private func commitUntilEmpty(_ commit: @Sendable ([PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>]) async {
+        while true {
+            let batch: [Waiting] = self.state.withLock { state in
+                let batch = Array(state.waiting.prefix(Self.maximumBatch))
+                state.waiting.removeFirst(batch.count)
+                if batch.isEmpty { state.isCommitting = false }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                let outcomes = try await commit(batch.map(\.install))
+                for (waiting, outcome) in zip(batch, outcomes) {
+                    waiting.continuation.resume(with: outcome)
+                }
+            } catch {
+                for waiting in batch {
+                    waiting.continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+}
+
+/// A value behind a lock (the store knows nothing of NIO, so not `NIOLockedValueBox`).
+final class LockedState<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        return try body(&self.value)
+    }
+}

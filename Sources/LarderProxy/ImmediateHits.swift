@@ -4,9 +4,9 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers the plainest cache hits on the connection's event loop, without a task: a GET or HEAD
-/// of an absolute URL, with no conditional, range or cache directive, for a response Larder holds
-/// in memory (its lookup and its small body, varying on no request header) that the default strategy serves without
-/// the network. Everything else, and anything in doubt, goes the ordinary way; answers are the
+/// of an absolute URL, with no conditional, range or cache directive, for a response whose lookup
+/// Larder holds in memory (and its body, when small enough to keep there; a larger one goes from
+/// its file by `sendfile`), varying on no request header, that the default strategy serves without the network. Everything else, and anything in doubt, goes the ordinary way; answers are the
 /// same either way.
 struct ImmediateHits: Sendable {
     let proxy: ForwardProxy
@@ -18,8 +18,16 @@ struct ImmediateHits: Sendable {
     /// A complete answer: its serialised head, which goes to the socket as it is, and its body.
     struct Answer {
         var head: ByteBuffer
-        var body: ByteBuffer?
+        var body: Body?
         var close: Bool
+
+        /// An answer's body.
+        enum Body {
+            /// Bytes in memory.
+            case bytes(ByteBuffer)
+            /// The whole of an open body file; whoever writes the region closes the handle.
+            case file(FileRegion, NIOFileHandle)
+        }
     }
 
     /// Request headers that need the ordinary path (cache directives, conditionals, ranges, bodies).
@@ -45,6 +53,16 @@ struct ImmediateHits: Sendable {
         if hit.freshOnly {
             guard hit.freshness.isFresh(now: now) else { return nil }
         }
+        var body: Answer.Body?
+        if head.method != .HEAD {
+            switch hit.body {
+            case .memory(let bytes):
+                body = .bytes(bytes)
+            case .file(let path, let size):
+                guard let file = Self.openWhole(path, size: size) else { return nil }
+                body = .file(FileRegion(fileHandle: file, readerIndex: 0, endIndex: Int(size)), file)
+            }
+        }
         let age = hit.freshness.currentAge(now: now)
         let cacheStatus = CacheStatus.hit(ttl: Int(hit.freshness.lifetime) - age, detail: hit.detail)
         let close = !head.isKeepAlive
@@ -63,7 +81,22 @@ struct ImmediateHits: Sendable {
         bytes.writeString(cacheStatus.description)
         bytes.writeStaticString(close ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n")
         self.log.record(head, status: 200, cacheStatus: cacheStatus, since: started)
-        return Answer(head: bytes, body: head.method == .HEAD ? nil : hit.body, close: close)
+        return Answer(head: bytes, body: body, close: close)
+    }
+
+    /// Opens a body file for reading when it is a regular file of exactly `size` bytes (anything
+    /// else, such as a file evicted meanwhile, goes the ordinary way, which reports it). The open
+    /// runs on the event loop, as nginx's do: a path lookup in the page cache, cheaper than a hop
+    /// to a thread pool.
+    private static func openWhole(_ path: String, size: Int64) -> NIOFileHandle? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, Int64(status.st_size) == size else {
+            close(descriptor)
+            return nil
+        }
+        return NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
     }
 
     /// The prepared hit for the request's target: the one kept while it holds, else one made now
@@ -76,8 +109,19 @@ struct ImmediateHits: Sendable {
         let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
         guard self.proxy.configuration.route(for: key) == nil, let lookup = self.proxy.store.rememberedLookup(of: key),
             lookup.entries.count == 1, let entry = lookup.entries.first, Self.isSelectedWhateverTheRequest(entry),
-            entry.status == 200, let body = self.proxy.smallBodies.body(hash: entry.bodyHash), Int64(body.readableBytes) == entry.bodySize
+            entry.status == 200
         else { return nil }
+        // Bodies too large to keep in memory go from their files by `sendfile` (4 MiB hits: 1.2 to
+        // 1.7 times the requests/s of reading them through the thread pool). Smaller ones are
+        // faster from memory: at 64 KiB, opening the file for each answer cost a quarter of them.
+        let body: PreparedHits.Body
+        if entry.bodySize > self.proxy.smallBodies.maximumBodySize {
+            body = .file(path: entry.bodyPath, size: entry.bodySize)
+        } else if let bytes = self.proxy.smallBodies.body(hash: entry.bodyHash), Int64(bytes.readableBytes) == entry.bodySize {
+            body = .memory(bytes)
+        } else {
+            return nil
+        }
 
         let freshOnly: Bool
         let detail: String?

@@ -18,7 +18,7 @@ final class PreparedHits: Sendable {
         var key: CacheKey
         /// `name: value\r\n` for every header of the answer but the per-request ones.
         var headerBlock: ByteBuffer
-        var body: ByteBuffer
+        var body: Body
         /// The stored `Content-Encoding`, which a client must accept for the body to go as is.
         var contentEncoding: [String]
         var freshness: ResponseFreshness
@@ -29,6 +29,19 @@ final class PreparedHits: Sendable {
         var detail: String?
         /// How long the lookup behind it holds.
         var validity: RememberedLookup.Validity
+    }
+
+    /// Where a prepared answer's body comes from.
+    enum Body: Sendable {
+        /// A small body, held in memory.
+        case memory(ByteBuffer)
+        /// A larger body, sent from its file by the kernel (`sendfile`): no copy through Larder.
+        case file(path: String, size: Int64)
+
+        /// The bytes this body holds in memory.
+        var bytesInMemory: Int {
+            if case .memory(let buffer) = self { buffer.readableBytes } else { 0 }
+        }
     }
 
     private struct Table {
@@ -51,13 +64,13 @@ final class PreparedHits: Sendable {
     /// Keeps `hit` for `target`.
     func insert(_ hit: Hit, for target: String) {
         self.table.withLockedValue { table in
-            if table.hits.count >= Self.capacity || table.bodyBytes + hit.body.readableBytes > Self.maximumBodyBytes {
+            if table.hits.count >= Self.capacity || table.bodyBytes + hit.body.bytesInMemory > Self.maximumBodyBytes {
                 table = Table()
             }
             if let replaced = table.hits.updateValue(hit, forKey: target) {
-                table.bodyBytes -= replaced.body.readableBytes
+                table.bodyBytes -= replaced.body.bytesInMemory
             }
-            table.bodyBytes += hit.body.readableBytes
+            table.bodyBytes += hit.body.bytesInMemory
         }
     }
 }

@@ -73,13 +73,23 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         // The head is serialised already: it goes past the encoder, which has no response open
         // (nothing is in flight), straight towards the socket.
         guard let encoder = try? context.pipeline.syncOperations.context(name: self.encoderName) else {
+            if case .file(_, let file) = answer.body {
+                try? file.close()
+            }
             context.close(promise: nil)
             return
         }
-        if let body = answer.body {
+        switch answer.body {
+        case .bytes(let body):
             encoder.write(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
             encoder.writeAndFlush(NIOAny(IOData.byteBuffer(body)), promise: nil)
-        } else {
+        case .file(let region, let file):
+            encoder.write(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
+            let written = context.eventLoop.makePromise(of: Void.self)
+            // Written or failed (the connection closed), the file is done with.
+            written.futureResult.whenComplete { _ in try? file.close() }
+            encoder.writeAndFlush(NIOAny(IOData.fileRegion(region)), promise: written)
+        case nil:
             encoder.writeAndFlush(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
         }
         if answer.close {

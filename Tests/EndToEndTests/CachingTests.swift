@@ -41,6 +41,26 @@ struct CachingTests {
         }
     }
 
+    @Test("a fresh 300 KB asset is answered from the cache whole, again and again (from its file, by sendfile)")
+    func largeFreshHits() async throws {
+        try await withProxy { larder, origin in
+            let length: Int64 = 300_000
+            origin.setRoute("/level.pak", TestResponse(headers: [("Cache-Control", "max-age=3600")], body: .generated(length: length)))
+            let expected = Bytes(GeneratedBody.bytes(0..<length))
+            #expect(Bytes(try await Curl.run(origin.url("/level.pak"), proxy: larder.proxyURL).body) == expected)
+            await entriesStored(in: larder)
+            // The first hit reads the index; the later ones are answered on the event loop.
+            for _ in 0..<3 {
+                let hit = try await Curl.run(origin.url("/level.pak"), proxy: larder.proxyURL)
+                #expect(hit.status == 200)
+                #expect(hit.header("cache-status")?.hasPrefix("larder; hit") == true)
+                #expect(hit.header("content-length") == String(length))
+                #expect(Bytes(hit.body) == expected)
+            }
+            #expect(origin.requestCount("/level.pak") == 1)
+        }
+    }
+
     @Test("the fragment is not part of the key: runtime.html#a=1 and runtime.html are one entry")
     func fragmentIgnored() async throws {
         try await withProxy { larder, origin in

@@ -100,7 +100,24 @@ struct ImmediateHitsTests {
             requestHeaders.add(contentsOf: headers)
             let request = HTTPRequestHead(version: version, method: method, uri: uri, headers: requestHeaders)
             guard let answer = self.hits.answer(request, allocator: ByteBufferAllocator()) else { return nil }
-            return (String(buffer: answer.head), answer.body.map { String(buffer: $0) } ?? "")
+            switch answer.body {
+            case .bytes(let body):
+                return (String(buffer: answer.head), String(buffer: body))
+            case .file(let region, let file):
+                defer { try? file.close() }
+                return (String(buffer: answer.head), try Self.read(region, of: file))
+            case nil:
+                return (String(buffer: answer.head), "")
+            }
+        }
+
+        /// The bytes a file region would send, read with `pread` as `sendfile` reads them.
+        private static func read(_ region: FileRegion, of file: NIOFileHandle) throws -> String {
+            try file.withUnsafeFileDescriptor { descriptor in
+                var bytes = [UInt8](repeating: 0, count: region.readableBytes)
+                let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(region.readerIndex)) }
+                return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+            }
         }
     }
 
@@ -164,6 +181,37 @@ struct ImmediateHitsTests {
 
         try await fixture.store.removeEntry(for: key)
         #expect(try await fixture.answer(url, refresh: false) == nil)
+        #expect(try await fixture.answer(url) == nil)
+    }
+
+    @Test("a body too large for memory goes from its file, whole; a vanished or resized file goes the ordinary way")
+    func fileBodies() async throws {
+        let fixture = try Fixture()
+        let large = String(repeating: "0123456789abcdef", count: 12_800)  // 200 KiB
+        let url = "http://site.example/large.bin"
+        let key = try await fixture.store(url, body: large, load: false)
+        try await fixture.load(key)
+        // Nothing of it in memory: the answer is its file.
+        let answer = try #require(await fixture.answer(url))
+        #expect(answer.body == large)
+        #expect(answer.head.contains("\r\ncontent-length: 204800\r\n"))
+        #expect(try await fixture.answer(url, method: .HEAD)?.body == "")
+        let entry = try #require(await fixture.store.entry(for: key))
+        guard case .file(let region, let file) = try #require(fixture.hits.answer(HTTPRequestHead(version: .http1_1, method: .GET, uri: url), allocator: ByteBufferAllocator())).body else {
+            Issue.record("a 200 KiB body is not answered from its file")
+            return
+        }
+        #expect(region.readableBytes == 204_800)
+        try file.close()
+
+        // A file not its indexed size (damaged on disk) is not sent as if whole.
+        let path = entry.bodyPath
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 1000)
+        try handle.close()
+        #expect(try await fixture.answer(url) == nil)
+        // Nor a file that vanished.
+        try FileManager.default.removeItem(atPath: path)
         #expect(try await fixture.answer(url) == nil)
     }
 

@@ -51,6 +51,8 @@ final class CurlTransfer: @unchecked Sendable {
     private static let receiveChunkSize = 64 * 1024
     /// Request body bytes buffered ahead of curl before the body stream is made to wait.
     private static let requestBodyBufferLimit = 256 * 1024
+    /// Streamed request bodies up to this size are kept so they can be resent when a kept-alive connection dies.
+    private static let requestBodyReplayLimit = 64 * 1024
     /// Body chunks buffered for the consumer: curl is paused above the high mark and resumed below the low one,
     /// so at most `highWatermark + 1` chunks of `receiveChunkSize` wait in memory.
     private static let bodyBackPressure = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(
@@ -558,6 +560,7 @@ extension CurlTransfer {
             self.requestBody = RequestBodyBuffer(
                 declaredLength: body.length,
                 limit: Self.requestBodyBufferLimit,
+                replayLimit: Self.requestBodyReplayLimit,
                 url: request.url,
                 onReadable: { [weak self] in
                     guard let self else {

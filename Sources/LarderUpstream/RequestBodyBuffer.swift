@@ -6,6 +6,9 @@ import NIOCore
 /// It holds at most about ``limit`` bytes: the producing task waits in ``write(_:)`` until curl has taken enough.
 /// When curl asks for bytes and none are buffered, it is told to pause sending, and ``onReadable`` is called once
 /// there is something to read again so the transfer can be unpaused.
+///
+/// The first ``replayLimit`` bytes curl has taken are kept, so a small streamed body (a form post, a JSON call) can
+/// be sent again when curl finds its kept-alive connection dead and retries on a new one.
 final class RequestBodyBuffer: Sendable {
     /// What the read callback should tell curl.
     enum ReadResult: Equatable {
@@ -28,6 +31,26 @@ final class RequestBodyBuffer: Sendable {
         var isClosed = false
         var readerIsWaiting = false
         var waitingWriter: CheckedContinuation<Void, any Error>?
+        /// Bytes curl has taken, kept for a resend while they fit in the replay limit.
+        var taken = CircularBuffer<ByteBuffer>()
+        var takenBytes = 0
+        /// Whether ``taken`` still holds everything curl took.
+        var isReplayable = true
+
+        /// Keeps bytes curl took for a resend, or gives up on resending once they pass `limit`.
+        mutating func keepTaken(_ slice: ByteBuffer, limit: Int) {
+            guard self.isReplayable else {
+                return
+            }
+            self.takenBytes += slice.readableBytes
+            if self.takenBytes > limit {
+                self.isReplayable = false
+                self.taken.removeAll()
+                self.takenBytes = 0
+            } else {
+                self.taken.append(slice)
+            }
+        }
 
         /// Whether curl is paused waiting for this buffer, clearing the mark: the caller then wakes it.
         mutating func takeWaitingReader() -> Bool {
@@ -41,6 +64,7 @@ final class RequestBodyBuffer: Sendable {
     private let completeBody: ByteBuffer?
     private let declaredLength: Int64?
     private let limit: Int
+    private let replayLimit: Int
     private let url: String
     private let onReadable: @Sendable () -> Void
 
@@ -49,16 +73,26 @@ final class RequestBodyBuffer: Sendable {
     /// - Parameters:
     ///   - declaredLength: The length the caller promised; a body that turns out longer or shorter fails.
     ///   - limit: How many bytes may wait for curl before ``write(_:)`` suspends.
+    ///   - replayLimit: How many bytes curl has taken may be kept to send the body again.
     ///   - url: The request URL, for error messages.
     ///   - onReadable: Called (from any thread) when bytes or the end arrive while curl is paused waiting for them.
-    convenience init(declaredLength: Int64?, limit: Int, url: String, onReadable: @escaping @Sendable () -> Void) {
-        self.init(completeBody: nil, declaredLength: declaredLength, limit: limit, url: url, onReadable: onReadable)
+    convenience init(
+        declaredLength: Int64?,
+        limit: Int,
+        replayLimit: Int,
+        url: String,
+        onReadable: @escaping @Sendable () -> Void
+    ) {
+        self.init(
+            completeBody: nil, declaredLength: declaredLength, limit: limit, replayLimit: replayLimit, url: url,
+            onReadable: onReadable)
     }
 
     /// A buffer that already holds the whole body (`UpstreamRequestBody.bytes`), so nothing ever waits on it and it
     /// can be rewound.
     convenience init(completeBody: ByteBuffer, url: String) {
-        self.init(completeBody: completeBody, declaredLength: nil, limit: Int.max, url: url, onReadable: {})
+        self.init(
+            completeBody: completeBody, declaredLength: nil, limit: Int.max, replayLimit: 0, url: url, onReadable: {})
         _ = self.rewind()
     }
 
@@ -66,6 +100,7 @@ final class RequestBodyBuffer: Sendable {
         completeBody: ByteBuffer?,
         declaredLength: Int64?,
         limit: Int,
+        replayLimit: Int,
         url: String,
         onReadable: @escaping @Sendable () -> Void
     ) {
@@ -73,27 +108,40 @@ final class RequestBodyBuffer: Sendable {
         self.completeBody = completeBody
         self.declaredLength = declaredLength
         self.limit = limit
+        self.replayLimit = replayLimit
         self.url = url
         self.onReadable = onReadable
     }
 
     /// Starts the body over, for curl to send it again on a new connection.
     ///
-    /// - Returns: `false` for a streamed body, which cannot be read twice.
+    /// - Returns: `false` for a streamed body of which curl has taken more than the replay limit: it cannot be read
+    ///   twice.
     func rewind() -> Bool {
-        guard let completeBody = self.completeBody else {
-            return false
-        }
-        self.state.withLockedValue { state in
-            state.chunks.removeAll()
-            if completeBody.readableBytes > 0 {
-                state.chunks.append(completeBody)
+        if let completeBody = self.completeBody {
+            self.state.withLockedValue { state in
+                state.chunks.removeAll()
+                if completeBody.readableBytes > 0 {
+                    state.chunks.append(completeBody)
+                }
+                state.bufferedBytes = completeBody.readableBytes
+                state.writtenBytes = Int64(completeBody.readableBytes)
+                state.isFinished = true
             }
-            state.bufferedBytes = completeBody.readableBytes
-            state.writtenBytes = Int64(completeBody.readableBytes)
-            state.isFinished = true
+            return true
         }
-        return true
+        return self.state.withLockedValue { state in
+            guard state.isReplayable, !state.isClosed else {
+                return false
+            }
+            // The taken bytes go back in front of what is still waiting, in their order.
+            while let last = state.taken.popLast() {
+                state.chunks.prepend(last)
+            }
+            state.bufferedBytes += state.takenBytes
+            state.takenBytes = 0
+            return true
+        }
     }
 
     /// Why the body failed, if it did.
@@ -202,6 +250,8 @@ final class RequestBodyBuffer: Sendable {
             state.isClosed = true
             state.chunks.removeAll()
             state.bufferedBytes = 0
+            state.taken.removeAll()
+            state.takenBytes = 0
             defer { state.waitingWriter = nil }
             return state.waitingWriter
         }
@@ -230,6 +280,7 @@ final class RequestBodyBuffer: Sendable {
                         .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<count]))
                 }
                 copied += count
+                state.keepTaken(first.getSlice(at: first.readerIndex, length: count)!, limit: self.replayLimit)
                 if count == first.readableBytes {
                     state.chunks.removeFirst()
                 } else {

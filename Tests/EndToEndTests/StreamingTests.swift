@@ -1,5 +1,6 @@
 import Foundation
 import LarderTestSupport
+import Synchronization
 import Testing
 
 /// Bodies stream through the proxy both ways without being held in memory.
@@ -72,6 +73,28 @@ struct StreamingTests {
         }
     }
 
+    @Test("a small POST is sent again, not answered 502, when the kept-alive upstream connection turns out dead")
+    func postRetriedOnDeadConnection() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/warm-up", .text("warm"))
+            let attempts = AttemptCounter()
+            origin.setRoute(
+                "/form",
+                .dynamic { _ in
+                    // The first attempt arrives on the connection the warm-up left open, which then dies unanswered.
+                    attempts.increment() == 1 ? TestResponse(faults: [.closeWithoutResponse]) : .text("saved", status: 201)
+                }
+            )
+            _ = try await Curl.run(origin.url("/warm-up"), proxy: larder.proxyURL)
+
+            let posted = try await Curl.run(origin.url("/form"), proxy: larder.proxyURL, arguments: ["--data", "name=larder"])
+
+            #expect(posted.status == 201)
+            #expect(posted.text == "saved")
+            #expect(origin.requests("/form").map { String(decoding: $0.body, as: UTF8.self) } == ["name=larder", "name=larder"])
+        }
+    }
+
     @Test("a chunked upstream response without a length is relayed and stored")
     func chunkedResponse() async throws {
         try await withProxy { larder, origin in
@@ -82,6 +105,19 @@ struct StreamingTests {
             let cached = try await Curl.run(origin.url("/stream.txt"), proxy: larder.proxyURL)
             #expect(cached.text == "one,two,three")
             #expect(cached.header("content-length") == "13")
+        }
+    }
+}
+
+/// Counts a route's attempts across the origin's connection threads.
+private final class AttemptCounter: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts one more attempt and returns its number, from 1.
+    func increment() -> Int {
+        self.count.withLock { count in
+            count += 1
+            return count
         }
     }
 }

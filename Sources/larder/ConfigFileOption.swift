@@ -1,7 +1,7 @@
 import ArgumentParser
 import LarderProxy
 
-/// `--config`, shared by `serve` and `precache`.
+/// `--config`, shared by `serve`, `precache`, `status` and `purge`.
 struct ConfigFileOption: ParsableArguments {
     @Option(
         name: .customLong("config"),

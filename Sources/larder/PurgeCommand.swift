@@ -15,6 +15,7 @@ struct PurgeCommand: AsyncParsableCommand {
 
             Examples:
               larder purge https://cdn.example/games/flipart/assets/index-Bx12.js
+              larder purge --config larder.json 'https://cdn.example/app.js?v=3'   # ignoreQueryParameters as the proxy's
               larder purge --game https://cdn.example/games/flipart
               larder purge --runtime     # keep precached games, drop what browsing stored
               larder purge --all         # empty the cache (no question asked)
@@ -34,6 +35,8 @@ struct PurgeCommand: AsyncParsableCommand {
     var all = false
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
+
+    @OptionGroup var config: ConfigFileOption
 
     func validate() throws {
         let modes = [!self.urls.isEmpty, self.game != nil, self.runtime, self.all].filter { $0 }.count
@@ -57,6 +60,8 @@ struct PurgeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The proxy's ignoreQueryParameters decide which entry a URL names.
+        let configFile = try self.config.load()
         let directory = self.cacheDirectory.resolved()
         guard FileManager.default.fileExists(atPath: directory + "/index.sqlite") else {
             throw CommandFailure("there is no cache at \(directory) (nothing to purge)")
@@ -83,14 +88,14 @@ struct PurgeCommand: AsyncParsableCommand {
             let removed = try await store.removeAllEntries()
             print("Removed everything from \(store.directory): \(HumanFormat.count(removed)) \(removed == 1 ? "entry" : "entries") (\(HumanFormat.bytes(totals.bytes))), \(games) game record\(games == 1 ? "" : "s"), \(pages) page record\(pages == 1 ? "" : "s").")
         } else {
-            try await self.purgeURLs(store: store)
+            try await self.purgeURLs(store: store, filter: configFile.queryFilter)
         }
     }
 
-    private func purgeURLs(store: Store) async throws {
+    private func purgeURLs(store: Store, filter: QueryParameterFilter) async throws {
         var missing = 0
         for url in self.urls {
-            let key = try CacheKey(url: url)
+            let key = try CacheKey(url: url, filter: filter)
             let result = try await store.purgeEntry(key)
             if result.removed {
                 var line = "Removed \(key.rawValue)"

@@ -21,6 +21,8 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
 
+    @OptionGroup var config: ConfigFileOption
+
     @Flag(help: "Print the report as JSON.")
     var json = false
 
@@ -34,6 +36,8 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The config's maxSize gives the budget when no proxy answers to tell its own.
+        let configFile = try self.config.load()
         let directory = self.cacheDirectory.resolved()
         var report: OfflineReport
         let cacheExists = FileManager.default.fileExists(atPath: directory + "/index.sqlite")
@@ -44,13 +48,13 @@ struct StatusCommand: AsyncParsableCommand {
             } catch {
                 throw CommandFailure("cannot open the cache directory \(directory): \(error)")
             }
-            report = try await OfflineReport.read(from: store, maxSize: nil)
+            report = try await OfflineReport.read(from: store, maxSize: configFile.maxSize)
             try? store.close()
         } else {
             report = OfflineReport(
                 generatedAt: Date(),
                 cacheDirectory: directory,
-                store: StoreReport(totals: .zero, maxSize: nil),
+                store: StoreReport(totals: .zero, maxSize: configFile.maxSize),
                 games: [],
                 pages: []
             )

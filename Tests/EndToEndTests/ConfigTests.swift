@@ -79,6 +79,51 @@ struct ConfigTests {
         }
     }
 
+    @Test("larder purge --config names entries by the proxy's ignoreQueryParameters; larder status --config shows its maxSize")
+    func purgeAndStatusWithConfig() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/larder.json"
+        try #"{"ignoreQueryParameters": ["v"], "maxSize": "3MiB"}"#.write(toFile: path, atomically: true, encoding: .utf8)
+
+        try await withProxy(arguments: ["--config", path]) { larder, origin in
+            origin.setRoute("/app.js", .text("console.log(1)", headers: [("Cache-Control", "max-age=3600")]))
+            let fetched = try await Curl.run(origin.url("/app.js?v=3"), proxy: larder.proxyURL)
+            #expect(fetched.status == 200)
+            let cache = larder.cacheDirectory
+            await entriesStored(in: larder)
+
+            // Without the config, `?v=4` is part of the key: nothing by that name is cached.
+            let plain = try await LarderCLI.run(["purge", "--cache-dir", cache, origin.url("/app.js?v=4")])
+            #expect(plain.exitCode == 1)
+            #expect(plain.stderr.contains("Not cached: \(origin.url("/app.js?v=4"))"))
+
+            let status = try await LarderCLI.run(["status", "--json", "--cache-dir", cache, "--proxy", "none", "--config", path])
+            #expect(status.exitCode == 0, "\(status.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] ?? [:]
+            let store = report["store"] as? [String: Any] ?? [:]
+            #expect(store["maxSize"] as? Int == 3 << 20)
+            #expect(store["entries"] as? Int == 1)
+
+            let purged = try await LarderCLI.run(["purge", "--cache-dir", cache, "--config", path, origin.url("/app.js?v=4")])
+            #expect(purged.exitCode == 0, "\(purged.stderr)")
+            #expect(purged.stdout.contains("Removed \(origin.url("/app.js"))"))
+            // The proxy trusts what it looked up for up to a second before it sees another process's purge.
+            origin.resetRecords()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while origin.requests("/app.js").isEmpty, ContinuousClock.now < deadline {
+                let refetched = try await Curl.run(origin.url("/app.js?v=3"), proxy: larder.proxyURL)
+                #expect(refetched.text == "console.log(1)")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(origin.requests("/app.js").count == 1, "the purged entry is fetched again")
+
+            let bad = try await LarderCLI.run(["purge", "--cache-dir", cache, "--config", directory + "/none.json", "--all"])
+            #expect(bad.exitCode == 2)
+            #expect(bad.stderr.contains("\(directory)/none.json: no readable file there"))
+        }
+    }
+
     /// The budget the running proxy reports on /dev/offline.json.
     private static func maxSize(_ larder: LarderProcess) async throws -> Int? {
         let response = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)

@@ -27,6 +27,8 @@ final class ForwardProxy: Sendable {
     let smallBodies = SmallBodyCache()
     /// Freshness of recently served stored heads.
     let freshnessMemo = FreshnessMemo()
+    /// Opens the upstream side of WebSocket relays.
+    let webSockets: WebSocketUpstream
 
     init(
         store: Store,
@@ -46,6 +48,8 @@ final class ForwardProxy: Sendable {
         self.offline = offline
         self.configuration = configuration
         self.logger = logger
+        self.webSockets = WebSocketUpstream(
+            additionalCAFile: configuration.upstreamCAFile, connectTimeout: configuration.connectTimeout)
     }
 
     /// What happened to one request, for logs and for whether the connection may be reused.

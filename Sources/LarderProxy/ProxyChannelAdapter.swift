@@ -122,7 +122,17 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             let pipeline = context.pipeline
             let removeEncoder = pipeline.removeHandler(name: self.encoderName)
             let removeDecoder = pipeline.removeHandler(name: self.decoderName)
-            removeEncoder.and(removeDecoder).map { _ in }.cascade(to: promise)
+            // Bytes the decoder handed on reach the connection's task only with a read-complete. It
+            // starts here: a TLS handler in front would swallow one that delivered nothing.
+            removeEncoder.and(removeDecoder).hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+                switch result {
+                case .success:
+                    context.fireChannelReadComplete()
+                    promise?.succeed()
+                case .failure(let error):
+                    promise?.fail(error)
+                }
+            }
         case .startTLS(let factory):
             // Requests inside the tunnel are origin-form for its host: the task serves them.
             self.immediateHits = nil
@@ -153,7 +163,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                     position: .before(self)
                 )
                 for buffer in held {
-                    context.pipeline.fireChannelRead(NIOAny(buffer))
+                    operations.fireChannelRead(NIOAny(buffer))
                 }
                 promise?.succeed()
             } catch {

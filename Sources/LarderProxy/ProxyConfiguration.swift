@@ -14,6 +14,9 @@ public struct ProxyConfiguration: Sendable {
     public var routeRules = RequestRoute.Rules()
     /// Query parameters left out of cache keys.
     public var queryFilter: QueryParameterFilter = .default
+    /// A PEM file of roots trusted for upstream TLS besides the system's (`--upstream-ca`), for the
+    /// connections Larder opens itself (WebSocket streams); the upstream client is given it too.
+    public var upstreamCAFile: String?
     /// How long to wait for an upstream connection.
     public var connectTimeout: Duration = .seconds(5)
     /// How long an upstream transfer may stall before it fails.

@@ -88,6 +88,10 @@ struct ProxyConnection {
                     try await self.tunnel(host: host, port: port, head: head, iterator: &iterator, outbound: outbound, writer: writer, started: started)
                 }
                 return
+            case .forward(let url) where WebSocketHandshake.isUpgrade(head):
+                // After the upgrade the connection is the stream's, whatever upstream answers.
+                try await self.relayWebSocket(head, url: url, iterator: &iterator, outbound: outbound, writer: writer, started: started)
+                return
             case .forward(let url):
                 let outcome = try await self.forward(head, url: url, iterator: &iterator, writer: writer)
                 self.log(head, status: outcome.status, cacheStatus: outcome.cacheStatus, since: started)
@@ -272,7 +276,7 @@ struct ProxyConnection {
     }
 
     /// Reads up to the end of a request without a body. False when the client sent something else.
-    private static func skipBody(_ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator) async throws -> Bool {
+    static func skipBody(_ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator) async throws -> Bool {
         while let part = try await iterator.next() {
             switch part {
             case .http(.end): return true
@@ -303,7 +307,7 @@ struct ProxyConnection {
         try await writer.page(.refusal(status, reason: reason), cacheStatus: nil, close: true)
     }
 
-    private func log(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
+    func log(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
         RequestLog(statistics: self.statistics, logger: self.logger).record(head, status: status, cacheStatus: cacheStatus, since: started)
     }
 }

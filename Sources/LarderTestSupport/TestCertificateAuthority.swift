@@ -97,6 +97,26 @@ public struct TestCertificateAuthority: Sendable {
     }
 }
 
+/// What a TLS test server needs: its context, and the CA a client must trust.
+public struct LocalhostTLSServer: Sendable {
+    /// The server context: a leaf for `localhost` and `127.0.0.1`, signed by a fresh test CA.
+    public let context: NIOSSLContext
+    /// The PEM file of that CA's certificate.
+    public let caCertificatePath: String
+
+    /// Makes a fresh CA, the leaf, and the context.
+    public init() throws {
+        let authority = try TestCertificateAuthority()
+        let leaf = try authority.issueServerCertificate(dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try leaf.nioCertificate())],
+            privateKey: .privateKey(try leaf.nioPrivateKey())
+        )
+        self.context = try NIOSSLContext(configuration: configuration)
+        self.caCertificatePath = try authority.writeCertificatePEMToTemporaryFile()
+    }
+}
+
 /// A server certificate and its private key, in PEM.
 public struct TestServerCertificate: Sendable {
     /// The leaf certificate in PEM.

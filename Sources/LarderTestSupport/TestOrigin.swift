@@ -46,17 +46,8 @@ public final class TestOrigin: Sendable {
     public static func start(tls: Bool = false, port: Int = 0) async throws -> TestOrigin {
         let origin: TestOrigin
         if tls {
-            let authority = try TestCertificateAuthority()
-            let leaf = try authority.issueServerCertificate(dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
-            let configuration = TLSConfiguration.makeServerConfiguration(
-                certificateChain: [.certificate(try leaf.nioCertificate())],
-                privateKey: .privateKey(try leaf.nioPrivateKey())
-            )
-            origin = TestOrigin(
-                port: port,
-                tlsContext: try NIOSSLContext(configuration: configuration),
-                caCertificatePath: try authority.writeCertificatePEMToTemporaryFile()
-            )
+            let server = try LocalhostTLSServer()
+            origin = TestOrigin(port: port, tlsContext: server.context, caCertificatePath: server.caCertificatePath)
         } else {
             origin = TestOrigin(port: port, tlsContext: nil, caCertificatePath: nil)
         }

@@ -119,6 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = self.host
         configuration.port = self.port
         configuration.offline = self.offline
+        configuration.upstreamCAFile = self.upstreamCA.path
         configuration.allowList = ClientAllowList(networks: try self.allowedNetworks())
         configuration.routeRules.connectPorts = try self.allowedConnectPorts()
         configuration.maxSize = try self.maximumSize() ?? configuration.maxSize ?? Self.defaultMaximumSize

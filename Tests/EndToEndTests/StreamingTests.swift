@@ -95,6 +95,34 @@ struct StreamingTests {
         }
     }
 
+    @Test("an event stream reaches the client event by event while upstream is still sending, and is never stored")
+    func eventStream() async throws {
+        try await withProxy { larder, origin in
+            let headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "max-age=3600")]
+            let events = [Array("data: one\n\n".utf8), Array("data: two\n\n".utf8)]
+
+            // A complete stream, even one that says max-age, is not kept.
+            origin.setRoute("/short", TestResponse(headers: headers, body: .chunked(events)))
+            let whole = try await Curl.run(origin.url("/short"), proxy: larder.proxyURL)
+            #expect(whole.text == "data: one\n\ndata: two\n\n")
+            #expect(whole.header("cache-status")?.contains("; stored") == false, "\(whole.header("cache-status") ?? "")")
+            let again = try await Curl.run(origin.url("/short"), proxy: larder.proxyURL)
+            #expect(again.text == "data: one\n\ndata: two\n\n")
+            #expect(origin.requests("/short").count == 2, "an event stream is fetched again, not answered from the cache")
+
+            // The second event comes a minute after the first: a proxy that buffered would show nothing.
+            origin.setRoute("/live", TestResponse(headers: headers, body: .chunked(events), faults: [.delayChunks(.seconds(60))]))
+            let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+            try connection.send("GET \(origin.url("/live")) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\nAccept: text/event-stream\r\n\r\n")
+            let first = await connection.read(until: "data: one")
+            #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
+            #expect(first.contains("data: one"), "the first event arrives before upstream has finished")
+            #expect(!first.contains("data: two"))
+            // Ends the stream upstream, so the proxy is not left waiting a minute for the second event.
+            try await origin.stop()
+        }
+    }
+
     @Test("a chunked upstream response without a length is relayed and stored")
     func chunkedResponse() async throws {
         try await withProxy { larder, origin in

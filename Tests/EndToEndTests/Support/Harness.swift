@@ -33,8 +33,8 @@ func withProxy<T>(
 func filesUnder(_ directory: String) -> [String] {
     (FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? []).filter { path in
         var isDirectory: ObjCBool = false
-        FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory)
-        return !isDirectory.boolValue
+        let exists = FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory)
+        return exists && !isDirectory.boolValue
     }
 }
 

@@ -58,6 +58,21 @@ final class RawConnection: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Reads until what has arrived contains `marker`, the peer closes, or the 20 s receive
+    /// timeout passes; returns what arrived.
+    func read(until marker: String) async -> String {
+        await onThread {
+            var data = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while !String(decoding: data, as: UTF8.self).contains(marker) {
+                let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { break }
+                data += buffer[0..<count]
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
     /// The first non-loopback IPv4 address of this machine, if any.
     static func nonLoopbackIPv4() -> String? {
         var addresses: UnsafeMutablePointer<ifaddrs>?
@@ -72,7 +87,7 @@ final class RawConnection: @unchecked Sendable {
                 var inAddress = pointer.pointee.sin_addr
                 _ = inet_ntop(AF_INET, &inAddress, &text, socklen_t(INET_ADDRSTRLEN))
             }
-            let string = String(cString: text)
+            let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !string.hasPrefix("127.") { return string }
         }
         return nil

@@ -1,0 +1,147 @@
+import LarderStore
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+extension ProxyConnection {
+    /// Forwards a WebSocket handshake (plain, or inside an intercepted TLS tunnel) and, once
+    /// upstream answers `101`, splices the two connections until both sides are done. Any other
+    /// answer is relayed and the connection closes. Streams are not stored.
+    func relayWebSocket(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>,
+        writer: ResponseWriter,
+        started: ContinuousClock.Instant
+    ) async throws {
+        guard try await Self.skipBody(&iterator) else { return }
+        let proxy = self.proxy
+        if proxy.offline.isOffline {
+            let offline = CacheStatus.forward(.bypass, detail: "offline")
+            let paragraphs = ["Larder is in offline mode; a WebSocket needs the network."]
+            try await writer.page(StatusPage(status: .gatewayTimeout, title: "Offline", paragraphs: paragraphs, url: url.absoluteString), cacheStatus: offline, close: true)
+            self.log(head, status: 504, cacheStatus: offline, since: started)
+            return
+        }
+        guard proxy.health.shouldAttempt(host: url.host) else {
+            let reason = "Connections to \(url.host) failed repeatedly; Larder waits a while before trying it again."
+            try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
+            return
+        }
+
+        let upstream: NIOAsyncChannel<WebSocketUpstreamInbound, WebSocketUpstreamOutbound>
+        do {
+            upstream = try await proxy.webSockets.connect(
+                host: url.host, port: url.effectivePort, tls: url.scheme == "https", eventLoop: self.channel.channel.eventLoop)
+        } catch {
+            proxy.health.recordConnectFailure(host: url.host, description: "\(error)")
+            let reason = "Larder could not connect to \(url.host):\(url.effectivePort): \(error)"
+            try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
+            return
+        }
+        proxy.health.recordSuccess(host: url.host)
+
+        try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
+            var upstreamIterator = upstreamInbound.makeAsyncIterator()
+            // A server that takes the connection but never answers must not hold the client forever.
+            let answerTimeout = proxy.configuration.idleTimeout
+            let watchdog = upstream.channel.eventLoop.scheduleTask(in: .seconds(answerTimeout.components.seconds)) {
+                upstream.channel.close(promise: nil)
+            }
+            let answer: HTTPResponseHead?
+            do {
+                try await upstreamOutbound.write(contentsOf: [.http(.head(WebSocketHandshake.upstreamRequest(head, url: url))), .http(.end(nil))])
+                answer = try await Self.responseHead(&upstreamIterator)
+                watchdog.cancel()
+            } catch {
+                watchdog.cancel()
+                let reason =
+                    error is NIOSSLError
+                    ? "The TLS handshake with \(url.authority) failed, so Larder did not open the WebSocket: \(error)"
+                    : "The connection to \(url.authority) broke during the WebSocket handshake: \(error)"
+                try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
+                return
+            }
+            guard let answer else {
+                let reason = "\(url.authority) did not answer the WebSocket handshake (Larder waits \(answerTimeout) for an answer)."
+                try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
+                return
+            }
+
+            let relayed = CacheStatus.forward(.bypass, status: Int(answer.status.code), detail: "websocket")
+            guard answer.status == .switchingProtocols else {
+                try await writer.outbound.write(.http(.head(WebSocketHandshake.refusalResponse(answer, version: writer.version, cacheStatus: relayed))))
+                while case .http(let part)? = try await upstreamIterator.next() {
+                    if case .body(let buffer) = part {
+                        try await writer.body(buffer)
+                    } else if case .end = part {
+                        break
+                    }
+                }
+                try await writer.end()
+                self.log(head, status: Int(answer.status.code), cacheStatus: relayed, since: started)
+                return
+            }
+
+            try await writer.outbound.write(.http(.head(WebSocketHandshake.switchingResponse(answer, version: writer.version, cacheStatus: relayed))))
+            try await writer.outbound.write(.http(.end(nil)))
+            try await outbound.write(.enterTunnelMode)
+            // Removing the decoder hands on the stream's first bytes if they came with the answer.
+            let pipeline = upstream.channel.pipeline
+            try await pipeline.removeHandler(name: WebSocketUpstream.encoderName).get()
+            try await pipeline.removeHandler(name: WebSocketUpstream.decoderName).get()
+            // Those bytes reach the stream only with a read-complete, which no socket read has sent
+            // yet. It starts at the adapter: a TLS handler would swallow one that delivered nothing.
+            try await upstream.channel.eventLoop.submit {
+                try pipeline.syncOperations.context(handlerType: WebSocketUpstreamAdapter.self).fireChannelReadComplete()
+            }.get()
+            self.log(head, status: 101, cacheStatus: relayed, since: started)
+            let fromUpstream = HandedOverIterator(upstreamIterator)
+            try await Tunnel.splice(
+                client: &iterator,
+                clientOutbound: outbound,
+                nextFromUpstream: {
+                    // A `.end` the decoder produced before it was removed carries nothing.
+                    while let part = try await fromUpstream.iterator.next() {
+                        if case .raw(let buffer) = part {
+                            return buffer
+                        }
+                    }
+                    return nil
+                },
+                upstreamOutbound: upstreamOutbound,
+                wrap: { .raw($0) }
+            )
+        }
+    }
+
+    /// The head of upstream's answer, skipping interim `1xx` answers other than `101`; nil when
+    /// the connection ended first.
+    private static func responseHead(
+        _ iterator: inout NIOAsyncChannelInboundStream<WebSocketUpstreamInbound>.AsyncIterator
+    ) async throws -> HTTPResponseHead? {
+        while let part = try await iterator.next() {
+            guard case .http(.head(let head)) = part else { continue }
+            if head.status == .switchingProtocols || head.status.code >= 200 {
+                return head
+            }
+        }
+        return nil
+    }
+
+    /// Answers the handshake with a Larder page and logs it; the connection then closes.
+    private func refuseWebSocket(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        status: HTTPResponseStatus,
+        reason: String,
+        writer: ResponseWriter,
+        started: ContinuousClock.Instant
+    ) async throws {
+        let cacheStatus = CacheStatus.forward(.bypass, detail: "websocket")
+        let page = StatusPage(status: status, title: "WebSocket not opened", paragraphs: [reason], url: url.absoluteString)
+        try await writer.page(page, cacheStatus: cacheStatus, close: true)
+        self.log(head, status: Int(status.code), cacheStatus: cacheStatus, since: started)
+    }
+}

@@ -27,7 +27,8 @@ public final class ProxyStatistics: Sendable {
                 default: return .hit
                 }
             }
-            if cacheStatus.forward == .bypass { return status >= 400 ? .error : .bypass }
+            // A stream or tunnel upstream answered (`fwd-status`) is relayed as it is, not a failure of Larder's.
+            if cacheStatus.forward == .bypass { return status >= 400 && cacheStatus.forwardStatus == nil ? .error : .bypass }
             return cacheStatus.forwardStatus == nil && status >= 400 ? .error : .miss
         }
     }

@@ -121,7 +121,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore"]),
+        .testTarget(
+            name: "LarderStoreTests",
+            dependencies: ["LarderStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "LarderPrecacheTests",
             dependencies: [

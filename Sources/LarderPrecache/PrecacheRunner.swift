@@ -157,7 +157,10 @@ public final class PrecacheRunner: Sendable {
                         if let state = stored[key] {
                             cachedCount += 1
                             bytes += state.bodySize
-                            alreadyCachedToPin.append(key)
+                            // Only what is not precached yet, or takes a new revision, is written (an unchanged re-run writes nothing).
+                            if state.kind != .precached || (revisions[key] != nil && revisions[key] != state.revision) {
+                                alreadyCachedToPin.append(key)
+                            }
                             files.append(GameFileRecord(key: key, url: key.rawValue, state: .cached, reason: nil, revision: state.revision))
                         } else {
                             let reason = "not downloaded"

@@ -5,13 +5,38 @@ extension Store {
     /// Replaces the record of `game` (by slug) and its whole file list, in one transaction; `files`
     /// are kept in the order given. Returns the keys the game listed before as cached that `files`
     /// no longer lists in any state: candidates for ``pruneUnlisted(_:)``.
+    ///
+    /// A file list equal to the stored one is left as it is: a re-run of an unchanged game writes
+    /// one row, not one per file.
     public func saveGame(_ game: GameRecord, files: [GameFileRecord]) async throws -> Set<CacheKey> {
         try await self.pool.write { db in
-            let previouslyCached = try String.fetchSet(
-                db,
-                sql: "SELECT key FROM game_file WHERE game_slug = ? AND state = ?",
-                arguments: [game.slug, ListedFileState.cached.rawValue]
+            var previouslyCached: Set<String> = []
+            var unchanged = true
+            var position = 0
+            let stored = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: "SELECT key, url, state, reason, revision FROM game_file WHERE game_slug = ? ORDER BY position"
+                ),
+                arguments: [game.slug]
             )
+            while let row = try stored.next() {
+                let key: String = row[0]
+                let state: String = row[2]
+                if state == ListedFileState.cached.rawValue {
+                    previouslyCached.insert(key)
+                }
+                if unchanged, position < files.count {
+                    let file = files[position]
+                    unchanged =
+                        file.key.rawValue == key && file.url == row[1] as String && file.state.rawValue == state
+                        && file.reason == row[3] as String? && file.revision == row[4] as String?
+                } else {
+                    unchanged = false
+                }
+                position += 1
+            }
+            unchanged = unchanged && position == files.count
+
             try db.execute(
                 sql: """
                     INSERT INTO game (\(Self.gameColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -24,17 +49,19 @@ extension Store {
                     """,
                 arguments: Self.arguments(for: game)
             )
-            try db.execute(sql: "DELETE FROM game_file WHERE game_slug = ?", arguments: [game.slug])
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO game_file (game_slug, position, key, url, state, reason, revision)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """
-            )
-            for (position, file) in files.enumerated() {
-                try insert.execute(arguments: [
-                    game.slug, position, file.key.rawValue, file.url, file.state.rawValue, file.reason, file.revision,
-                ])
+            if !unchanged {
+                try db.execute(sql: "DELETE FROM game_file WHERE game_slug = ?", arguments: [game.slug])
+                let insert = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO game_file (game_slug, position, key, url, state, reason, revision)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """
+                )
+                for (position, file) in files.enumerated() {
+                    try insert.execute(arguments: [
+                        game.slug, position, file.key.rawValue, file.url, file.state.rawValue, file.reason, file.revision,
+                    ])
+                }
             }
             let listed = Set(files.map(\.key.rawValue))
             return Set(previouslyCached.subtracting(listed).map { CacheKey(storedRawValue: $0) })

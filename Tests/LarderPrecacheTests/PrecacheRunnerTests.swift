@@ -122,6 +122,38 @@ struct PrecacheRunnerTests {
         }
     }
 
+    @Test("a listed file that browsing already stored is pinned without a download; a re-run leaves it precached")
+    func storedRuntimeEntryIsPinned() async throws {
+        let upstream = FakeUpstream { url, _ in
+            switch url {
+            case "http://h.example/g/offline.meta.json": return Self.manifest(["g/seen.js", "g/new.js"])
+            default: return url.hasSuffix("metadata.json") ? .status(404) : .ok(url)
+            }
+        }
+        try await Self.withStore { store in
+            let seen = try CacheKey(url: "http://h.example/g/seen.js")
+            let writer = try store.makeBodyWriter()
+            try writer.write(contentsOf: Array("seen".utf8))
+            let now = Date()
+            let head = StoredResponseHead(
+                url: seen.rawValue, status: 200, headers: [HeaderField(name: "Content-Length", value: "4")],
+                requestTime: now, responseTime: now)
+            _ = try await writer.commit(key: seen, head: head, kind: .runtime, expectedLength: 4)
+
+            let runner = PrecacheRunner(store: store, upstream: upstream, options: Self.fastOptions())
+            let list = GamesList.parse("http://h.example/g\n", source: "t")
+            #expect(await runner.run(list).succeeded)
+            #expect(upstream.attempts("http://h.example/g/seen.js") == 0)
+            #expect(try await store.entry(for: seen)?.kind == .precached)
+
+            #expect(await runner.run(list).succeeded)
+            #expect(upstream.attempts("http://h.example/g/seen.js") == 0)
+            #expect(upstream.attempts("http://h.example/g/new.js") == 1)
+            #expect(try await store.entry(for: seen)?.kind == .precached)
+            #expect(try await store.gameFiles(slug: "g").map(\.state) == [.cached, .cached])
+        }
+    }
+
     @Test("a manifest that cannot be fetched fails its game but forgets nothing already cached")
     func failedManifestKeepsFiles() async throws {
         let down = ManifestVersion()

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import LarderStore
 import Testing
 
@@ -99,6 +100,67 @@ struct PrecacheRecordTests {
             _ = try await store.saveGame(sampleGame("other"), files: [a])
             #expect(try await store.saveGame(sampleGame("g"), files: []) == [e.key, cNowCached.key])
             #expect(try await store.gameFiles(slug: "other") == [a])
+        }
+    }
+
+    /// The rows of a game's file list as SQLite holds them, read through a second connection. Rows
+    /// written again get new rowids as long as another game's rows hold the highest ones (SQLite
+    /// gives a new row the highest rowid plus one).
+    private func fileRowIDs(_ directory: String, slug: String) throws -> [Int64] {
+        let queue = try DatabaseQueue(path: directory + "/index.sqlite")
+        return try queue.read { db in
+            try Int64.fetchAll(db, sql: "SELECT rowid FROM game_file WHERE game_slug = ? ORDER BY position", arguments: [slug])
+        }
+    }
+
+    @Test("an unchanged file list is not written again; a change in any field of any file is")
+    func saveGameLeavesAnUnchangedListAlone() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            let files = [
+                try sampleFile("g/a.js"), try sampleFile("g/b.js", revision: "r1"),
+                try sampleFile("g/c.js", state: .failed, reason: "timeout"),
+            ]
+            // Another game's list, written anew each time, so it holds the highest rowids.
+            let others = [[try sampleFile("o/x.js")], [try sampleFile("o/y.js")]]
+            var otherWrites = 0
+            func writeOtherGame() async throws {
+                otherWrites += 1
+                _ = try await store.saveGame(sampleGame("o"), files: others[otherWrites % 2])
+            }
+            _ = try await store.saveGame(sampleGame("g"), files: files)
+            let written = try self.fileRowIDs(directory, slug: "g")
+            #expect(written.count == 3)
+
+            var rerun = sampleGame("g")
+            rerun.lastRun = Date(timeIntervalSince1970: 1_800_000_000)
+            try await writeOtherGame()
+            #expect(try await store.saveGame(rerun, files: files).isEmpty)
+            #expect(try self.fileRowIDs(directory, slug: "g") == written, "the same list is left as it is")
+            #expect(try await store.game(slug: "g") == rerun, "the game's own record is updated")
+
+            var changes: [[GameFileRecord]] = []
+            var revised = files
+            revised[1].revision = "r2"
+            changes.append(revised)
+            var recovered = files
+            recovered[2].state = .cached
+            recovered[2].reason = nil
+            changes.append(recovered)
+            var reasoned = files
+            reasoned[2].reason = "reset"
+            changes.append(reasoned)
+            changes.append([files[1], files[0], files[2]])
+            changes.append(Array(files.prefix(2)))
+            changes.append(files + [try sampleFile("g/d.js")])
+            for changed in changes {
+                let before = try self.fileRowIDs(directory, slug: "g")
+                try await writeOtherGame()
+                _ = try await store.saveGame(rerun, files: changed)
+                #expect(try await store.gameFiles(slug: "g") == changed)
+                #expect(try self.fileRowIDs(directory, slug: "g") != before)
+            }
         }
     }
 

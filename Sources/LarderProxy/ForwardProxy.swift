@@ -80,7 +80,7 @@ final class ForwardProxy: Sendable {
             networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
             request: RequestCacheDirectives(cacheControl: head.headers["cache-control"], pragma: head.headers["pragma"])
         )
-        let stored = lookup.entry.map { CacheDecision.Stored(freshness: self.freshness(of: $0)) }
+        let stored = lookup.entry.map { self.freshness(of: $0) }
         switch CacheDecision.decide(context, stored: stored, now: now) {
         case .answerFromCache(var detail):
             if route == nil, lookup.entry?.kind == .precached {

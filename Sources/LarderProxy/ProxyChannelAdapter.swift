@@ -119,20 +119,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             // so the codec can go. Removing the decoder forwards the bytes it still holds.
             self.immediateHits = nil
             context.flush()
-            let pipeline = context.pipeline
-            let removeEncoder = pipeline.removeHandler(name: self.encoderName)
-            let removeDecoder = pipeline.removeHandler(name: self.decoderName)
-            // Bytes the decoder handed on reach the connection's task only with a read-complete. It
-            // starts here: a TLS handler in front would swallow one that delivered nothing.
-            removeEncoder.and(removeDecoder).hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
-                switch result {
-                case .success:
-                    context.fireChannelReadComplete()
-                    promise?.succeed()
-                case .failure(let error):
-                    promise?.fail(error)
-                }
-            }
+            CodecRemoval.remove(encoderName: self.encoderName, decoderName: self.decoderName, context: context, promise: promise)
         case .startTLS(let factory):
             // Requests inside the tunnel are origin-form for its host: the task serves them.
             self.immediateHits = nil

@@ -87,15 +87,7 @@ extension ProxyConnection {
             try await writer.outbound.write(.http(.head(WebSocketHandshake.switchingResponse(answer, version: writer.version, cacheStatus: relayed))))
             try await writer.outbound.write(.http(.end(nil)))
             try await outbound.write(.enterTunnelMode)
-            // Removing the decoder hands on the stream's first bytes if they came with the answer.
-            let pipeline = upstream.channel.pipeline
-            try await pipeline.removeHandler(name: WebSocketUpstream.encoderName).get()
-            try await pipeline.removeHandler(name: WebSocketUpstream.decoderName).get()
-            // Those bytes reach the stream only with a read-complete, which no socket read has sent
-            // yet. It starts at the adapter: a TLS handler would swallow one that delivered nothing.
-            try await upstream.channel.eventLoop.submit {
-                try pipeline.syncOperations.context(handlerType: WebSocketUpstreamAdapter.self).fireChannelReadComplete()
-            }.get()
+            try await upstreamOutbound.write(.switchToStream)
             self.log(head, status: 101, cacheStatus: relayed, since: started)
             let fromUpstream = HandedOverIterator(upstreamIterator)
             try await Tunnel.splice(

@@ -8,9 +8,13 @@ enum WebSocketHandshake {
     /// Whether `head` asks to switch the connection to WebSocket: a GET whose `Upgrade` names
     /// `websocket` and whose `Connection` names `upgrade` (tokens, case-insensitive).
     static func isUpgrade(_ head: HTTPRequestHead) -> Bool {
-        head.method == .GET
-            && Self.tokens(head.headers["upgrade"]).contains { $0 == "websocket" || $0.hasPrefix("websocket/") }
-            && Self.tokens(head.headers["connection"]).contains("upgrade")
+        // Every forwarded request asks: the common answer costs no allocation.
+        guard head.method == .GET, head.headers.contains(name: "upgrade") else { return false }
+        let upgradesToWebSocket = head.headers[canonicalForm: "upgrade"].contains { token in
+            let name = token.lowercased()
+            return name == "websocket" || name.hasPrefix("websocket/")
+        }
+        return upgradesToWebSocket && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" }
     }
 
     /// The request head for upstream: origin-form, `Host` from the URL, hop-by-hop fields dropped
@@ -50,9 +54,5 @@ enum WebSocketHandshake {
         var headers = HopByHopHeaders.removing(from: head.headers)
         ForwardProxy.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: true)
         return HTTPResponseHead(version: version, status: head.status, headers: headers)
-    }
-
-    private static func tokens(_ values: [String]) -> [String] {
-        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace().lowercased() }
     }
 }

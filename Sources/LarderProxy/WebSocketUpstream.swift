@@ -20,6 +20,9 @@ enum WebSocketUpstreamOutbound: Sendable {
     case http(HTTPClientRequestPart)
     /// Bytes of the stream.
     case raw(ByteBuffer)
+    /// Remove the HTTP codec after a `101`: every byte from now on is the stream's, starting with
+    /// any that came with the answer.
+    case switchToStream
 }
 
 /// Opens the upstream side of WebSocket relays. libcurl fetches objects; a spliced stream lives on
@@ -110,6 +113,10 @@ final class WebSocketUpstreamAdapter: ChannelDuplexHandler, RemovableChannelHand
             context.write(NIOAny(part), promise: promise)
         case .raw(let buffer):
             context.write(NIOAny(buffer), promise: promise)
+        case .switchToStream:
+            CodecRemoval.remove(
+                encoderName: WebSocketUpstream.encoderName, decoderName: WebSocketUpstream.decoderName,
+                context: context, promise: promise)
         }
     }
 

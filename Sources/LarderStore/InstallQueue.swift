@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// A finished body waiting for its index row: everything the write transaction needs.
 struct PendingInstall: Sendable {
@@ -29,7 +29,7 @@ final class InstallQueue: Sendable {
         var isCommitting = false
     }
 
-    private let state = LockedState(State())
+    private let state = Mutex(State())
 
     /// Queues `install` and returns its stored row and kind once its batch is committed. The
     /// first install to find no batch in progress commits batches with `commit` until none wait.
@@ -69,22 +69,5 @@ final class InstallQueue: Sendable {
                 }
             }
         }
-    }
-}
-
-/// A value behind a lock (the store knows nothing of NIO, so not `NIOLockedValueBox`).
-final class LockedState<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        return try body(&self.value)
     }
 }

@@ -343,12 +343,12 @@ public final class Store: Sendable {
             try db.inTransaction(.immediate) {
                 for install in batch {
                     do {
-                        var stored: (IndexRow, EntryKind)?
+                        var stored = (install.row, install.kind)
                         try db.inSavepoint {
                             stored = try self.installRow(install, db)
                             return .commit
                         }
-                        outcomes.append(.success(stored!))
+                        outcomes.append(.success(stored))
                     } catch {
                         outcomes.append(.failure(error))
                     }
@@ -374,12 +374,18 @@ public final class Store: Sendable {
             // may lose the rename, but the body was synced first, so the file is then either whole
             // or missing, and a row whose body is missing or of another size is never served
             // (`larder verify --repair` drops it).
-            if !POSIXFile.exists(pending.bodyFolder) {
-                // Its folder was removed behind the store's back: made again.
+            do {
+                try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
+            } catch {
+                // Its folder was removed behind the store's back: made again, once (checked only
+                // when the rename fails, not with a stat before every body).
+                guard case StoreError.io(_, _, let code) = error, code == ENOENT, POSIXFile.exists(pending.temporaryPath) else {
+                    throw error
+                }
                 try POSIXFile.makeDirectory(pending.bodyFolder)
                 try POSIXFile.syncDirectory(self.bodiesDirectory)
+                try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
             }
-            try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
         }
         let previous = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?"),

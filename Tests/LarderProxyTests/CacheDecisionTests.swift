@@ -11,11 +11,10 @@ struct CacheDecisionTests {
 
     /// A stored response with these `Cache-Control` values and this `Age`, generated and received
     /// `storedAgo` seconds before t0.
-    private static func stored(_ cacheControl: String, age: Int = 0, storedAgo: TimeInterval = 0) -> CacheDecision.Stored {
+    private static func stored(_ cacheControl: String, age: Int = 0, storedAgo: TimeInterval = 0) -> ResponseFreshness {
         let received = t0.addingTimeInterval(-storedAgo)
         let headers: [String: [String]] = ["cache-control": [cacheControl], "date": [HTTPDate.format(received)], "age": [String(age)]]
-        let freshness = ResponseFreshness(status: 200, header: { headers[$0] ?? [] }, requestTime: received, responseTime: received)
-        return CacheDecision.Stored(freshness: freshness)
+        return ResponseFreshness(status: 200, header: { headers[$0] ?? [] }, requestTime: received, responseTime: received)
     }
 
     private static func context(_ strategy: CachingStrategy = .http, request: String? = nil, pragma: String? = nil, maxAge: Duration? = nil) -> CacheDecision.Context {
@@ -92,7 +91,7 @@ struct CacheDecisionTests {
     @Test("disconnected: stale copies serve unless must-revalidate or no-cache; stale-if-error and precached override")
     func disconnected() {
         func may(_ cacheControl: String, age: Int, precached: Bool = false) -> Bool {
-            CacheDecision.mayAnswerDisconnected(Self.stored(cacheControl, age: age).freshness, precached: precached, now: Self.t0)
+            CacheDecision.mayAnswerDisconnected(Self.stored(cacheControl, age: age), precached: precached, now: Self.t0)
         }
         #expect(may("max-age=60", age: 1000))
         #expect(!may("max-age=60, must-revalidate", age: 1000))

@@ -33,19 +33,9 @@ public enum CacheDecision: Sendable, Hashable {
         }
     }
 
-    /// The stored response, as a decision sees it.
-    public struct Stored: Sendable {
-        /// Its freshness and directives; `maxAgeSeconds` counts from its `responseTime`.
-        public var freshness: ResponseFreshness
-
-        /// Creates a view of a stored response.
-        public init(freshness: ResponseFreshness) {
-            self.freshness = freshness
-        }
-    }
-
-    /// Decides. `stored` is nil on a miss (or when no stored variant matches).
-    public static func decide(_ context: Context, stored: Stored?, now: Date) -> CacheDecision {
+    /// Decides. `stored` is the stored response's freshness and directives, nil on a miss (or when
+    /// no stored variant matches); a route's `maxAgeSeconds` counts from its `responseTime`.
+    public static func decide(_ context: Context, stored: ResponseFreshness?, now: Date) -> CacheDecision {
         let request = context.request
         guard let stored else {
             if context.strategy == .cacheOnly {
@@ -59,7 +49,7 @@ public enum CacheDecision: Sendable, Hashable {
         // A route's maxAgeSeconds bounds how long this copy has been held, as Workbox's expiration
         // does: from when it arrived (not when its body was committed, which a busy disk delays),
         // and without the upstream Age a CDN reports.
-        let heldFor = now.timeIntervalSince(stored.freshness.responseTime)
+        let heldFor = now.timeIntervalSince(stored.responseTime)
         let withinRouteMaxAge = context.routeMaxAge.map { heldFor <= $0.seconds } ?? true
 
         switch context.strategy {
@@ -83,9 +73,8 @@ public enum CacheDecision: Sendable, Hashable {
     }
 
     /// RFC 9111 section 4 (with RFC 5861 and RFC 8246) for a private cache.
-    private static func decideHTTP(_ context: Context, stored: Stored, withinRouteMaxAge: Bool, now: Date) -> CacheDecision {
+    private static func decideHTTP(_ context: Context, stored freshness: ResponseFreshness, withinRouteMaxAge: Bool, now: Date) -> CacheDecision {
         let request = context.request
-        let freshness = stored.freshness
         let age = freshness.age(now: now)
         let fresh = freshness.isFresh(now: now) && withinRouteMaxAge
         let staleness = freshness.staleness(now: now)

@@ -305,16 +305,25 @@ public final class PrecacheRunner: Sendable {
             metadata.status == 200
         {
             displayName = GameMetadata.parse(body: metadata.body).displayName
-            await self.storeSmall(metadata, url: game.metadataURL)
+            if metadata.isComplete {
+                await self.storeSmall(metadata, url: game.metadataURL)
+            } else {
+                self.logger.warning(
+                    "not storing a metadata.json larger than the limit",
+                    metadata: ["url": "\(game.metadataURL.absoluteString)", "limit": "\(GameMetadata.maximumBodySize)"]
+                )
+            }
         }
         return (.parsed(parsed), displayName)
     }
 
-    /// A response read whole (manifests, metadata: bounded sizes).
+    /// A response read whole (manifests, metadata: bounded sizes), or its first `limit + 1` bytes.
     private struct SmallResponse {
         var status: Int
         var headers: [(name: String, value: String)]
         var body: [UInt8]
+        /// False when reading stopped at the limit: `body` is a prefix, never to be stored.
+        var isComplete: Bool
         var requestTime: Date
         var responseTime: Date
 
@@ -323,7 +332,8 @@ public final class PrecacheRunner: Sendable {
         }
     }
 
-    /// GETs `url` from the network (`Cache-Control: no-cache`), reading at most `limit + 1` bytes.
+    /// GETs `url` from the network (`Cache-Control: no-cache`), reading at most `limit + 1` bytes
+    /// (a longer body is a prefix, marked incomplete).
     private func fetchSmall(_ url: HTTPURL, limit: Int, limiter: HostLimiter) async throws(DownloadFailure) -> SmallResponse {
         try await self.withRetries(url) { () throws(DownloadFailure) -> SmallResponse in
             try await self.withHostSlot(url, limiter: limiter) { () throws(DownloadFailure) -> SmallResponse in
@@ -334,22 +344,35 @@ public final class PrecacheRunner: Sendable {
                 throw DownloadFailure(reason: "answered HTTP \(response.head.status)", isTransient: true)
             }
             var body: [UInt8] = []
+            var isComplete = true
             do {
                 for try await chunk in response.body {
                     body += chunk.readableBytesView
-                    if body.count > limit { break }  // the parser reports the size; the rest is not needed
+                    if body.count > limit {
+                        // The parser reports the size; the rest is not needed, and the prefix is never stored.
+                        isComplete = false
+                        break
+                    }
                 }
             } catch let error as UpstreamError {
                 throw DownloadFailure(reason: error.description, isTransient: RetryPolicy.isTransient(error))
             } catch {
                 throw DownloadFailure(reason: "\(error)", isTransient: false)
             }
-            return SmallResponse(status: response.head.status, headers: response.head.headers, body: body, requestTime: requestTime, responseTime: responseTime)
+            return SmallResponse(
+                status: response.head.status,
+                headers: response.head.headers,
+                body: body,
+                isComplete: isComplete,
+                requestTime: requestTime,
+                responseTime: responseTime
+            )
             }
         }
     }
 
     private func storeSmall(_ response: SmallResponse, url: HTTPURL) async {
+        guard response.isComplete else { return }
         do {
             let writer = try self.store.makeBodyWriter()
             try writer.write(contentsOf: response.body)
@@ -363,7 +386,8 @@ public final class PrecacheRunner: Sendable {
                     responseTime: response.responseTime
                 ),
                 kind: .precached,
-                expectedLength: Int64(response.body.count)
+                // What upstream declared, so a body cut short by the connection is not stored either.
+                expectedLength: response.header("content-length").flatMap { Int64($0) } ?? Int64(response.body.count)
             )
         } catch {
             self.logger.warning("cannot store", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])

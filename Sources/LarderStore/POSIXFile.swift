@@ -104,6 +104,28 @@ enum POSIXFile {
         }
     }
 
+    /// Takes an exclusive `flock` on `descriptor` without waiting; false when another open file
+    /// (in this process or another) holds one.
+    static func tryLock(_ descriptor: Int32) -> Bool {
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EINTR else { return false }
+        }
+        return true
+    }
+
+    /// Closes a descriptor (for types whose own `close` method hides the C function).
+    static func closeDescriptor(_ descriptor: Int32) {
+        close(descriptor)
+    }
+
+    /// Whether `path` still names the file open as `descriptor` (it was not deleted or replaced).
+    static func names(_ path: String, _ descriptor: Int32) -> Bool {
+        var opened = stat()
+        var named = stat()
+        guard fstat(descriptor, &opened) == 0, stat(path, &named) == 0 else { return false }
+        return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
+    }
+
     /// Runs `body` holding an exclusive `flock` on the file at `path` (created if needed), which
     /// excludes other processes and other descriptors in this process alike.
     static func withExclusiveLock<T>(path: String, _ body: () throws -> T) throws -> T {

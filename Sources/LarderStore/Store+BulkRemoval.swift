@@ -11,13 +11,13 @@ extension Store {
     public func removeRuntimeEntries() async throws -> Int {
         var removed = 0
         while true {
-            let count = try await self.pool.write { db in
+            let count = try await self.write { db, released in
                 let keys = try String.fetchAll(
                     db,
                     sql: "SELECT key FROM entry WHERE kind = ? LIMIT ?",
                     arguments: [EntryKind.runtime.rawValue, Self.keysPerQuery]
                 )
-                return try self.deleteEntries(db, keys: keys).count
+                return try self.deleteEntries(db, keys: keys, releasing: &released).count
             }
             removed += count
             if count < Self.keysPerQuery {
@@ -30,27 +30,32 @@ extension Store {
     /// everything). Returns how many entries were removed.
     ///
     /// Entries go in batches of ``keysPerQuery``, one write transaction each. The transaction that
-    /// finds no entry left also removes the records and deletes every file left in `bodies/` (bodies
-    /// a crash left without a row): no other writer can be storing a body then, since bodies are
-    /// moved into place under the index's write lock.
+    /// finds no entry left removes the records; then, in a transaction that finds no entry still,
+    /// every file left in `bodies/` (bodies a crash left without a row) is deleted: no other writer
+    /// can be storing a body then, since bodies are moved into place under the index's write lock.
     @discardableResult
     public func removeAllEntries() async throws -> Int {
         var removed = 0
         while true {
-            let count = try await self.pool.write { db in
+            let count = try await self.write { db, released in
                 let keys = try String.fetchAll(db, sql: "SELECT key FROM entry LIMIT ?", arguments: [Self.keysPerQuery])
                 guard !keys.isEmpty else {
                     try db.execute(sql: "DELETE FROM game_file; DELETE FROM game; DELETE FROM precache_page;")
-                    self.deleteAllBodyFiles()
                     return 0
                 }
-                return try self.deleteEntries(db, keys: keys).count
+                return try self.deleteEntries(db, keys: keys, releasing: &released).count
             }
             guard count > 0 else {
-                return removed
+                break
             }
             removed += count
         }
+        try await self.pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM entry)") == false {
+                self.deleteAllBodyFiles()
+            }
+        }
+        return removed
     }
 
     /// Deletes every body file in `bodies/` (files named like a body hash, in folders named like

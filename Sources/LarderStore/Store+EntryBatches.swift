@@ -87,28 +87,18 @@ extension Store {
     public func removeEntries(_ keys: [CacheKey]) async throws -> Int {
         var removed = 0
         for batch in keys.map(\.rawValue).batches(of: Self.keysPerQuery) {
-            removed += try await self.pool.write { db in
-                try self.deleteEntries(db, keys: batch).count
+            removed += try await self.write { db, released in
+                try self.deleteEntries(db, keys: batch, releasing: &released).count
             }
         }
         return removed
     }
 
-    /// Deletes the rows of `keys`, then the body files no row references any more; returns the keys
-    /// that had a row. Runs inside a write transaction; the files go last, so a failure before them
-    /// rolls back with every body still in place.
-    func deleteEntries(_ db: Database, keys: some Collection<String>) throws -> Set<String> {
-        let (removedKeys, hashes) = try self.deleteRows(db, keys: keys)
-        self.deleteBodiesIfUnreferenced(db, hashes: hashes)
-        return removedKeys
-    }
-
-    /// Deletes the rows of `keys` (at most ``keysPerQuery``) and returns the keys that had a row and
-    /// the body hashes those rows named. Body files are left for the caller to delete, with
-    /// ``deleteBodiesIfUnreferenced(_:hashes:)``, once every row of its transaction is deleted.
-    func deleteRows(_ db: Database, keys: some Collection<String>) throws -> (keys: Set<String>, hashes: Set<String>) {
+    /// Deletes the rows of `keys` (at most ``keysPerQuery``) inside a ``write(releasingBodies:)``
+    /// transaction, adding their body hashes to `released`; returns the keys that had a row.
+    func deleteEntries(_ db: Database, keys: some Collection<String>, releasing released: inout Set<String>) throws -> Set<String> {
         guard !keys.isEmpty else {
-            return ([], [])
+            return []
         }
         let placeholders = databaseQuestionMarks(count: keys.count)
         let arguments = StatementArguments(keys)
@@ -118,22 +108,14 @@ extension Store {
             arguments: arguments
         )
         guard !rows.isEmpty else {
-            return ([], [])
+            return []
         }
         var removedKeys = Set<String>()
-        var hashes = Set<String>()
         for row in rows {
             removedKeys.insert(try row.decode(forColumn: "key"))
-            hashes.insert(try row.decode(forColumn: "body_hash"))
+            released.insert(try row.decode(forColumn: "body_hash"))
         }
         try db.execute(sql: "DELETE FROM entry WHERE key IN (\(placeholders))", arguments: arguments)
-        return (removedKeys, hashes)
-    }
-
-    /// Deletes the body file of each of `hashes` that no row references; see ``deleteBodyIfUnreferenced(_:hash:)``.
-    func deleteBodiesIfUnreferenced(_ db: Database, hashes: Set<String>) {
-        for hash in hashes {
-            self.deleteBodyIfUnreferenced(db, hash: hash)
-        }
+        return removedKeys
     }
 }

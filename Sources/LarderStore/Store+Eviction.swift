@@ -15,7 +15,7 @@ extension Store {
         var removed = 0
         var freed: Int64 = 0
         while true {
-            let batch = try await self.pool.write { db -> (removed: Int, freed: Int64, done: Bool) in
+            let batch = try await self.write { db, released -> (removed: Int, freed: Int64, done: Bool) in
                 let totals = try Self.readTotals(db)
                 let excess = totals.bytes - budget
                 guard excess > 0, totals.runtimeEntries > 0 else {
@@ -32,7 +32,7 @@ extension Store {
                     keys.append(try row.decode(forColumn: "key"))
                     bytes += try row.decode(forColumn: "body_size")
                 }
-                let deleted = try self.deleteEntries(db, keys: keys)
+                let deleted = try self.deleteEntries(db, keys: keys, releasing: &released)
                 return (deleted.count, bytes, bytes >= excess || rows.count < Self.keysPerQuery)
             }
             removed += batch.removed

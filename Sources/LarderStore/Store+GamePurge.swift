@@ -17,7 +17,7 @@ extension Store {
     ///
     /// One write transaction: another process sees the purge wholly or not at all.
     public func purgeGame(slug: String) async throws -> Int? {
-        try await self.pool.write { db in
+        try await self.write { db, released in
             guard
                 try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM game WHERE slug = ?)", arguments: [slug])
                     == true
@@ -39,11 +39,8 @@ extension Store {
                 arguments: ["slug": slug, "failed": ListedFileState.failed.rawValue, "purged": Self.purgedReason]
             )
             var removed = 0
-            var hashes = Set<String>()
             for batch in keys.batches(of: Self.keysPerQuery) {
-                let deleted = try self.deleteRows(db, keys: batch)
-                removed += deleted.keys.count
-                hashes.formUnion(deleted.hashes)
+                removed += try self.deleteEntries(db, keys: batch, releasing: &released).count
             }
             try db.execute(
                 sql: "UPDATE game_file SET state = ?, reason = ? WHERE game_slug = ?",
@@ -53,8 +50,6 @@ extension Store {
                 sql: "UPDATE game SET state = ?, files_cached = 0, bytes = 0, last_error = ? WHERE slug = ?",
                 arguments: [GameState.failed.rawValue, Self.purgedReason, slug]
             )
-            // The files go last: a failure before them rolls back with every body still in place.
-            self.deleteBodiesIfUnreferenced(db, hashes: hashes)
             return removed
         }
     }

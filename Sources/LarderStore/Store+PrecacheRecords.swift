@@ -202,7 +202,7 @@ extension Store {
     public func pruneUnlisted(_ candidates: Set<CacheKey>) async throws -> Set<CacheKey> {
         var removed = Set<CacheKey>()
         for batch in candidates.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
-            let keys = try await self.pool.write { db in
+            let keys = try await self.write { db, released in
                 let unlisted = try String.fetchAll(
                     db,
                     sql: """
@@ -217,7 +217,7 @@ extension Store {
                     arguments: StatementArguments(batch)
                         + [ListedFileState.failed.rawValue, Self.purgedReason]
                 )
-                return try self.deleteEntries(db, keys: unlisted)
+                return try self.deleteEntries(db, keys: unlisted, releasing: &released)
             }
             removed.formUnion(keys.map { CacheKey(storedRawValue: $0) })
         }

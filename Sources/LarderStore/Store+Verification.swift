@@ -12,14 +12,16 @@ import GRDB
 
 extension Store {
     /// Checks every entry against its body file (it exists, has the indexed size, and its SHA-256
-    /// is its name), then looks for body files no entry references and stale temporary files.
-    /// With `repair`, removes broken entries (and their bodies when unreferenced), orphan bodies
-    /// and stale temporary files.
+    /// is its name), then looks for leftovers of interrupted runs: body files no entry references
+    /// and temporary files no writer holds. With `repair`, removes broken entries (and their bodies
+    /// when unreferenced) and the leftovers.
     ///
-    /// Entries are read ``keysPerQuery`` at a time in row order and bodies are hashed in 64 KiB
-    /// reads, so memory stays bounded for any cache size. Orphans are looked for, and deleted,
-    /// inside a write transaction per body folder, so a body another process is installing is
-    /// never taken for one.
+    /// Safe beside a running `larder serve` or `larder precache`: entries are read
+    /// ``keysPerQuery`` at a time and checked outside any transaction, and every problem found is
+    /// checked again inside a write transaction (the row may have been replaced meanwhile, taking
+    /// its old body with it); only a problem that still holds there is reported, and `repair`
+    /// deletes exactly that row (`WHERE key = ? AND body_hash = ?`), never a newer one. Bodies are
+    /// hashed in 64 KiB reads, so memory stays bounded for any cache size.
     public func verifyEntries(repair: Bool) async throws -> VerificationReport {
         var report = VerificationReport()
         var lastID: Int64 = 0
@@ -33,89 +35,81 @@ extension Store {
             }
             guard let last = rows.last else { break }
             lastID = try last.decode(forColumn: "id")
-            var brokenKeys: [CacheKey] = []
-            var found: [VerificationReport.Problem] = []
             for row in rows {
-                let url: String = try row.decode(forColumn: "url")
-                let hash: String = try row.decode(forColumn: "body_hash")
-                let size: Int64 = try row.decode(forColumn: "body_size")
+                let checked = CheckedEntry(
+                    key: try row.decode(forColumn: "key"),
+                    url: try row.decode(forColumn: "url"),
+                    hash: try row.decode(forColumn: "body_hash"),
+                    size: try row.decode(forColumn: "body_size")
+                )
                 report.checkedEntries += 1
-                guard let kind = try self.checkBody(hash: hash, size: size, report: &report) else { continue }
-                found.append(VerificationReport.Problem(subject: url, kind: kind, repaired: false))
-                brokenKeys.append(CacheKey(storedRawValue: try row.decode(forColumn: "key")))
+                var hashedBytes: Int64 = 0
+                guard try self.checkBody(hash: checked.hash, size: checked.size, hashedBytes: &hashedBytes) != nil else {
+                    report.checkedBytes += hashedBytes
+                    continue
+                }
+                if let problem = try await self.confirm(checked, repair: repair) {
+                    report.problems.append(problem)
+                }
             }
-            if repair, !brokenKeys.isEmpty {
-                _ = try await self.removeEntries(brokenKeys)
-                for index in found.indices { found[index].repaired = true }
-            }
-            report.problems += found
         }
-        report.problems += try await self.findOrphanBodies(repair: repair)
-        report.problems += self.findStaleTemporaryFiles(repair: repair)
+        let leftovers = try await self.findLeftovers(remove: repair)
+        report.problems += leftovers.orphanBodies.map {
+            VerificationReport.Problem(subject: $0, kind: .orphanBody, repaired: repair)
+        }
+        report.problems += leftovers.temporaryFiles.map {
+            VerificationReport.Problem(subject: $0, kind: .leftoverTemporaryFile, repaired: repair)
+        }
         return report
     }
 
-    /// The problem with the body `hash` of an entry, or nil when it is sound.
-    private func checkBody(hash: String, size: Int64, report: inout VerificationReport) throws -> VerificationReport.Kind? {
+    /// An entry as verification read it.
+    private struct CheckedEntry: Sendable {
+        var key: String
+        var url: String
+        var hash: String
+        var size: Int64
+    }
+
+    /// Checks `entry` again under the write lock, where no other writer can replace its row or
+    /// delete its body meanwhile; returns the problem if it still holds (removing the row with
+    /// `repair`), nil when the row changed or the body is sound after all.
+    private func confirm(_ entry: CheckedEntry, repair: Bool) async throws -> VerificationReport.Problem? {
+        try await self.write { db, released in
+            let current = try Row.fetchOne(
+                db,
+                sql: "SELECT body_hash, body_size FROM entry WHERE key = ?",
+                arguments: [entry.key]
+            )
+            guard let current, try current.decode(String.self, forColumn: "body_hash") == entry.hash,
+                try current.decode(Int64.self, forColumn: "body_size") == entry.size
+            else {
+                return nil
+            }
+            var hashedBytes: Int64 = 0
+            guard let kind = try self.checkBody(hash: entry.hash, size: entry.size, hashedBytes: &hashedBytes) else {
+                return nil
+            }
+            if repair {
+                try db.execute(
+                    sql: "DELETE FROM entry WHERE key = ? AND body_hash = ?",
+                    arguments: [entry.key, entry.hash]
+                )
+                released.insert(entry.hash)
+            }
+            return VerificationReport.Problem(subject: entry.url, kind: kind, repaired: repair)
+        }
+    }
+
+    /// The problem with the body `hash` of an entry, or nil when it is sound; adds the bytes hashed.
+    private func checkBody(hash: String, size: Int64, hashedBytes: inout Int64) throws -> VerificationReport.Kind? {
         guard Self.isSHA256Hex(hash) else { return .malformedRow }
         let path = self.bodyPath(forHash: hash)
         guard let actualSize = try POSIXFile.regularFileSize(path) else { return .missingBody(path: path) }
         guard actualSize == size else { return .wrongSize(path: path, indexed: size, actual: actualSize) }
         let actual = try BodyFileHash.sha256Hex(ofFileAt: path)
-        report.checkedBytes += actualSize
+        hashedBytes += actualSize
         return actual == hash ? nil : .wrongHash(path: path, actual: actual)
-    }
-
-    /// Body files that no entry references, one body folder (and write transaction) at a time.
-    private func findOrphanBodies(repair: Bool) async throws -> [VerificationReport.Problem] {
-        let folders = (try? FileManager.default.contentsOfDirectory(atPath: self.bodiesDirectory)) ?? []
-        var problems: [VerificationReport.Problem] = []
-        for folder in folders.sorted() where folder.utf8.count == 2 {
-            let folderPath = "\(self.bodiesDirectory)/\(folder)"
-            let found = try await self.pool.write { db -> [VerificationReport.Problem] in
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
-                var found: [VerificationReport.Problem] = []
-                for name in names.sorted() where Self.isSHA256Hex(name) && name.hasPrefix(folder) {
-                    let referenced =
-                        try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)", arguments: [name]) ?? false
-                    guard !referenced else { continue }
-                    let path = "\(folderPath)/\(name)"
-                    var repaired = false
-                    if repair {
-                        try POSIXFile.removeFile(path)
-                        repaired = true
-                    }
-                    found.append(VerificationReport.Problem(subject: path, kind: .orphanBody, repaired: repaired))
-                }
-                return found
-            }
-            problems += found
-        }
-        return problems
-    }
-
-    /// Files in `tmp/` older than ``staleTemporaryFileAge``; younger ones may be bodies being written.
-    private func findStaleTemporaryFiles(repair: Bool) -> [VerificationReport.Problem] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: self.temporaryDirectory)) ?? []
-        let cutoff = Date().addingTimeInterval(-Self.staleTemporaryFileAge)
-        var problems: [VerificationReport.Problem] = []
-        for name in names.sorted() {
-            let path = "\(self.temporaryDirectory)/\(name)"
-            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date, modified < cutoff else {
-                continue
-            }
-            var repaired = false
-            if repair {
-                do {
-                    try POSIXFile.removeFile(path)
-                    repaired = true
-                } catch {
-                    self.logger.warning("Cannot delete a stale temporary file", metadata: ["path": "\(path)", "error": "\(error)"])
-                }
-            }
-            problems.append(VerificationReport.Problem(subject: path, kind: .staleTemporaryFile, repaired: repaired))
-        }
-        return problems
     }
 }
 

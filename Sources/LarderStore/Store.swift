@@ -18,8 +18,10 @@ import Logging
 /// a directory.
 ///
 /// Crash safety: a body is synced and renamed into `bodies/` before the index row that names it is
-/// committed, and a body file is deleted only inside the write transaction that removes its last
-/// row. A row whose body file is missing or has another size is never served.
+/// committed, and a body file is deleted only after the transaction that removed its last row has
+/// committed (``write(releasingBodies:)``). A crash or a failed commit in between leaves an orphan
+/// file, never a row without its body; ``removeLeftovers()`` deletes orphans later. A row whose body
+/// file is missing or has another size is never served.
 public final class Store: Sendable {
     /// The absolute path of the cache directory.
     public let directory: String
@@ -34,13 +36,10 @@ public final class Store: Sendable {
     /// Finished bodies waiting for their index rows, committed in batches.
     let installs = InstallQueue()
 
-    /// How old a file in `tmp/` must be before opening a store deletes it as left over from a crash.
-    public static let staleTemporaryFileAge: TimeInterval = 3600
-
     /// Opens the cache directory at `directory`, creating it, its index and its folders as needed.
     ///
-    /// Opening does not look at entries or body files, so it costs the same for any cache size; it
-    /// deletes files in `tmp/` older than ``staleTemporaryFileAge``.
+    /// Opening does not look at entries, body files or `tmp/`, so it costs the same for any cache
+    /// size; what a crash left behind is for ``removeLeftovers()``.
     public convenience init(directory: String, logger: Logger = Logger(label: "larder.store")) throws {
         try self.init(directory: directory, logger: logger, migratingUpTo: nil)
     }
@@ -111,7 +110,6 @@ public final class Store: Sendable {
         }
 
         self.pool.add(transactionObserver: self.memo, extent: .databaseLifetime)
-        self.removeStaleTemporaryFiles()
     }
 
     /// The stored entry for `key`, or nil.
@@ -144,18 +142,33 @@ public final class Store: Sendable {
 
     /// Starts streaming a body to a new temporary file in `tmp/` (its name is random, never
     /// derived from a URL).
+    ///
+    /// The writer holds an exclusive `flock` on its file for as long as it lives, so a file in
+    /// `tmp/` that can be locked belongs to no running writer, in any process, and is left over
+    /// from a crash (``removeLeftovers()``).
     public func makeBodyWriter() throws -> BodyWriter {
-        let path = "\(self.temporaryDirectory)/\(UUID().uuidString).partial"
-        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if descriptor < 0, errno == ENOENT {
-            // tmp/ was deleted behind the store's back; make it again.
-            try POSIXFile.makeDirectory(self.temporaryDirectory)
-            descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        while true {
+            let path = "\(self.temporaryDirectory)/\(UUID().uuidString).partial"
+            var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor < 0, errno == ENOENT {
+                // tmp/ was deleted behind the store's back; make it again.
+                try POSIXFile.makeDirectory(self.temporaryDirectory)
+                descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            }
+            guard descriptor >= 0 else {
+                throw StoreError.io(path: path, operation: "create", errno: errno)
+            }
+            // A cleaner (or `larder verify`) opened the file between its creation and this lock:
+            // leave that name, deleting it if the cleaner did not, and start again under another.
+            guard POSIXFile.tryLock(descriptor), POSIXFile.names(path, descriptor) else {
+                if POSIXFile.names(path, descriptor) {
+                    try? POSIXFile.removeFile(path)
+                }
+                POSIXFile.closeDescriptor(descriptor)
+                continue
+            }
+            return BodyWriter(store: self, temporaryPath: path, descriptor: descriptor)
         }
-        guard descriptor >= 0 else {
-            throw StoreError.io(path: path, operation: "create", errno: errno)
-        }
-        return BodyWriter(store: self, temporaryPath: path, descriptor: descriptor)
     }
 
     /// Removes the entry for `key` and its variants (``variants(of:)``), deleting body files no
@@ -166,15 +179,13 @@ public final class Store: Sendable {
         let kinds = keepingPrecached ? " AND kind = '\(EntryKind.runtime.rawValue)'" : ""
         let condition = "(key = ?1 OR (key >= ?2 AND key < ?3))\(kinds)"
         let arguments: StatementArguments = [key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + "#vary>"]
-        return try await self.pool.write { db in
+        return try await self.write { db, released in
             let hashes = try String.fetchAll(db, sql: "SELECT body_hash FROM entry WHERE \(condition)", arguments: arguments)
             guard !hashes.isEmpty else {
                 return false
             }
             try db.execute(sql: "DELETE FROM entry WHERE \(condition)", arguments: arguments)
-            for hash in Set(hashes) {
-                self.deleteBodyIfUnreferenced(db, hash: hash)
-            }
+            released.formUnion(hashes)
             return true
         }
     }
@@ -337,30 +348,27 @@ public final class Store: Sendable {
     /// Installs a batch of finished bodies in one write transaction, each in a savepoint of its
     /// own: one that fails (its rename, say) fails alone, and the others are committed.
     private func commit(_ batch: [PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>] {
-        try await self.pool.writeWithoutTransaction { db in
+        try await self.write { db, released in
             var outcomes: [Result<(IndexRow, EntryKind), any Error>] = []
             outcomes.reserveCapacity(batch.count)
-            try db.inTransaction(.immediate) {
-                for install in batch {
-                    do {
-                        var stored = (install.row, install.kind)
-                        try db.inSavepoint {
-                            stored = try self.installRow(install, db)
-                            return .commit
-                        }
-                        outcomes.append(.success(stored))
-                    } catch {
-                        outcomes.append(.failure(error))
+            for install in batch {
+                do {
+                    var stored = (install.row, install.kind)
+                    try db.inSavepoint {
+                        stored = try self.installRow(install, db, released: &released)
+                        return .commit
                     }
+                    outcomes.append(.success(stored))
+                } catch {
+                    outcomes.append(.failure(error))
                 }
-                return .commit
             }
             return outcomes
         }
     }
 
     /// One body's file work and row, inside the batch's transaction.
-    private func installRow(_ pending: PendingInstall, _ db: Database) throws -> (IndexRow, EntryKind) {
+    private func installRow(_ pending: PendingInstall, _ db: Database, released: inout Set<String>) throws -> (IndexRow, EntryKind) {
         var row = pending.row
         var storedKind = pending.kind
         // The file work happens under the write lock: another writer cannot delete this body
@@ -407,15 +415,62 @@ public final class Store: Sendable {
         row.storedAt = Date().timeIntervalSince1970
         try row.upsert(db, contentType: pending.contentType)
         if let previousHash, previousHash != row.bodyHash {
-            self.deleteBodyIfUnreferenced(db, hash: previousHash)
+            released.insert(previousHash)
         }
         return (row, storedKind)
     }
 
-    /// Deletes the body file for `hash` when no row references it. Runs inside a write transaction,
-    /// so no other writer can add a reference meanwhile. A failed delete leaves an orphan file and is
-    /// only logged: it must not undo the transaction.
-    func deleteBodyIfUnreferenced(_ db: Database, hash: String) {
+    /// Runs `changes` in one write transaction. The body hashes `changes` adds to its `released`
+    /// set (those of rows it deleted or replaced) are deleted only once that transaction has
+    /// committed, and only if no row references them by then: a crash or a failed commit leaves
+    /// every row with its body (and perhaps an orphan file, for ``removeLeftovers()``).
+    func write<T: Sendable>(
+        releasingBodies changes: @escaping @Sendable (Database, inout Set<String>) throws -> T
+    ) async throws -> T {
+        try await self.pool.writeWithoutTransaction { db in
+            var released = Set<String>()
+            let result: T
+            try db.beginTransaction(.immediate)
+            do {
+                result = try changes(db, &released)
+                try db.commit()
+            } catch {
+                if db.isInsideTransaction {
+                    try? db.rollback()
+                }
+                throw error
+            }
+            self.deleteUnreferencedBodies(db, hashes: released)
+            return result
+        }
+    }
+
+    /// Deletes the body file of each of `hashes` that no row references, in a write transaction of
+    /// its own that changes no row: no writer (in any process) can add a reference between the check
+    /// and the delete, since bodies are moved into place under the same lock. A failure leaves
+    /// orphan files and is only logged.
+    func deleteUnreferencedBodies(_ db: Database, hashes: Set<String>) {
+        guard !hashes.isEmpty else {
+            return
+        }
+        do {
+            try db.inTransaction(.immediate) {
+                for hash in hashes {
+                    try self.deleteBodyIfUnreferenced(db, hash: hash)
+                }
+                return .commit
+            }
+        } catch {
+            self.logger.warning(
+                "Cannot delete unreferenced body files; they are removed at the next start",
+                metadata: ["error": "\(error)"]
+            )
+        }
+    }
+
+    /// Deletes the body file for `hash` when no row references it. Runs inside a write transaction
+    /// that has committed every row change already (or makes none).
+    func deleteBodyIfUnreferenced(_ db: Database, hash: String) throws {
         guard Self.isSHA256Hex(hash) else {
             self.logger.error(
                 "Index row has a malformed body hash; not deleting anything",
@@ -423,19 +478,11 @@ public final class Store: Sendable {
             )
             return
         }
-        let path = self.bodyPath(forHash: hash)
-        do {
-            let referenced =
-                try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)"), arguments: [hash])
-                ?? false
-            if !referenced {
-                try POSIXFile.removeFile(path)
-            }
-        } catch {
-            self.logger.warning(
-                "Cannot delete an unreferenced body file",
-                metadata: ["path": "\(path)", "error": "\(error)"]
-            )
+        let referenced =
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)"), arguments: [hash])
+            ?? false
+        if !referenced {
+            try POSIXFile.removeFile(self.bodyPath(forHash: hash))
         }
     }
 
@@ -464,36 +511,6 @@ public final class Store: Sendable {
             storedAt: Date(timeIntervalSince1970: row.storedAt),
             revision: row.revision
         )
-    }
-
-    /// Deletes files in `tmp/` older than ``staleTemporaryFileAge``: bodies of writers that crashed.
-    /// Younger files may belong to another process's writer that is still running.
-    private func removeStaleTemporaryFiles() {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: self.temporaryDirectory)
-        } catch {
-            self.logger.warning(
-                "Cannot list the temporary folder",
-                metadata: ["path": "\(self.temporaryDirectory)", "error": "\(error)"]
-            )
-            return
-        }
-        let cutoff = Date().addingTimeInterval(-Self.staleTemporaryFileAge)
-        for name in names {
-            let path = "\(self.temporaryDirectory)/\(name)"
-            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
-                modified < cutoff
-            else {
-                continue
-            }
-            do {
-                try POSIXFile.removeFile(path)
-                self.logger.debug("Deleted a stale temporary body", metadata: ["path": "\(path)"])
-            } catch {
-                self.logger.warning("Cannot delete a stale temporary body", metadata: ["error": "\(error)"])
-            }
-        }
     }
 
     /// Whether `text` is 64 lower-case hex digits (a body hash that is safe to use in a path).

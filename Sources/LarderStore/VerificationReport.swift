@@ -32,10 +32,19 @@ public struct VerificationReport: Sendable, Hashable {
         case wrongHash(path: String, actual: String)
         /// The index row cannot be read (bad hash or headers).
         case malformedRow
-        /// A body file that no entry references.
+        /// A body file that no entry references (harmless: left by an interrupted run).
         case orphanBody
-        /// A temporary file older than ``Store/staleTemporaryFileAge`` (left by a crash).
-        case staleTemporaryFile
+        /// A file in `tmp/` that no running writer holds (harmless: left by an interrupted run).
+        case leftoverTemporaryFile
+
+        /// Whether this is a leftover of an interrupted run, which takes space but is never served,
+        /// rather than damage to an entry.
+        public var isHarmless: Bool {
+            switch self {
+            case .orphanBody, .leftoverTemporaryFile: true
+            case .missingBody, .wrongSize, .wrongHash, .malformedRow: false
+            }
+        }
 
         /// A short sentence.
         public var description: String {
@@ -45,7 +54,7 @@ public struct VerificationReport: Sendable, Hashable {
             case .wrongHash(let path, let actual): "body file \(path) is corrupted (its SHA-256 is \(actual))"
             case .malformedRow: "the index row is malformed"
             case .orphanBody: "body file that no entry references"
-            case .staleTemporaryFile: "temporary file left by an interrupted write"
+            case .leftoverTemporaryFile: "temporary file left by an interrupted write"
             }
         }
     }
@@ -54,14 +63,24 @@ public struct VerificationReport: Sendable, Hashable {
     public var checkedEntries: Int = 0
     /// The bytes of the body files that were hashed.
     public var checkedBytes: Int64 = 0
-    /// Every problem found, entries first.
+    /// Every problem found, entries first, then leftovers.
     public var problems: [Problem] = []
 
     /// Creates an empty report.
     public init() {}
 
-    /// True when nothing is wrong, or everything wrong was repaired.
+    /// Damaged entries (left as found, or removed by `--repair`).
+    public var damage: [Problem] {
+        self.problems.filter { !$0.kind.isHarmless }
+    }
+
+    /// Leftovers of interrupted runs (left as found, or removed by `--repair`).
+    public var leftovers: [Problem] {
+        self.problems.filter(\.kind.isHarmless)
+    }
+
+    /// True when no entry is damaged, or every damaged one was removed; leftovers do not count.
     public var isClean: Bool {
-        self.problems.allSatisfy(\.repaired)
+        self.damage.allSatisfy(\.repaired)
     }
 }

@@ -9,16 +9,20 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Check every cached entry against its body file.",
         discussion: """
             Checks that each entry's body file exists, has the indexed size and the SHA-256 it is \
-            named by; also reports body files no entry references and temporary files left by an \
-            interrupted write. Exits 0 when all is well (or all was repaired), 1 when problems remain.
+            named by; a damaged entry is never served, and `--repair` removes it. Also lists \
+            leftovers of interrupted runs (a crash or a kill): body files no entry references and \
+            temporary files no writer holds. They are harmless (never served), `larder serve` \
+            removes them in the background when it starts, and so does `--repair`. Safe to run \
+            beside a running `larder serve` or `larder precache`. Exits 0 when no entry is damaged \
+            (or every damaged one was repaired), 1 otherwise.
 
             Examples:
               larder verify
-              larder verify --repair     # remove broken entries, orphan bodies, stale temporary files
+              larder verify --repair     # remove damaged entries and leftovers
             """
     )
 
-    @Flag(help: "Remove broken entries, orphan body files and stale temporary files.")
+    @Flag(help: "Remove damaged entries, orphan body files and leftover temporary files.")
     var repair = false
 
     @OptionGroup var cacheDirectory: CacheDirectoryOption
@@ -35,16 +39,30 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         try? store.close()
         var output = ""
-        for problem in report.problems {
-            output += "\(problem)\n"
+        let damage = report.damage
+        let leftovers = report.leftovers
+        if !damage.isEmpty {
+            output += "Damaged entries:\n"
+            for problem in damage {
+                output += "  \(problem)\n"
+            }
         }
-        let repaired = report.problems.filter(\.repaired).count
+        if !leftovers.isEmpty {
+            output += "Leftovers of an interrupted run (harmless, never served):\n"
+            for problem in leftovers {
+                output += "  \(problem)\n"
+            }
+        }
         output += "Checked \(report.checkedEntries) entries (\(ByteSize(bytes: report.checkedBytes)) hashed): "
-        if report.problems.isEmpty {
-            output += "no problems.\n"
+        if damage.isEmpty {
+            output += "no damaged entries"
         } else {
-            output += "\(report.problems.count) problems, \(repaired) repaired.\n"
+            output += "\(damage.count) damaged, \(damage.filter(\.repaired).count) repaired"
         }
+        if !leftovers.isEmpty {
+            output += "; \(leftovers.count) leftover files\(self.repair ? " removed" : "")"
+        }
+        output += ".\n"
         FileHandle.standardOutput.write(Data(output.utf8))
         if !report.isClean {
             if !self.repair {

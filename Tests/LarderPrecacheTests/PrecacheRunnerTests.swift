@@ -177,6 +177,28 @@ struct PrecacheRunnerTests {
             #expect(files.count == 1)
         }
     }
+
+    @Test("a metadata.json past the read limit gives no name and is never stored as a prefix")
+    func oversizedMetadataIsNotStored() async throws {
+        let name = String(repeating: "n", count: GameMetadata.maximumBodySize + 100_000)
+        let upstream = FakeUpstream { url, _ in
+            switch url {
+            case "http://h.example/a/offline.meta.json": return Self.manifest(["a/x.js"])
+            case "http://h.example/a/metadata.json": return .ok("{\"name\": \"\(name)\"}", contentType: "application/json")
+            default: return .ok(url)
+            }
+        }
+        try await Self.withStore { store in
+            let runner = PrecacheRunner(store: store, upstream: upstream, options: Self.fastOptions())
+            #expect(await runner.run(GamesList.parse("http://h.example/a\n", source: "t")).succeeded)
+            let metadata = try CacheKey(url: "http://h.example/a/metadata.json")
+            let file = try CacheKey(url: "http://h.example/a/x.js")
+            let manifest = try CacheKey(url: "http://h.example/a/offline.meta.json")
+            #expect(try await store.entry(for: metadata) == nil)
+            #expect(try await store.entry(for: file) != nil)
+            #expect(try await store.entry(for: manifest) != nil)
+        }
+    }
 }
 
 /// A switch a fake upstream's responder reads, flipped between runs.

@@ -479,24 +479,6 @@ struct StoreTests {
     }
 
     @Test
-    func openingDeletesOnlyStaleTemporaryFiles() async throws {
-        try await withTemporaryDirectory { directory in
-            try FileManager.default.createDirectory(atPath: "\(directory)/tmp", withIntermediateDirectories: true)
-            let stale = "\(directory)/tmp/stale.partial"
-            let fresh = "\(directory)/tmp/fresh.partial"
-            #expect(FileManager.default.createFile(atPath: stale, contents: Data([1])))
-            #expect(FileManager.default.createFile(atPath: fresh, contents: Data([2])))
-            try FileManager.default.setAttributes(
-                [.modificationDate: Date().addingTimeInterval(-2 * Store.staleTemporaryFileAge)],
-                ofItemAtPath: stale
-            )
-            let store = try Store(directory: directory)
-            defer { try? store.close() }
-            #expect(regularFiles(under: "\(directory)/tmp") == ["fresh.partial"])
-        }
-    }
-
-    @Test
     func openingCreatesTheLayoutAndResolvesTheDirectory() async throws {
         try await withTemporaryDirectory { directory in
             let store = try Store(directory: "\(directory)/nested/./cache/")

@@ -50,20 +50,66 @@ struct VerificationTests {
         }
     }
 
-    @Test("stale temporary files are reported and removed; fresh ones are left to their writers")
-    func staleTemporaryFiles() async throws {
+    @Test("leftovers are harmless: verify reports them apart from damage and stays clean; --repair removes them")
+    func leftoversAreNotDamage() async throws {
         try await withTemporaryDirectory { directory in
             let store = try Store(directory: directory)
             defer { try? store.close() }
-            let stale = directory + "/tmp/old.partial"
-            let fresh = directory + "/tmp/new.partial"
-            try Data([1]).write(to: URL(fileURLWithPath: stale))
-            try Data([2]).write(to: URL(fileURLWithPath: fresh))
-            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-2 * Store.staleTemporaryFileAge)], ofItemAtPath: stale)
-            let report = try await store.verifyEntries(repair: true)
-            #expect(report.problems == [VerificationReport.Problem(subject: stale, kind: .staleTemporaryFile, repaired: true)])
-            #expect(!FileManager.default.fileExists(atPath: stale))
-            #expect(FileManager.default.fileExists(atPath: fresh))
+            try await store.put(sampleBody(count: 100, seed: 1), at: "https://example.com/kept")
+            let leftover = directory + "/tmp/crashed.partial"
+            try Data([1]).write(to: URL(fileURLWithPath: leftover))
+            let writing = try store.makeBodyWriter()
+            try writing.write(contentsOf: [1, 2, 3])
+            let orphan = directory + "/bodies/cd/" + String(repeating: "cd", count: 32)
+            try Data([4]).write(to: URL(fileURLWithPath: orphan))
+
+            let found = try await store.verifyEntries(repair: false)
+            #expect(found.isClean)
+            #expect(found.damage.isEmpty)
+            #expect(Set(found.leftovers.map(\.subject)) == [leftover, orphan])
+            #expect(FileManager.default.fileExists(atPath: leftover))
+
+            let repaired = try await store.verifyEntries(repair: true)
+            #expect(repaired.leftovers.allSatisfy { $0.repaired })
+            #expect(!FileManager.default.fileExists(atPath: leftover))
+            #expect(!FileManager.default.fileExists(atPath: orphan))
+            // A body being written (its writer holds it) is never taken for a leftover.
+            #expect(FileManager.default.fileExists(atPath: writing.temporaryPath))
+            writing.discard()
+            #expect(try await store.body(at: "https://example.com/kept") == sampleBody(count: 100, seed: 1))
+        }
+    }
+
+    @Test("beside a writer that keeps replacing entries, verify and --repair find and remove nothing")
+    func verifyBesideABusyWriter() async throws {
+        try await withTemporaryDirectory { directory in
+            let writer = try Store(directory: directory)
+            defer { try? writer.close() }
+            let urls = (0..<40).map { "https://example.com/\($0)" }
+            for (index, url) in urls.enumerated() {
+                try await writer.put(sampleBody(count: 2000, seed: UInt8(index)), at: url)
+            }
+            let verifier = try Store(directory: directory)
+            defer { try? verifier.close() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // Every round gives every entry a new body, releasing the old one.
+                    for round in 1...15 {
+                        for (index, url) in urls.enumerated() {
+                            try await writer.put(sampleBody(count: 2000 + round, seed: UInt8(index)), at: url)
+                        }
+                    }
+                }
+                for round in 0..<6 {
+                    let report = try await verifier.verifyEntries(repair: round % 2 == 1)
+                    #expect(report.damage.isEmpty, "\(report.damage)")
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await verifier.totals().entries == urls.count)
+            for url in urls {
+                #expect(try await verifier.body(at: url)?.count == 2015)
+            }
         }
     }
 }

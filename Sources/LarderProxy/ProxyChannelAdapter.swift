@@ -38,6 +38,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             if case .head(let head) = part {
+                context.triggerUserOutboundEvent(ClientConnectionEvent.requestHeadReceived, promise: nil)
                 // Only with nothing in flight (answers keep request order) and room to write (a
                 // client that does not read must meet the task's backpressure).
                 if self.requestsInFlight == 0, context.channel.isWritable,
@@ -45,6 +46,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 {
                     self.droppingRequest = true
                     self.write(answer, context: context)
+                    context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
                     return
                 }
                 self.requestsInFlight += 1
@@ -101,9 +103,11 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch self.unwrapOutboundIn(data) {
         case .http(let part):
+            var complete = false
             switch part {
             case .end:
                 self.requestsInFlight = max(0, self.requestsInFlight - 1)
+                complete = self.requestsInFlight == 0
             case .head(let head) where head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }:
                 // The connection ends after this response (perhaps its body ends with it): no
                 // answer may follow it.
@@ -112,6 +116,9 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 break
             }
             context.write(NIOAny(part), promise: promise)
+            if complete {
+                context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
+            }
         case .raw(let buffer):
             context.write(NIOAny(buffer), promise: promise)
         case .enterTunnelMode:
@@ -119,6 +126,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             // so the codec can go. Removing the decoder forwards the bytes it still holds.
             self.immediateHits = nil
             context.flush()
+            context.triggerUserOutboundEvent(ClientConnectionEvent.tunnelStarted, promise: nil)
             CodecRemoval.remove(encoderName: self.encoderName, decoderName: self.decoderName, context: context, promise: promise)
         case .startTLS(let factory):
             // Requests inside the tunnel are origin-form for its host: the task serves them.

@@ -28,6 +28,8 @@ public struct ProxyConfiguration: Sendable {
     public var backoff = HostHealth.Policy()
     /// The store's size budget, shown on /dev/offline (nil: none set).
     public var maxSize: Int64?
+    /// Bounds on client connections: timeouts and how many may be open.
+    public var clientLimits = ClientLimits()
     /// Per-route strategies from the config file; the first route matching a key applies.
     public var routes: [CacheRoute] = []
 

@@ -13,7 +13,6 @@ struct ProxyConnection {
     let proxy: ForwardProxy
     let own: RequestRoute.OwnAuthorities
     let rules: RequestRoute.Rules
-    let allowList: ClientAllowList
     let pages: OwnPages
     let lifecycle: ConnectionLifecycle
     let interception: Interception?
@@ -21,14 +20,9 @@ struct ProxyConnection {
     let logger: Logger
 
     func run() async {
-        let remote = self.channel.channel.remoteAddress
         do {
             try await self.channel.executeThenClose { inbound, outbound in
                 var iterator = inbound.makeAsyncIterator()
-                guard self.allowList.allows(remote) else {
-                    try await self.refuseClient(remote, iterator: &iterator, outbound: outbound)
-                    return
-                }
                 try await self.serveRequests(&iterator, outbound: outbound, tunnel: nil)
             }
         } catch {
@@ -101,19 +95,6 @@ struct ProxyConnection {
                 return
             }
         }
-    }
-
-    /// Answers the first request of a client outside the allow list with 403.
-    private func refuseClient(
-        _ remote: SocketAddress?,
-        iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
-        outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>
-    ) async throws {
-        guard case .http(.head(let head))? = try? await iterator.next() else { return }
-        let writer = ResponseWriter(outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1)
-        let reason = "Larder does not serve \(remote.map { "\($0)" } ?? "this client"); start it with --allow CIDR to let other addresses in."
-        try await writer.page(.refusal(.forbidden, reason: reason), cacheStatus: nil, close: true)
-        self.log(head, status: 403, cacheStatus: nil, since: ContinuousClock.now)
     }
 
     /// Answers a CONNECT by terminating TLS with a leaf for `host` signed by Larder's CA, then

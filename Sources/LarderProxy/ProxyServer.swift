@@ -92,46 +92,70 @@ public final class ProxyServer: Service, Sendable {
     /// Listens and serves until graceful shutdown or cancellation.
     public func run() async throws {
         let preparedHits = PreparedHits()
+        let registry = ConnectionRegistry()
+        let limits = self.configuration.clientLimits
+        let counts = ConnectionCounts(
+            total: limits.maximumConnections ?? ClientLimits.defaultMaximumConnections(descriptorLimit: DescriptorLimit.current),
+            perClient: limits.maximumConnectionsPerClient
+        )
         let server = try await ServerBootstrap(group: self.group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: self.configuration.host, port: self.configuration.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
+                channel.eventLoop.makeCompletedFuture { () -> AcceptedConnection? in
+                    let operations = channel.pipeline.syncOperations
+                    let remote = channel.remoteAddress
+                    // Clients outside the allow list, and clients over the limits, are answered at
+                    // once and never read: they hold no socket for long.
+                    guard self.configuration.allowList.allows(remote) else {
+                        let reason = "Larder does not serve \(remote.map { "\($0)" } ?? "this client"); start it with --allow CIDR to let other addresses in."
+                        try operations.addHandler(ClientRefusal(status: "403 Forbidden", reason: reason))
+                        return nil
+                    }
+                    let lifecycle: ConnectionLifecycle
+                    switch registry.admit(channel, client: remote?.ipAddress ?? "local", limits: counts) {
+                    case .refused(let reason):
+                        self.logger.warning("connection refused", metadata: ["client": "\(remote.map { "\($0)" } ?? "?")", "reason": "\(reason)"])
+                        try operations.addHandler(ClientRefusal(status: "503 Service Unavailable", reason: "Too many connections: \(reason)."))
+                        return nil
+                    case .admitted(let admitted):
+                        lifecycle = admitted
+                    }
+                    channel.closeFuture.whenComplete { _ in registry.remove(lifecycle) }
+                    try operations.addHandler(ClientTimeouts(limits: limits, lifecycle: lifecycle))
                     var encoderConfiguration = HTTPResponseEncoder.Configuration()
                     // Larder frames every response itself (it knows HEAD and tunnel answers).
                     encoderConfiguration.automaticallySetFramingHeaders = false
-                    let operations = channel.pipeline.syncOperations
                     try operations.addHandler(HTTPResponseEncoder(configuration: encoderConfiguration), name: "http-encoder")
                     try operations.addHandler(
                         ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
                         name: "http-decoder"
                     )
-                    // Plain hits are answered on the event loop; clients outside the allow list
-                    // are refused by the connection's task, so they get none.
-                    let immediateHits = self.configuration.allowList.allows(channel.remoteAddress)
-                        ? ImmediateHits(
-                            proxy: self.proxy,
-                            own: RequestRoute.OwnAuthorities(
-                                port: channel.localAddress?.port ?? self.configuration.port,
-                                listenHost: self.configuration.host,
-                                localAddress: channel.localAddress?.ipAddress
-                            ),
-                            rules: self.configuration.routeRules,
-                            log: RequestLog(statistics: self.statistics, logger: self.logger),
-                            prepared: preparedHits
-                        ) : nil
+                    // Plain hits are answered on the event loop.
+                    let immediateHits = ImmediateHits(
+                        proxy: self.proxy,
+                        own: RequestRoute.OwnAuthorities(
+                            port: channel.localAddress?.port ?? self.configuration.port,
+                            listenHost: self.configuration.host,
+                            localAddress: channel.localAddress?.ipAddress
+                        ),
+                        rules: self.configuration.routeRules,
+                        log: RequestLog(statistics: self.statistics, logger: self.logger),
+                        prepared: preparedHits
+                    )
                     try operations.addHandler(
                         ProxyChannelAdapter(decoderName: "http-decoder", encoderName: "http-encoder", immediateHits: immediateHits)
                     )
-                    return try NIOAsyncChannel<ProxyInbound, ProxyOutbound>(
+                    let asyncChannel = try NIOAsyncChannel<ProxyInbound, ProxyOutbound>(
                         wrappingChannelSynchronously: channel,
                         configuration: .init(
                             backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
                             isOutboundHalfClosureEnabled: true
                         )
                     )
+                    return AcceptedConnection(channel: asyncChannel, lifecycle: lifecycle)
                 }
             }
         guard let address = server.channel.localAddress, let port = address.port else {
@@ -161,19 +185,26 @@ public final class ProxyServer: Service, Sendable {
             devOffline: devOffline,
             caCertificatePEM: try self.interception?.certificates.authority.pem()
         )
-        let registry = ConnectionRegistry()
-
         // Background work lives as long as the server: last-use batching and web precache jobs.
         // It is cancelled once every connection has finished.
         try await withThrowingTaskGroup(of: Void.self) { background in
             background.addTask { await self.usage.run() }
             background.addTask { await self.precacheJobs.run() }
             background.addTask { await self.budget.run() }
+            // What a crash left in the cache directory goes once the proxy answers, at low priority.
+            background.addTask(priority: .background) {
+                do {
+                    try await self.store.removeLeftovers()
+                } catch {
+                    self.logger.warning("cannot remove leftovers of an interrupted run", metadata: ["error": "\(error)"])
+                }
+            }
             try await withGracefulShutdownHandler {
                 try await server.executeThenClose { connections in
                     try await withThrowingDiscardingTaskGroup { group in
-                        for try await connection in connections {
-                            let lifecycle = registry.register(connection.channel)
+                        for try await accepted in connections {
+                            guard let accepted else { continue }
+                            let connection = accepted.channel
                             let handler = ProxyConnection(
                                 channel: connection,
                                 proxy: self.proxy,
@@ -183,16 +214,14 @@ public final class ProxyServer: Service, Sendable {
                                     localAddress: connection.channel.localAddress?.ipAddress
                                 ),
                                 rules: self.configuration.routeRules,
-                                allowList: self.configuration.allowList,
                                 pages: pages,
-                                lifecycle: lifecycle,
+                                lifecycle: accepted.lifecycle,
                                 interception: self.interception,
                                 statistics: self.statistics,
                                 logger: self.logger
                             )
                             group.addTask {
                                 await handler.run()
-                                registry.remove(lifecycle)
                             }
                         }
                     }
@@ -205,6 +234,12 @@ public final class ProxyServer: Service, Sendable {
             background.cancelAll()
         }
     }
+}
+
+/// A client connection the server serves: its async channel and its bookkeeping.
+struct AcceptedConnection: Sendable {
+    var channel: NIOAsyncChannel<ProxyInbound, ProxyOutbound>
+    var lifecycle: ConnectionLifecycle
 }
 
 /// The server could not start.

@@ -46,20 +46,56 @@ public enum RequestRoute: Sendable, Equatable {
         public var maximumURILength: Int
         /// Ports `CONNECT` may reach; `nil` allows any.
         public var connectPorts: Set<Int>?
+        /// The most header fields a request may have (more get 431).
+        public var maximumHeaderCount: Int
+        /// The most bytes a request's header fields may take, names and values (more get 431).
+        public var maximumHeaderBytes: Int
 
         /// Creates rules.
-        public init(maximumURILength: Int = 16 * 1024, connectPorts: Set<Int>? = [443]) {
+        public init(
+            maximumURILength: Int = 16 * 1024,
+            connectPorts: Set<Int>? = [443],
+            maximumHeaderCount: Int = 100,
+            maximumHeaderBytes: Int = 64 * 1024
+        ) {
             self.maximumURILength = maximumURILength
             self.connectPorts = connectPorts
+            self.maximumHeaderCount = maximumHeaderCount
+            self.maximumHeaderBytes = maximumHeaderBytes
+        }
+
+        /// Why a request's head breaks these rules' limits, or nil.
+        func limitProblem(_ head: HTTPRequestHead) -> RequestRoute? {
+            let uri = head.uri
+            if uri.utf8.count > self.maximumURILength {
+                return .reject(.uriTooLong, "The request target is \(uri.utf8.count) bytes; Larder accepts at most \(self.maximumURILength).")
+            }
+            if head.headers.count > self.maximumHeaderCount {
+                return .reject(
+                    .requestHeaderFieldsTooLarge,
+                    "The request has \(head.headers.count) header fields; Larder accepts at most \(self.maximumHeaderCount)."
+                )
+            }
+            var bytes = 0
+            for field in head.headers {
+                bytes += field.name.utf8.count + field.value.utf8.count
+            }
+            if bytes > self.maximumHeaderBytes {
+                return .reject(
+                    .requestHeaderFieldsTooLarge,
+                    "The request's header fields take \(bytes) bytes; Larder accepts at most \(self.maximumHeaderBytes)."
+                )
+            }
+            return nil
         }
     }
 
     /// Classifies a request head.
     public static func classify(_ head: HTTPRequestHead, own: OwnAuthorities, rules: Rules) -> RequestRoute {
-        let uri = head.uri
-        if uri.utf8.count > rules.maximumURILength {
-            return .reject(.uriTooLong, "The request target is \(uri.utf8.count) bytes; Larder accepts at most \(rules.maximumURILength).")
+        if let problem = rules.limitProblem(head) {
+            return problem
         }
+        let uri = head.uri
         if head.method == .CONNECT {
             return self.classifyConnect(uri, own: own, rules: rules)
         }
@@ -96,10 +132,10 @@ public enum RequestRoute: Sendable, Equatable {
     /// Classifies a request read inside an intercepted TLS tunnel to `host:port`: origin-form
     /// targets are that host's URLs; nothing else is accepted there.
     public static func classifyInTunnel(_ head: HTTPRequestHead, host: String, port: Int, rules: Rules) -> RequestRoute {
-        let uri = head.uri
-        if uri.utf8.count > rules.maximumURILength {
-            return .reject(.uriTooLong, "The request target is \(uri.utf8.count) bytes; Larder accepts at most \(rules.maximumURILength).")
+        if let problem = rules.limitProblem(head) {
+            return problem
         }
+        let uri = head.uri
         guard head.method != .CONNECT else {
             return .reject(.badRequest, "CONNECT inside a tunnel is not supported.")
         }

@@ -87,6 +87,39 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var shutdownGrace = 10
 
+    @Option(
+        name: .customLong("header-timeout"),
+        help: ArgumentHelp("How long a request head may take to arrive; slower clients get 408 and are closed (seconds).", valueName: "seconds")
+    )
+    var headerTimeout = 30
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("How long a kept-alive client connection may wait for its next request (seconds).", valueName: "seconds")
+    )
+    var idleTimeout = 60
+
+    @Option(
+        name: .customLong("tunnel-idle-timeout"),
+        help: ArgumentHelp("How long a tunnel or WebSocket may pass no byte before it closes (seconds).", valueName: "seconds")
+    )
+    var tunnelIdleTimeout = 600
+
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "Client connections open at once; at the limit the longest-idle one closes to make room, and a new one is refused with 503 when none is idle (default: from the file-descriptor limit).",
+            valueName: "count"
+        )
+    )
+    var maxConnections: Int?
+
+    @Option(
+        name: .customLong("max-connections-per-client"),
+        help: ArgumentHelp("Client connections one address may hold at once.", valueName: "count")
+    )
+    var maxConnectionsPerClient = 256
+
     /// The budget without `--max-size` or a config file's `maxSize`: 2 GiB.
     static let defaultMaximumSize: Int64 = 2 << 30
 
@@ -100,6 +133,17 @@ struct ServeCommand: AsyncParsableCommand {
         _ = try self.maximumSize()
         guard (0...3600).contains(self.shutdownGrace) else {
             throw ValidationError("--shutdown-grace \(self.shutdownGrace) is not between 0 and 3600 seconds.")
+        }
+        for (name, value) in [("--header-timeout", self.headerTimeout), ("--idle-timeout", self.idleTimeout), ("--tunnel-idle-timeout", self.tunnelIdleTimeout)] {
+            guard (1...86_400).contains(value) else {
+                throw ValidationError("\(name) \(value) is not between 1 and 86400 seconds.")
+            }
+        }
+        if let maxConnections = self.maxConnections, maxConnections < 1 {
+            throw ValidationError("--max-connections \(maxConnections) must be at least 1.")
+        }
+        guard self.maxConnectionsPerClient >= 1 else {
+            throw ValidationError("--max-connections-per-client \(self.maxConnectionsPerClient) must be at least 1.")
         }
         if !Self.isLoopback(self.host) && self.allow.isEmpty {
             throw ValidationError(
@@ -123,6 +167,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.allowList = ClientAllowList(networks: try self.allowedNetworks())
         configuration.routeRules.connectPorts = try self.allowedConnectPorts()
         configuration.maxSize = try self.maximumSize() ?? configuration.maxSize ?? Self.defaultMaximumSize
+        configuration.clientLimits.headerTimeout = .seconds(self.headerTimeout)
+        configuration.clientLimits.idleTimeout = .seconds(self.idleTimeout)
+        configuration.clientLimits.tunnelIdleTimeout = .seconds(self.tunnelIdleTimeout)
+        configuration.clientLimits.maximumConnectionsPerClient = self.maxConnectionsPerClient
+        // Every connection is a descriptor: the common soft limit of 1024 would lock clients out
+        // long before the machine runs out; the connection limit stays below what is raised.
+        let descriptors = DescriptorLimit.raiseToHardLimit()
+        configuration.clientLimits.maximumConnections =
+            self.maxConnections ?? ClientLimits.defaultMaximumConnections(descriptorLimit: descriptors)
         var precacheOptions = PrecacheOptions()
         configFile.apply(to: &precacheOptions)
 
@@ -220,8 +273,13 @@ struct ServeCommand: AsyncParsableCommand {
         return ports
     }
 
-    private static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    /// Whether `host` is a loopback address literal (127.0.0.0/8, ::1) or `localhost`; a name that
+    /// merely starts with `127.` is not.
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" { return true }
+        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard let address = try? SocketAddress(ipAddress: literal, port: 0) else { return false }
+        return CIDR.isLoopback(address)
     }
 }
 

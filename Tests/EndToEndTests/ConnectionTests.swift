@@ -43,6 +43,79 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a slowloris head is answered 408 and closed at --header-timeout; an idle keep-alive closes at --idle-timeout")
+    func slowClientsAreClosed() async throws {
+        try await withProxy(arguments: ["--header-timeout", "2", "--idle-timeout", "2"]) { larder, origin in
+            origin.setRoute("/x", .text("x"))
+            let slow = try RawConnection(host: "127.0.0.1", port: larder.port)
+            let started = ContinuousClock.now
+            let dripping = Task {
+                for byte in "GET \(origin.url("/x")) HTTP/1.1\r\nHost: a\r\nX-Slow: ".utf8 {
+                    guard (try? slow.send(String(UnicodeScalar(byte)))) != nil else { return }
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            let answer = await slow.readToEnd()
+            dripping.cancel()
+            #expect(answer.hasPrefix("HTTP/1.1 408"))
+            #expect(ContinuousClock.now - started < .seconds(8))
+
+            let idle = try RawConnection(host: "127.0.0.1", port: larder.port)
+            try idle.send("GET \(origin.url("/x")) HTTP/1.1\r\nHost: a\r\n\r\n")
+            let keptAlive = ContinuousClock.now
+            let served = await idle.readToEnd()
+            #expect(served.hasPrefix("HTTP/1.1 200"))
+            #expect(ContinuousClock.now - keptAlive < .seconds(8))
+        }
+    }
+
+    @Test("idle sockets at the connection limit do not lock a real client out")
+    func connectionLimit() async throws {
+        try await withProxy(arguments: ["--max-connections", "40"]) { larder, origin in
+            origin.setRoute("/x", .text("served"))
+            var idle: [RawConnection] = []
+            for _ in 0..<60 {
+                idle.append(try RawConnection(host: "127.0.0.1", port: larder.port))
+            }
+            // The first 40 are admitted; each later one pushes out the longest-waiting, as the
+            // real client's connections do.
+            for _ in 0..<3 {
+                let response = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL)
+                #expect(response.status == 200)
+                #expect(response.text == "served")
+            }
+            _ = idle
+        }
+    }
+
+    @Test("a request with more header fields than allowed gets 431")
+    func tooManyHeaders() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/x", .text("x"))
+            let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+            let headers = (0..<1000).map { "X-H\($0): v\r\n" }.joined()
+            try connection.send("GET \(origin.url("/x")) HTTP/1.1\r\nHost: a\r\n\(headers)\r\n")
+            let answer = await connection.readToEnd()
+            #expect(answer.hasPrefix("HTTP/1.1 431"))
+            #expect(origin.requests().isEmpty)
+        }
+    }
+
+    @Test("--host with a name that only starts with 127. is not loopback: a usage error without --allow")
+    func hostNameIsNotLoopback() async throws {
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
+        process.arguments = ["serve", "--host", "127.example.com", "--port", "0", "--cache-dir", LarderProcess.temporaryDirectory()]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }, as: UTF8.self)
+        await onThread { process.waitUntilExit() }
+        #expect(process.terminationStatus == 2)
+        #expect(output.contains("--allow"))
+    }
+
     @Test("listening beyond loopback without --allow is a usage error (exit 2)")
     func hostNeedsAllow() async throws {
         let process = ChildProcess()

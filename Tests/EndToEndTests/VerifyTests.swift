@@ -35,12 +35,46 @@ struct VerifyTests {
 
             let repair = try await LarderCLI.run(["verify", "--repair", "--cache-dir", cache])
             #expect(repair.exitCode == 0, "\(repair.stdout) \(repair.stderr)")
-            #expect(repair.stdout.contains("2 problems, 2 repaired"))
+            #expect(repair.stdout.contains("2 damaged, 2 repaired"))
             let again = try await LarderCLI.run(["verify", "--cache-dir", cache])
             #expect(again.exitCode == 0)
             #expect(again.stdout.contains("Checked 1 entries"))
-            #expect(again.stdout.contains("no problems"))
+            #expect(again.stdout.contains("no damaged entries"))
             #expect(!FileManager.default.fileExists(atPath: corrupted.bodyPath))
+        }
+    }
+
+    @Test("leftovers of a kill are reported as harmless (exit 0), and larder serve removes them when it starts")
+    func leftoversAfterAKill() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/kept.txt", .text("kept body"))
+            #expect(try await Curl.run(origin.url("/kept.txt"), proxy: larder.proxyURL).status == 200)
+            await larder.stop()
+            let cache = larder.cacheDirectory
+            let orphan = cache + "/bodies/0f/" + String(repeating: "0f", count: 32)
+            let partial = cache + "/tmp/killed.partial"
+            try Data("orphan".utf8).write(to: URL(fileURLWithPath: orphan))
+            try Data("partial".utf8).write(to: URL(fileURLWithPath: partial))
+
+            let check = try await LarderCLI.run(["verify", "--cache-dir", cache])
+            #expect(check.exitCode == 0, "\(check.stdout) \(check.stderr)")
+            #expect(check.stdout.contains("Leftovers of an interrupted run"))
+            #expect(check.stdout.contains(orphan))
+            #expect(check.stdout.contains(partial))
+            #expect(check.stdout.contains("no damaged entries; 2 leftover files"))
+
+            let restarted = try await LarderProcess(cacheDirectory: cache)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline,
+                FileManager.default.fileExists(atPath: orphan) || FileManager.default.fileExists(atPath: partial)
+            {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(!FileManager.default.fileExists(atPath: orphan))
+            #expect(!FileManager.default.fileExists(atPath: partial))
+            let served = try await Curl.run(origin.url("/kept.txt"), proxy: restarted.proxyURL)
+            #expect(served.text == "kept body")
+            _ = await restarted.stop()
         }
     }
 }

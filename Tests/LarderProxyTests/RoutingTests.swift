@@ -16,6 +16,38 @@ struct RoutingTests {
         return RequestRoute.classify(HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: headers), own: self.own, rules: self.rules)
     }
 
+    @Test("more header fields, or more header bytes, than the rules allow get 431, inside tunnels too")
+    func headerLimits() {
+        var many = HTTPHeaders()
+        for index in 0...100 { many.add(name: "x-\(index)", value: "v") }
+        let tooMany = HTTPRequestHead(version: .http1_1, method: .GET, uri: "http://a.example/", headers: many)
+        guard case .reject(let status, let reason) = RequestRoute.classify(tooMany, own: self.own, rules: self.rules) else {
+            Issue.record("101 header fields were accepted")
+            return
+        }
+        #expect(status == .requestHeaderFieldsTooLarge)
+        #expect(reason.contains("101 header fields"))
+        guard case .reject(.requestHeaderFieldsTooLarge, _) = RequestRoute.classifyInTunnel(tooMany, host: "a.example", port: 443, rules: self.rules) else {
+            Issue.record("101 header fields were accepted inside a tunnel")
+            return
+        }
+        let big = HTTPRequestHead(
+            version: .http1_1, method: .GET, uri: "http://a.example/",
+            headers: ["cookie": String(repeating: "c", count: 40_000), "x-more": String(repeating: "m", count: 30_000)]
+        )
+        guard case .reject(.requestHeaderFieldsTooLarge, _) = RequestRoute.classify(big, own: self.own, rules: self.rules) else {
+            Issue.record("70 kB of header fields were accepted")
+            return
+        }
+        var fine = HTTPHeaders()
+        for index in 0..<100 { fine.add(name: "x-\(index)", value: "v") }
+        let ok = HTTPRequestHead(version: .http1_1, method: .GET, uri: "http://a.example/", headers: fine)
+        guard case .forward = RequestRoute.classify(ok, own: self.own, rules: self.rules) else {
+            Issue.record("100 header fields were refused")
+            return
+        }
+    }
+
     @Test("absolute-form requests are forwarded with their URL")
     func forward() {
         guard case .forward(let url) = self.classify(.GET, "http://Example.com:80/a?b=1#frag") else {

@@ -75,7 +75,10 @@ extension ForwardProxy {
                 varyRequestHeaders: target.varyValues
             )
             _ = try await writer.commit(key: target.key, head: head, kind: .runtime, expectedLength: Self.contentLength(headers))
+            self.storeFailures.recordSuccess()
             self.budget.requestEviction()
+        } catch let error as StoreError {
+            self.storeFailures.record(error, url: fetch.url.absoluteString)
         } catch {
             self.logger.notice("background answer not stored", metadata: ["url": "\(fetch.url.absoluteString)", "error": "\(error)"])
         }

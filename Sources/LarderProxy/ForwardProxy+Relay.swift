@@ -29,10 +29,13 @@ extension ForwardProxy {
             do {
                 bodyWriter = try self.store.makeBodyWriter()
             } catch {
-                self.logger.warning("cannot store response", metadata: ["url": "\(request.uri)", "error": "\(error)"])
+                self.storeFailures.record(error, url: request.uri)
             }
         }
-        var cacheStatus = CacheStatus.forward(forwardReason, status: response.head.status, stored: bodyWriter != nil)
+        // `stored` is said only of what is being stored while storing works; a body cut short is
+        // never stored, and the client then sees a broken response (the connection closes).
+        let claimsStored = bodyWriter != nil && !self.storeFailures.isFailing
+        var cacheStatus = CacheStatus.forward(forwardReason, status: response.head.status, stored: claimsStored)
         if let notStoredReason, forwardReason != .method {
             cacheStatus.detail = "not-stored-\(notStoredReason)"
         }
@@ -99,7 +102,7 @@ extension ForwardProxy {
                     do {
                         try chunk.withUnsafeReadableBytes { try writerToDisk.write($0) }
                     } catch {
-                        self.logger.warning("storing response failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
+                        self.storeFailures.record(error, url: request.uri)
                         writerToDisk.discard()
                         bodyWriter = nil
                     }
@@ -145,9 +148,12 @@ extension ForwardProxy {
             )
             do {
                 _ = try await bodyWriter.commit(key: storeAs.key, head: stored, kind: .runtime, expectedLength: declaredLength)
+                self.storeFailures.recordSuccess()
                 self.budget.requestEviction()
+            } catch StoreError.lengthMismatch(let expected, let actual) {
+                self.logger.notice("not stored: the body was cut short", metadata: ["url": "\(storeAs.url.absoluteString)", "expected": "\(expected)", "actual": "\(actual)"])
             } catch {
-                self.logger.warning("not stored", metadata: ["url": "\(storeAs.url.absoluteString)", "error": "\(error)"])
+                self.storeFailures.record(error, url: storeAs.url.absoluteString)
             }
         }
         let answered = rangeUnsatisfiable ? 416 : (status206 ? 206 : response.head.status)

@@ -18,6 +18,8 @@ final class ForwardProxy: Sendable {
     let configuration: ProxyConfiguration
     let usage: UsageRecorder
     let budget: StoreBudget
+    /// Responses that could not be stored, for the log and /dev/offline.
+    let storeFailures: StoreWriteFailures
     let logger: Logger
     /// Upstream fetches of misses in flight, shared by concurrent requests for one key.
     let inFlight = InFlightFetches()
@@ -48,6 +50,7 @@ final class ForwardProxy: Sendable {
         self.offline = offline
         self.configuration = configuration
         self.logger = logger
+        self.storeFailures = StoreWriteFailures(logger: logger)
         self.webSockets = WebSocketUpstream(
             additionalCAFile: configuration.upstreamCAFile, connectTimeout: configuration.connectTimeout)
     }

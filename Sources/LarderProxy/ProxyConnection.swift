@@ -87,7 +87,15 @@ struct ProxyConnection {
                 try await self.relayWebSocket(head, url: url, iterator: &iterator, outbound: outbound, writer: writer, started: started)
                 return
             case .forward(let url):
-                let outcome = try await self.forward(head, url: url, iterator: &iterator, writer: writer)
+                let outcome: ForwardProxy.Outcome
+                do {
+                    outcome = try await self.forward(head, url: url, iterator: &iterator, writer: writer)
+                } catch let error as HTTPParserError where !writer.hasStarted {
+                    // The body was malformed (an overflowing chunk size, say) before any answer began.
+                    try await self.refuseMalformed(error, outbound: outbound)
+                    self.log(head, status: 400, cacheStatus: nil, since: started)
+                    return
+                }
                 self.log(head, status: outcome.status, cacheStatus: outcome.cacheStatus, since: started)
                 keepGoing = outcome.reusable && head.isKeepAlive
             }
@@ -160,7 +168,18 @@ struct ProxyConnection {
             }
             var complete = false
             while !complete {
-                guard let part = try await iterator.next() else {
+                let next: ProxyInbound?
+                do {
+                    next = try await iterator.next()
+                } catch {
+                    // A malformed body: the transfer upstream is abandoned before it can answer,
+                    // so the client can be told why.
+                    group.cancelAll()
+                    chunks.fail(error)
+                    _ = try? await group.next()
+                    throw error
+                }
+                guard let part = next else {
                     chunks.fail(ClientClosedError())
                     break
                 }

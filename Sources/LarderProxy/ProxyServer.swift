@@ -174,6 +174,7 @@ public final class ProxyServer: Service, Sendable {
             offline: self.offline,
             jobs: self.precacheJobs,
             metrics: self.metrics,
+            storeFailures: self.proxy.storeFailures,
             maxSize: self.configuration.maxSize,
             queryFilter: self.configuration.queryFilter,
             originCheck: SameOriginCheck(ownOrigins: ownOrigins),

@@ -124,6 +124,13 @@ public enum RequestRoute: Sendable, Equatable {
             return .reject(.badRequest, "\(error)")
         }
         if own.matches(host: url.host, port: url.effectivePort) {
+            // Its Host must name the proxy too: a page whose name was rebound to this address
+            // (DNS rebinding) must not reach the controls or the precache API under that name.
+            if let host = head.headers.first(name: "host"),
+                (try? HTTPURL(parsing: "http://\(host)/")).map({ own.matches(host: $0.host, port: $0.effectivePort) }) != true
+            {
+                return .reject(.badRequest, "The Host header '\(host.prefix(200))' does not name this proxy.")
+            }
             return self.ownPage(url.requestTarget)
         }
         return .forward(url)

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -6,8 +7,21 @@ struct ResponseWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>
     /// The client's HTTP version, echoed in response heads.
     let version: HTTPVersion
+    private let started = NIOLockedValueBox(false)
+
+    init(outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>, version: HTTPVersion) {
+        self.outbound = outbound
+        self.version = version
+    }
+
+    /// Whether a response head has been written (a request that turns out malformed can then no
+    /// longer be answered 400).
+    var hasStarted: Bool {
+        self.started.withLockedValue { $0 }
+    }
 
     func head(_ status: HTTPResponseStatus, _ headers: HTTPHeaders) async throws {
+        self.started.withLockedValue { $0 = true }
         try await self.outbound.write(.http(.head(HTTPResponseHead(version: self.version, status: status, headers: headers))))
     }
 
@@ -27,6 +41,7 @@ struct ResponseWriter: Sendable {
             parts.append(.http(.body(.byteBuffer(body))))
         }
         parts.append(.http(.end(nil)))
+        self.started.withLockedValue { $0 = true }
         try await self.outbound.write(contentsOf: parts)
     }
 

@@ -88,6 +88,21 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a request body with an overflowing chunk size gets 400, not a dropped connection")
+    func overflowingChunkSize() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute("/form", .text("accepted"))
+            let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+            try connection.send(
+                "POST \(origin.url("/form")) HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFFFFFF\r\nx\r\n0\r\n\r\n"
+            )
+            let answer = await connection.readToEnd()
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(80))")
+            let after = try await Curl.run(origin.url("/form"), proxy: larder.proxyURL)
+            #expect(after.text == "accepted")
+        }
+    }
+
     @Test("a request with more header fields than allowed gets 431")
     func tooManyHeaders() async throws {
         try await withProxy { larder, origin in

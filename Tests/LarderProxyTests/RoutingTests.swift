@@ -16,6 +16,17 @@ struct RoutingTests {
         return RequestRoute.classify(HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: headers), own: self.own, rules: self.rules)
     }
 
+    @Test("an absolute-form request for the proxy's own pages must carry a Host that names the proxy")
+    func ownPagesNeedAnOwnHost() {
+        #expect(self.classify(.POST, "http://127.0.0.1:8080/dev/offline/precache", host: "127.0.0.1:8080") == .ownPage(path: "/dev/offline/precache", query: nil))
+        #expect(self.classify(.GET, "http://127.0.0.1:8080/dev/offline", host: "localhost:8080") == .ownPage(path: "/dev/offline", query: nil))
+        guard case .reject(.badRequest, let reason) = self.classify(.POST, "http://127.0.0.1:8080/dev/offline/precache", host: "rebound.example:8080") else {
+            Issue.record("a foreign Host reached the precache API")
+            return
+        }
+        #expect(reason.contains("rebound.example"))
+    }
+
     @Test("more header fields, or more header bytes, than the rules allow get 431, inside tunnels too")
     func headerLimits() {
         var many = HTTPHeaders()

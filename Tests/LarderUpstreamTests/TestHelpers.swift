@@ -77,18 +77,6 @@ func chunkStream(_ chunks: [[UInt8]], delay: Duration = .zero) -> AsyncStream<By
     }
 }
 
-/// The process's resident set size in bytes, from /proc/self/statm.
-func residentMemoryBytes() -> Int {
-    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
-        return 0
-    }
-    let fields = statm.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else {
-        return 0
-    }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
 /// Starts `operation`, failing with a recorded issue when it takes longer than `limit`.
 func withTimeLimit<T: Sendable>(
     _ limit: Duration,

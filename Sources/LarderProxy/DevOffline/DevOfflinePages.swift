@@ -27,6 +27,7 @@ struct DevOfflinePages: Sendable {
     let offline: OfflineSwitch
     let jobs: PrecacheJobs
     let metrics: ProxyMetrics
+    let storeFailures: StoreWriteFailures
     /// The size budget, shown as budget use.
     let maxSize: Int64?
     /// The query parameters cache keys leave out (for purging by URL).
@@ -107,6 +108,9 @@ struct DevOfflinePages: Sendable {
         report.offline = self.offline.isOffline
         report.startedAt = self.statistics.startedAt
         report.requests = RequestCounts(self.statistics.counts())
+        report.storeWriteFailures = self.storeFailures.current.map {
+            StoreWriteFailuresReport(since: $0.since, failures: $0.failures, lastError: $0.lastError)
+        }
         report.upstream = self.hostReports(now: now)
         report.recentRequests = self.statistics.recentRequests()
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)

@@ -67,6 +67,12 @@ struct DevOfflineViews {
         }
 
         let store = report.store
+        if let failures = report.storeWriteFailures {
+            values["storeFailureText"] =
+                "\(HumanFormat.count(failures.failures)) responses could not be stored since \(HumanFormat.relative(failures.since, now: report.generatedAt)): \(failures.lastError). What is cached is still served."
+        } else {
+            values["storeFailureText"] = false
+        }
         values["entriesCount"] = HumanFormat.count(store.entries)
         values["bytes"] = HumanFormat.bytes(store.bytes)
         values["precachedCount"] = HumanFormat.count(store.precachedEntries)

@@ -26,6 +26,9 @@ public struct OfflineReport: Sendable, Codable {
     public var recentRequests: [ProxyStatistics.RecentRequest]?
     /// The first page of entries, most recently stored first; nil in `larder status`.
     public var entries: EntryListReport?
+    /// Responses the proxy could not store (a full disk, say) since it last stored one; nil when
+    /// storing works, or without a proxy.
+    public var storeWriteFailures: StoreWriteFailuresReport?
 
     /// Creates a report; the parts only a running proxy knows default to nil.
     public init(
@@ -95,6 +98,16 @@ public struct OfflineReport: Sendable, Codable {
     public var readyCounts: (ready: Int, wanted: Int) {
         (self.games.filter(\.ready).count, self.games.filter { $0.state != .skipped }.count)
     }
+}
+
+/// Responses the proxy could not store since it last stored one.
+public struct StoreWriteFailuresReport: Sendable, Codable, Hashable {
+    /// The first failure since the last stored response.
+    public var since: Date
+    /// How many responses were not stored since then.
+    public var failures: Int
+    /// The latest error, e.g. "No space left on device".
+    public var lastError: String
 }
 
 /// Entries, bytes and the size budget.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import LarderPrecache
 import LarderStore
 import LarderUpstream
@@ -12,6 +13,7 @@ final class DevOfflineFixture: Sendable {
     let directory: String
     let store: Store
     let statistics = ProxyStatistics()
+    let storeFailures = StoreWriteFailures(logger: Logger(label: "test"))
     /// A back-off window far longer than any test, so a host backing off stays so on a busy machine.
     let health = UpstreamHealthRegistry(policy: .init(initialWindow: 3600, maximumWindow: 3600))
     let offline = OfflineSwitch(false)
@@ -31,6 +33,7 @@ final class DevOfflineFixture: Sendable {
             offline: self.offline,
             jobs: self.jobs,
             metrics: ProxyMetrics(),
+            storeFailures: self.storeFailures,
             maxSize: maxSize,
             queryFilter: .default,
             originCheck: SameOriginCheck(ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"]),

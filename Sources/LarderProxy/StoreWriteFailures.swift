@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// Failures to store responses (a full disk, a read-only cache directory): logged at most once a
+/// minute, with how many went unlogged, and shown on /dev/offline until a response is stored
+/// again. While they last, answers do not claim `stored` in `Cache-Status`.
+final class StoreWriteFailures: Sendable {
+    /// The failures since the last success, as /dev/offline shows them.
+    struct Problem: Sendable, Codable, Hashable {
+        /// The first failure since the last success.
+        var since: Date
+        /// How many responses were not stored since then.
+        var failures: Int
+        /// The latest error.
+        var lastError: String
+    }
+
+    private struct State {
+        var problem: Problem?
+        var lastLogged: ContinuousClock.Instant?
+        var unlogged = 0
+    }
+
+    /// The shortest time between two log lines about failures.
+    static let logInterval: Duration = .seconds(60)
+
+    private let state = NIOLockedValueBox(State())
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// The failures since the last stored response, or nil.
+    var current: Problem? {
+        self.state.withLockedValue { $0.problem }
+    }
+
+    /// Whether storing failed since the last success.
+    var isFailing: Bool {
+        self.current != nil
+    }
+
+    /// Records that the response for `url` was not stored because of `error`.
+    func record(_ error: any Error, url: String) {
+        let now = ContinuousClock.now
+        let unlogged: Int? = self.state.withLockedValue { state in
+            let description = "\(error)"
+            if var problem = state.problem {
+                problem.failures += 1
+                problem.lastError = description
+                state.problem = problem
+            } else {
+                state.problem = Problem(since: Date(), failures: 1, lastError: description)
+            }
+            if let last = state.lastLogged, now - last < Self.logInterval {
+                state.unlogged += 1
+                return nil
+            }
+            state.lastLogged = now
+            defer { state.unlogged = 0 }
+            return state.unlogged
+        }
+        guard let unlogged else { return }
+        var metadata: Logger.Metadata = ["url": "\(url)", "error": "\(error)"]
+        if unlogged > 0 {
+            metadata["notLogged"] = "\(unlogged)"
+        }
+        self.logger.warning("cannot store responses (logged at most once a minute; see /dev/offline)", metadata: metadata)
+    }
+
+    /// Records that a response was stored: the failures are over.
+    func recordSuccess() {
+        let ended = self.state.withLockedValue { state -> Problem? in
+            defer { state.problem = nil }
+            return state.problem
+        }
+        if let ended {
+            self.logger.notice("storing responses again", metadata: ["failed": "\(ended.failures)"])
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import LarderProxy
+
+/// Counts the log lines a logger writes.
+private struct CountingLogHandler: LogHandler {
+    let lines: NIOLockedValueBox<[String]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { self.metadata[key] }
+        set { self.metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        self.lines.withLockedValue { $0.append("\(event.level) \(event.message)") }
+    }
+}
+
+@Suite("Store write failures: logged once a minute, shown until storing works")
+struct StoreWriteFailuresTests {
+    @Test("a burst of failures is one log line, counted and shown; a success ends it")
+    func burst() {
+        let lines = NIOLockedValueBox<[String]>([])
+        let failures = StoreWriteFailures(logger: Logger(label: "test") { _ in CountingLogHandler(lines: lines) })
+        #expect(!failures.isFailing)
+        for index in 0..<9_295 {
+            failures.record(StoreTestError(), url: "http://a.example/\(index)")
+        }
+        #expect(lines.withLockedValue { $0.count } == 1)
+        #expect(failures.isFailing)
+        #expect(failures.current?.failures == 9_295)
+        #expect(failures.current?.lastError == "No space left on device")
+        failures.recordSuccess()
+        #expect(!failures.isFailing)
+        #expect(lines.withLockedValue { $0.last?.hasPrefix("notice storing responses again") } == true)
+    }
+
+    @Test("/dev/offline shows that responses are not being stored")
+    func shownOnDevOffline() async throws {
+        let fixture = try DevOfflineFixture()
+        fixture.storeFailures.record(StoreTestError(), url: "http://a.example/x")
+        let html = await fixture.get("/dev/offline")
+        #expect(html.body.contains("not storing"))
+        #expect(html.body.contains("No space left on device"))
+        let json = await fixture.get("/dev/offline.json")
+        #expect(json.body.contains("\"storeWriteFailures\""))
+        fixture.storeFailures.recordSuccess()
+        #expect(!(await fixture.get("/dev/offline")).body.contains("not storing"))
+    }
+}
+
+private struct StoreTestError: Error, CustomStringConvertible {
+    var description: String { "No space left on device" }
+}

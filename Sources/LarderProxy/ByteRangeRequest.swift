@@ -114,7 +114,8 @@ public struct ByteRangeRequest: Sendable, Hashable {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             return nil
         }
-        // Ranges past Int64 cannot be satisfied by any body; clamp so they resolve as such.
-        return Int64(text) ?? Int64.max - 1
+        // Ranges past Int64 cannot be satisfied by any body; clamp so they resolve as such (and so
+        // that `last + 1` cannot overflow).
+        return min(Int64(text) ?? Int64.max, Int64.max - 1)
     }
 }

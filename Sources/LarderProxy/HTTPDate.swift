@@ -33,7 +33,12 @@ public enum HTTPDate {
             day = Int(parts[0])
             month = self.month(parts[1])
             // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
-            year = shortYear < 70 ? 2000 + shortYear : 1900 + shortYear
+            // Other years (cookie-style 01-Jan-1970) are taken as written.
+            if parts[2].utf8.count <= 2 {
+                year = shortYear < 70 ? 2000 + shortYear : 1900 + shortYear
+            } else {
+                year = shortYear
+            }
             time = self.time(tokens[2])
         } else if tokens.count == 5 {
             month = self.month(tokens[1])
@@ -42,7 +47,7 @@ public enum HTTPDate {
             year = Int(tokens[4])
         }
         guard let day, let month, let year, let time,
-            (1...31).contains(day), (1...9999).contains(year),
+            (1...31).contains(day), (0...9999).contains(year),
             (0...23).contains(time.0), (0...59).contains(time.1), (0...60).contains(time.2)
         else { return nil }
         let days = self.daysFromCivil(year: year, month: month, day: day)
@@ -87,7 +92,8 @@ public enum HTTPDate {
         let (year, month, day) = self.civilFromDays(days)
         let weekday = self.dayNames[((days % 7) + 7) % 7]
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(weekday), \(two(day)) \(self.monthNames[month - 1]) \(year) "
+        func four(_ value: Int) -> String { (0..<1000).contains(value) ? String("000\(value)".suffix(4)) : "\(value)" }
+        return "\(weekday), \(two(day)) \(self.monthNames[month - 1]) \(four(year)) "
             + "\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
     }
 

@@ -53,7 +53,14 @@ enum PercentEncoding {
                 let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2])
             {
                 let decoded = high << 4 | low
-                if Self.isUnreserved(decoded) {
+                // A hex digit decoded after a stray "%" or "%X" would make a new escape ("%%41" is
+                // not "%A"), and normalising again would change the URL; such escapes are kept.
+                let makesEscape =
+                    Self.hexValue(decoded) != nil
+                    && (output.last == UInt8(ascii: "%")
+                        || (output.count >= 2 && output[output.count - 2] == UInt8(ascii: "%")
+                            && Self.hexValue(output[output.count - 1]) != nil))
+                if Self.isUnreserved(decoded) && !makesEscape {
                     output.append(decoded)
                 } else {
                     output.append(contentsOf: [UInt8(ascii: "%"), Self.hexDigit(high), Self.hexDigit(low)])

@@ -174,8 +174,15 @@ struct ServeCommand: AsyncParsableCommand {
         // Every connection is a descriptor: the common soft limit of 1024 would lock clients out
         // long before the machine runs out; the connection limit stays below what is raised.
         let descriptors = DescriptorLimit.raiseToHardLimit()
-        configuration.clientLimits.maximumConnections =
-            self.maxConnections ?? ClientLimits.defaultMaximumConnections(descriptorLimit: descriptors)
+        let affordable = ClientLimits.defaultMaximumConnections(descriptorLimit: descriptors)
+        if let asked = self.maxConnections, asked > affordable {
+            // Past the descriptor limit, accepting fails (EMFILE) and nobody new gets in.
+            logger.warning(
+                "--max-connections lowered to what the file-descriptor limit allows",
+                metadata: ["asked": "\(asked)", "limit": "\(affordable)", "descriptors": "\(descriptors)"]
+            )
+        }
+        configuration.clientLimits.maximumConnections = min(self.maxConnections ?? affordable, affordable)
         var precacheOptions = PrecacheOptions()
         configFile.apply(to: &precacheOptions)
 

@@ -92,6 +92,7 @@ final class ClientTimeouts: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         let now = context.eventLoop.now
+        let wasWaiting = self.state.isWaitingForRequest
         switch event {
         case .requestHeadReceived:
             self.state.requestHeadReceived()
@@ -100,7 +101,9 @@ final class ClientTimeouts: ChannelDuplexHandler, RemovableChannelHandler {
         case .tunnelStarted:
             self.state.tunnelStarted(now: now)
         }
-        self.lifecycle?.setWaitingForRequest(since: self.state.isWaitingForRequest ? now : nil)
+        if self.state.isWaitingForRequest != wasWaiting {
+            self.lifecycle?.setWaitingForRequest(since: wasWaiting ? nil : now)
+        }
         self.schedule(at: self.state.deadline, context: context)
         promise?.succeed()
     }

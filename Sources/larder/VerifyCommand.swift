@@ -9,7 +9,9 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Check every cached entry against its body file.",
         discussion: """
             Checks that each entry's body file exists, has the indexed size and the SHA-256 it is \
-            named by; a damaged entry is never served, and `--repair` removes it. Also lists \
+            named by. An entry whose body is missing or has the wrong size is never served; a \
+            body changed in place (same size, other bytes) is found only here, by its hash, and \
+            `--repair` removes what is damaged. Also lists \
             leftovers of interrupted runs (a crash or a kill): body files no entry references and \
             temporary files no writer holds. They are harmless (never served), `larder serve` \
             removes them in the background when it starts, and so does `--repair`. Safe to run \

@@ -19,6 +19,8 @@ struct ByteRangeRequestTests {
             ("bytes=10000-10005", .unsatisfiable),
             ("bytes=-0", .unsatisfiable),
             ("bytes=99999999999999999999999-", .unsatisfiable),
+            ("bytes=0-9223372036854775807", .partial(0..<10000)),
+            ("bytes=9223372036854775807-", .unsatisfiable),
             ("bytes=0-1,5-9", .full),
             ("bytes=0-1, ,", .partial(0..<2)),
         ]

@@ -30,6 +30,25 @@ struct HTTPDateTests {
         #expect(HTTPDate.parse(text) == nil)
     }
 
+    @Test("years before 1000 are written with four digits and read back, year 0 too")
+    func earlyYears() {
+        let yearZero = Date(timeIntervalSince1970: -62_167_219_200)  // 0000-01-01
+        #expect(HTTPDate.format(yearZero) == "Sat, 01 Jan 0000 00:00:00 GMT")
+        #expect(HTTPDate.parse(HTTPDate.format(yearZero)) == yearZero)
+        #expect(HTTPDate.parse("Sat Jan  1 00:00:00 0000") == yearZero)
+        let year999 = Date(timeIntervalSince1970: -30_641_760_000)  // 0999-01-01
+        #expect(HTTPDate.format(year999) == "Tue, 01 Jan 0999 00:00:00 GMT")
+        #expect(HTTPDate.parse(HTTPDate.format(year999)) == year999)
+    }
+
+    @Test("an RFC 850 year of two digits follows the 50-year rule; four are taken as written; more are refused")
+    func rfc850Years() {
+        #expect(HTTPDate.parse("Thursday, 01-Jan-70 00:00:01 GMT") == Date(timeIntervalSince1970: 1))
+        #expect(HTTPDate.parse("Thursday, 01-Jan-1970 00:00:01 GMT") == Date(timeIntervalSince1970: 1))
+        #expect(HTTPDate.parse("Sunday, 06-Nov-9223372036854775807 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-19940 08:49:37 GMT") == nil)
+    }
+
     @Test("formats IMF-fixdate and round-trips")
     func formats() {
         let date = Date(timeIntervalSince1970: 784_111_777)

@@ -41,6 +41,9 @@ struct CacheKeyTests {
         Case(input: "http://example.com/caf%c3%a9", expected: "http://example.com/caf%C3%A9"),
         Case(input: "http://example.com/?q=%7e%2f%3d", expected: "http://example.com/?q=~%2F%3D"),
         Case(input: "http://example.com/100%zz%4", expected: "http://example.com/100%zz%4"),
+        // A decoded escape never makes a new one with a stray "%" before it ("%%41" is not "%A").
+        Case(input: "http://example.com/%%41", expected: "http://example.com/%%41"),
+        Case(input: "http://example.com/%a%62c?q=%4%31", expected: "http://example.com/%a%62c?q=%4%31"),
         // Dot segments (path only, never the query).
         Case(input: "http://example.com/a/./b/../c", expected: "http://example.com/a/c"),
         Case(input: "http://example.com/a/b/../../../c", expected: "http://example.com/c"),

@@ -7,6 +7,7 @@
 #endif
 
 import Dispatch
+import struct Foundation.UUID
 
 /// Thin wrappers over the POSIX calls the store needs, throwing ``StoreError/io(path:operation:errno:)``.
 enum POSIXFile {
@@ -102,6 +103,48 @@ enum POSIXFile {
             remaining -= written
             address += written
         }
+    }
+
+    /// Creates a new file with a random name and `suffix` in `folder` (making the folder again if
+    /// it was deleted) and takes an exclusive `flock` on it, held until the descriptor is closed: a
+    /// file in `folder` that can be locked belongs to no living holder, in any process. Returns the
+    /// path and the open descriptor (write-only).
+    static func createLockedFile(in folder: String, suffix: String) throws(StoreError) -> (path: String, descriptor: Int32) {
+        while true {
+            let path = "\(folder)/\(UUID().uuidString)\(suffix)"
+            var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor < 0, errno == ENOENT {
+                try self.makeDirectory(folder)
+                descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            }
+            guard descriptor >= 0 else {
+                throw .io(path: path, operation: "create", errno: errno)
+            }
+            // A cleaner (or `larder verify`) opened the file between its creation and this lock:
+            // leave that name, deleting it if the cleaner did not, and start again under another.
+            guard self.tryLock(descriptor), self.names(path, descriptor) else {
+                if self.names(path, descriptor) {
+                    try? self.removeFile(path)
+                }
+                close(descriptor)
+                continue
+            }
+            return (path, descriptor)
+        }
+    }
+
+    /// Whether the file at `path` is left over: nobody holds its `flock` (see
+    /// ``createLockedFile(in:suffix:)``). When `remove` is true, a left-over file is deleted while
+    /// locked, so a holder that raced to create it sees it gone and starts another.
+    static func isLeftOver(_ path: String, remove: Bool) throws(StoreError) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        guard self.tryLock(descriptor), self.names(path, descriptor) else { return false }
+        if remove {
+            try self.removeFile(path)
+        }
+        return true
     }
 
     /// Takes an exclusive `flock` on `descriptor` without waiting; false when another open file

@@ -1,14 +1,6 @@
 import Foundation
 import GRDB
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// What an interrupted run left in a cache directory: harmless files that take space but are
 /// never served.
 public struct StoreLeftovers: Sendable, Hashable {
@@ -23,35 +15,61 @@ public struct StoreLeftovers: Sendable, Hashable {
 }
 
 extension Store {
-    /// Finds, and deletes, what interrupted runs left: temporary files no writer holds and body
-    /// files no entry references. `larder serve` runs this in the background at start-up; it never
-    /// touches a file that is in use, so it is safe beside other processes on the same directory.
+    /// Deletes what interrupted runs left: temporary files no writer holds (always; `tmp/` holds
+    /// only bodies being written), and, when a store on this directory was killed since the last
+    /// such pass, body files no entry references. `larder serve` runs this in the background at
+    /// start-up. After clean shutdowns it reads no body folder, so it costs nothing in proportion
+    /// to the cache; it never touches a file in use, so it is safe beside other processes.
     ///
-    /// Bounded: one body folder per short write transaction (so a body being installed is never
-    /// taken for an orphan, and writers wait at most one folder's lookups), with a pause between
-    /// folders so requests and commits are not kept waiting.
+    /// A killed store is one whose marker in `runs/` is left unlocked (``close()`` deletes its
+    /// marker; a kill leaves it, and the kernel drops its lock). The orphan pass takes one body
+    /// folder per short write transaction (so a body being installed is never taken for an
+    /// orphan, and writers wait at most one folder's lookups), pausing between folders; the
+    /// markers of killed stores are deleted only once it has finished, so a pass cut short is run
+    /// again next time.
     @discardableResult
     public func removeLeftovers(pause: Duration = .milliseconds(5)) async throws -> StoreLeftovers {
-        try await self.findLeftovers(remove: true, pause: pause)
+        var leftovers = StoreLeftovers()
+        leftovers.temporaryFiles = self.leftoverFiles(in: self.temporaryDirectory, remove: true)
+        let killedRuns = self.leftoverFiles(in: self.runsDirectory, remove: false)
+        if !killedRuns.isEmpty {
+            leftovers.orphanBodies = try await self.findOrphanBodies(remove: true, pause: pause)
+            for marker in killedRuns {
+                try? POSIXFile.removeFile(marker)
+            }
+        }
+        if !leftovers.orphanBodies.isEmpty || !leftovers.temporaryFiles.isEmpty {
+            self.logger.notice(
+                "Removed what an interrupted run left",
+                metadata: [
+                    "orphanBodies": "\(leftovers.orphanBodies.count)",
+                    "temporaryFiles": "\(leftovers.temporaryFiles.count)",
+                ]
+            )
+        }
+        return leftovers
     }
 
-    /// Finds the leftovers, deleting them when `remove` is true.
-    func findLeftovers(remove: Bool, pause: Duration = .zero) async throws -> StoreLeftovers {
+    /// Finds every leftover, reading every body folder (`larder verify`), deleting them when
+    /// `remove` is true.
+    func findLeftovers(remove: Bool) async throws -> StoreLeftovers {
         var leftovers = StoreLeftovers()
-        leftovers.temporaryFiles = self.findLeftoverTemporaryFiles(remove: remove)
+        leftovers.temporaryFiles = self.leftoverFiles(in: self.temporaryDirectory, remove: remove)
+        leftovers.orphanBodies = try await self.findOrphanBodies(remove: remove, pause: .zero)
+        return leftovers
+    }
+
+    /// Body files no entry references, one body folder (and write transaction) at a time.
+    private func findOrphanBodies(remove: Bool, pause: Duration) async throws -> [String] {
+        var orphans: [String] = []
         let folders = (try? FileManager.default.contentsOfDirectory(atPath: self.bodiesDirectory)) ?? []
         for folder in folders.sorted() where folder.utf8.count == 2 {
             let folderPath = "\(self.bodiesDirectory)/\(folder)"
-            leftovers.orphanBodies += try await self.pool.write { db -> [String] in
+            orphans += try await self.pool.write { db -> [String] in
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
                 var found: [String] = []
                 for name in names.sorted() where Self.isSHA256Hex(name) && name.hasPrefix(folder) {
-                    let referenced =
-                        try Bool.fetchOne(
-                            db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)"),
-                            arguments: [name]
-                        ) ?? false
-                    guard !referenced else { continue }
+                    guard try !Self.isReferenced(db, hash: name) else { continue }
                     let path = "\(folderPath)/\(name)"
                     if remove {
                         try POSIXFile.removeFile(path)
@@ -64,39 +82,23 @@ extension Store {
                 try await Task.sleep(for: pause)
             }
         }
-        if remove, !leftovers.orphanBodies.isEmpty || !leftovers.temporaryFiles.isEmpty {
-            self.logger.notice(
-                "Removed what an interrupted run left",
-                metadata: [
-                    "orphanBodies": "\(leftovers.orphanBodies.count)",
-                    "temporaryFiles": "\(leftovers.temporaryFiles.count)",
-                ]
-            )
-        }
-        return leftovers
+        return orphans
     }
 
-    /// Files in `tmp/` whose `flock` can be taken: no writer holds them (``makeBodyWriter()`` locks
-    /// its file for as long as it writes), so they are left over from a crash. Each is deleted while
-    /// locked, so a writer that raced to create it sees it gone and starts another.
-    private func findLeftoverTemporaryFiles(remove: Bool) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: self.temporaryDirectory)) ?? []
+    /// Files in `folder` that no living holder locks (see ``POSIXFile/createLockedFile(in:suffix:)``),
+    /// deleted when `remove` is true.
+    private func leftoverFiles(in folder: String, remove: Bool) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         var found: [String] = []
         for name in names.sorted() {
-            let path = "\(self.temporaryDirectory)/\(name)"
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-            guard descriptor >= 0 else { continue }
-            defer { POSIXFile.closeDescriptor(descriptor) }
-            guard POSIXFile.tryLock(descriptor), POSIXFile.names(path, descriptor) else { continue }
-            if remove {
-                do {
-                    try POSIXFile.removeFile(path)
-                } catch {
-                    self.logger.warning("Cannot delete a leftover temporary file", metadata: ["path": "\(path)", "error": "\(error)"])
-                    continue
+            let path = "\(folder)/\(name)"
+            do {
+                if try POSIXFile.isLeftOver(path, remove: remove) {
+                    found.append(path)
                 }
+            } catch {
+                self.logger.warning("Cannot delete a leftover file", metadata: ["path": "\(path)", "error": "\(error)"])
             }
-            found.append(path)
         }
         return found
     }

@@ -13,7 +13,8 @@ import Logging
 /// A cache directory: a SQLite index (`index.sqlite`, WAL) and content-addressed body files.
 ///
 /// Layout: `index.sqlite`, `bodies/ab/<sha256>` (the first two hex digits name the folder),
-/// `tmp/` for bodies being written, and `index.lock`, held while a store opens the index. Several
+/// `tmp/` for bodies being written, `runs/` with a locked marker per open store, and
+/// `index.lock`, held while a store opens the index. Several
 /// `Store` instances, in one process or several (`larder serve` and `larder precache`), may share
 /// a directory.
 ///
@@ -29,6 +30,11 @@ public final class Store: Sendable {
     let bodiesDirectory: String
     /// `<directory>/tmp`.
     let temporaryDirectory: String
+    /// `<directory>/runs`: one locked marker file per open store (see ``removeLeftovers(pause:)``).
+    let runsDirectory: String
+    /// This store's marker in `runs/`, locked while it is open and deleted by ``close()``: a marker
+    /// left unlocked is a store that was killed.
+    let runMarker: (path: String, descriptor: Int32)
     let logger: Logger
     let pool: DatabasePool
     /// Recent lookups, cleared by every change this process commits (see ``variants(of:)``).
@@ -61,9 +67,10 @@ public final class Store: Sendable {
         self.directory = directory
         self.bodiesDirectory = directory + "/bodies"
         self.temporaryDirectory = directory + "/tmp"
+        self.runsDirectory = directory + "/runs"
         self.logger = logger
 
-        for folder in [directory, self.bodiesDirectory, self.temporaryDirectory] {
+        for folder in [directory, self.bodiesDirectory, self.temporaryDirectory, self.runsDirectory] {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
@@ -110,6 +117,15 @@ public final class Store: Sendable {
         }
 
         self.pool.add(transactionObserver: self.memo, extent: .databaseLifetime)
+        do {
+            self.runMarker = try POSIXFile.createLockedFile(in: self.runsDirectory, suffix: ".run")
+        } catch {
+            throw StoreError.cannotOpen(directory: directory, reason: "cannot create a marker in \(self.runsDirectory): \(error)")
+        }
+    }
+
+    deinit {
+        POSIXFile.closeDescriptor(self.runMarker.descriptor)
     }
 
     /// The stored entry for `key`, or nil.
@@ -147,28 +163,8 @@ public final class Store: Sendable {
     /// `tmp/` that can be locked belongs to no running writer, in any process, and is left over
     /// from a crash (``removeLeftovers()``).
     public func makeBodyWriter() throws -> BodyWriter {
-        while true {
-            let path = "\(self.temporaryDirectory)/\(UUID().uuidString).partial"
-            var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if descriptor < 0, errno == ENOENT {
-                // tmp/ was deleted behind the store's back; make it again.
-                try POSIXFile.makeDirectory(self.temporaryDirectory)
-                descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            }
-            guard descriptor >= 0 else {
-                throw StoreError.io(path: path, operation: "create", errno: errno)
-            }
-            // A cleaner (or `larder verify`) opened the file between its creation and this lock:
-            // leave that name, deleting it if the cleaner did not, and start again under another.
-            guard POSIXFile.tryLock(descriptor), POSIXFile.names(path, descriptor) else {
-                if POSIXFile.names(path, descriptor) {
-                    try? POSIXFile.removeFile(path)
-                }
-                POSIXFile.closeDescriptor(descriptor)
-                continue
-            }
-            return BodyWriter(store: self, temporaryPath: path, descriptor: descriptor)
-        }
+        let (path, descriptor) = try POSIXFile.createLockedFile(in: self.temporaryDirectory, suffix: ".partial")
+        return BodyWriter(store: self, temporaryPath: path, descriptor: descriptor)
     }
 
     /// Removes the entry for `key` and its variants (``variants(of:)``), deleting body files no
@@ -273,6 +269,8 @@ public final class Store: Sendable {
     /// Closes the index (graceful shutdown). The store must not be used afterwards.
     public func close() throws {
         try self.pool.close()
+        // A clean close: the next start need not look for what a crash would have left.
+        try? POSIXFile.removeFile(self.runMarker.path)
     }
 
     /// Where the body with this SHA-256 lives: `bodies/<first two hex digits>/<hash>`.
@@ -478,12 +476,15 @@ public final class Store: Sendable {
             )
             return
         }
-        let referenced =
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)"), arguments: [hash])
-            ?? false
-        if !referenced {
+        if try !Self.isReferenced(db, hash: hash) {
             try POSIXFile.removeFile(self.bodyPath(forHash: hash))
         }
+    }
+
+    /// Whether any row names the body `hash` (an indexed lookup).
+    static func isReferenced(_ db: Database, hash: String) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)"), arguments: [hash])
+            ?? false
     }
 
     /// The entry a row describes, or nil (logged) when the row is malformed.

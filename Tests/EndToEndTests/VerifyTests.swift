@@ -49,7 +49,8 @@ struct VerifyTests {
         try await withProxy { larder, origin in
             origin.setRoute("/kept.txt", .text("kept body"))
             #expect(try await Curl.run(origin.url("/kept.txt"), proxy: larder.proxyURL).status == 200)
-            await larder.stop()
+            await entriesStored(in: larder)
+            _ = await larder.stop(signal: SIGKILL)
             let cache = larder.cacheDirectory
             let orphan = cache + "/bodies/0f/" + String(repeating: "0f", count: 32)
             let partial = cache + "/tmp/killed.partial"

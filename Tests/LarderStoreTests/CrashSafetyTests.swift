@@ -75,6 +75,9 @@ struct CrashSafetyTests {
             try Data([3]).write(to: URL(fileURLWithPath: crashed))
             let writing = try store.makeBodyWriter()
             try writing.write(contentsOf: [4, 5, 6])
+            // A store on this directory was killed: its marker is left, unlocked.
+            let killed = directory + "/runs/killed.run"
+            try Data().write(to: URL(fileURLWithPath: killed))
 
             let removed = try await store.removeLeftovers(pause: .zero)
             #expect(removed.orphanBodies == [orphan])
@@ -83,6 +86,7 @@ struct CrashSafetyTests {
             #expect(!FileManager.default.fileExists(atPath: crashed))
             #expect(FileManager.default.fileExists(atPath: kept.bodyPath))
             #expect(FileManager.default.fileExists(atPath: writing.temporaryPath))
+            #expect(!FileManager.default.fileExists(atPath: killed))
             let entry = try await writing.commit(
                 key: try cacheKey("https://example.com/late"),
                 head: sampleHead(url: "https://example.com/late"),
@@ -91,6 +95,30 @@ struct CrashSafetyTests {
             )
             #expect(FileManager.default.fileExists(atPath: entry.bodyPath))
             #expect(try await store.removeLeftovers(pause: .zero) == StoreLeftovers())
+        }
+    }
+
+    @Test("after clean shutdowns only tmp/ is looked at: the body folders are not read")
+    func cleanShutdownsSkipTheOrphanScan() async throws {
+        try await withTemporaryDirectory { directory in
+            let earlier = try Store(directory: directory)
+            try earlier.close()
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            // Another process's store, open and alive: its marker is locked.
+            let alive = try Store(directory: directory)
+            defer { try? alive.close() }
+            let orphan = directory + "/bodies/ee/" + String(repeating: "ee", count: 32)
+            try Data([1, 2]).write(to: URL(fileURLWithPath: orphan))
+            let crashed = directory + "/tmp/crashed.partial"
+            try Data([3]).write(to: URL(fileURLWithPath: crashed))
+
+            let removed = try await store.removeLeftovers(pause: .zero)
+            #expect(removed.orphanBodies.isEmpty)
+            #expect(removed.temporaryFiles == [crashed])
+            #expect(FileManager.default.fileExists(atPath: orphan))
+            // verify still reads everything.
+            #expect(try await store.verifyEntries(repair: false).leftovers.map(\.subject) == [orphan])
         }
     }
 }

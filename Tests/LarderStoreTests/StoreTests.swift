@@ -229,7 +229,7 @@ struct StoreTests {
                 )
             }
             #expect(try await store.entry(for: try CacheKey(url: "http://example.com/")) == nil)
-            #expect(regularFiles(under: directory).filter { !$0.hasPrefix("index.") }.isEmpty)
+            #expect(regularFiles(under: directory).filter { !$0.hasPrefix("index.") && !$0.hasPrefix("runs/") }.isEmpty)
         }
     }
 
@@ -484,7 +484,7 @@ struct StoreTests {
             let store = try Store(directory: "\(directory)/nested/./cache/")
             defer { try? store.close() }
             #expect(store.directory == "\(directory)/nested/cache")
-            for name in ["index.sqlite", "index.lock", "bodies", "tmp"] {
+            for name in ["index.sqlite", "index.lock", "bodies", "tmp", "runs"] {
                 #expect(FileManager.default.fileExists(atPath: "\(store.directory)/\(name)"))
             }
         }

@@ -73,14 +73,15 @@ struct ClientTimeoutState: Sendable, Equatable {
 
     /// Bytes arrived from the client. Returns true when a new, nearer deadline was armed (the
     /// handler schedules a check for it).
-    mutating func bytesRead(now: NIODeadline) -> Bool {
+    /// `now` is read only when the phase needs it (not while a request is busy).
+    mutating func bytesRead(now: @autoclosure () -> NIODeadline) -> Bool {
         switch self.phase {
         case .awaitingRequest:
-            self.phase = .readingHead(since: now)
+            self.phase = .readingHead(since: now())
             self.requestStarted = true
             return true
         case .tunnel, .halfClosedTunnel:
-            self.lastTunnelActivity = now
+            self.lastTunnelActivity = now()
             return false
         case .readingHead:
             self.requestStarted = true

@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-demo-origin", targets: ["larder-demo-origin"]),
+        .library(name: "LarderHTTP", targets: ["LarderHTTP"]),
+        .library(name: "LarderConfig", targets: ["LarderConfig"]),
         .library(name: "LarderProxy", targets: ["LarderProxy"]),
         .library(name: "LarderStore", targets: ["LarderStore"]),
         .library(name: "LarderUpstream", targets: ["LarderUpstream"]),
@@ -39,9 +41,12 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // The rules of HTTP caching as pure values: no NIO, no I/O. Every other module builds on it.
+        .target(name: "LarderHTTP"),
         .target(
             name: "LarderStore",
             dependencies: [
+                "LarderHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -50,15 +55,19 @@ let package = Package(
         .target(
             name: "LarderUpstream",
             dependencies: [
+                "LarderHTTP",
                 "CCurl",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The config file, read apart so that `larder precache` does not link the proxy.
+        .target(name: "LarderConfig", dependencies: ["LarderHTTP", "LarderStore"]),
         .target(
             name: "LarderPrecache",
             dependencies: [
+                "LarderHTTP",
                 "LarderStore",
                 "LarderUpstream",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -70,8 +79,8 @@ let package = Package(
             name: "LarderProxy",
             dependencies: [
                 "CZlib",
+                "LarderHTTP",
                 "LarderStore",
-                "LarderPrecache",
                 "LarderUpstream",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -93,6 +102,9 @@ let package = Package(
         .executableTarget(
             name: "larder",
             dependencies: [
+                "LarderHTTP",
+                "LarderConfig",
+                "LarderStore",
                 "LarderProxy",
                 "LarderPrecache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -121,24 +133,31 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .testTarget(name: "LarderHTTPTests", dependencies: ["LarderHTTP"]),
+        .testTarget(name: "LarderConfigTests", dependencies: ["LarderConfig", "LarderHTTP", "LarderStore"]),
         .testTarget(
             name: "LarderStoreTests",
-            dependencies: ["LarderStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["LarderStore", "LarderHTTP", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LarderPrecacheTests",
             dependencies: [
                 "LarderPrecache",
                 "LarderUpstream",
+                "LarderHTTP",
+                "LarderStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "LarderUpstreamTests", dependencies: ["LarderUpstream", "LarderTestSupport"]),
+        .testTarget(name: "LarderUpstreamTests", dependencies: ["LarderUpstream", "LarderHTTP", "LarderTestSupport"]),
         .testTarget(
             name: "LarderProxyTests",
             dependencies: [
                 "LarderProxy",
+                "LarderHTTP",
+                "LarderStore",
+                "LarderUpstream",
                 "LarderTestSupport",
                 "CZlib",
                 .product(name: "NIOEmbedded", package: "swift-nio"),

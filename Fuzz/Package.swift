@@ -4,13 +4,13 @@
 import PackageDescription
 
 let fuzzTargets: [(name: String, dependencies: [String])] = [
-    ("FuzzCacheKey", ["LarderStore"]),
-    ("FuzzGamesList", ["LarderPrecache", "LarderStore"]),
-    ("FuzzManifest", ["LarderPrecache", "LarderStore"]),
-    ("FuzzConfigFile", ["LarderProxy", "LarderPrecache", "LarderStore"]),
-    ("FuzzCacheControl", ["LarderProxy"]),
-    ("FuzzRange", ["LarderProxy"]),
-    ("FuzzHTTPDate", ["LarderProxy"]),
+    ("FuzzCacheKey", ["LarderHTTP"]),
+    ("FuzzGamesList", ["LarderPrecache", "LarderHTTP"]),
+    ("FuzzManifest", ["LarderPrecache", "LarderHTTP"]),
+    ("FuzzConfigFile", ["LarderConfig", "LarderHTTP"]),
+    ("FuzzCacheControl", ["LarderHTTP"]),
+    ("FuzzRange", ["LarderHTTP"]),
+    ("FuzzHTTPDate", ["LarderHTTP"]),
 ]
 
 let package = Package(

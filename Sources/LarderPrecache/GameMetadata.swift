@@ -1,3 +1,5 @@
+import LarderHTTP
+
 /// What a game's `metadata.json` says about it, as far as Larder uses it.
 public struct GameMetadata: Sendable, Hashable {
     /// The game's display name, from the first non-empty string among `displayName`, `name` and `title`.
@@ -19,7 +21,7 @@ public struct GameMetadata: Sendable, Hashable {
         }
         for field in ["displayName", "name", "title"] {
             if case .string(let value)? = document[member: field]?.kind {
-                let name = value.trimmingWhitespace()
+                let name = value.trimmingUnicodeWhitespace()
                 if !name.isEmpty {
                     return GameMetadata(displayName: name)
                 }

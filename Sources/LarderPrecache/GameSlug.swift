@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// Short, file-name- and URL-safe names for games.

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// A game named by a games list: where its manifest is and what its files are relative to.

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// A parsed games list (`games.txt`, or the URLs posted to `/dev/offline/precache`).
@@ -81,7 +82,7 @@ public struct GamesList: Sendable, Hashable {
         }
 
         mutating func add(line rawLine: String, number: Int) {
-            let line = rawLine.trimmingWhitespace()
+            let line = rawLine.trimmingUnicodeWhitespace()
             if line.isEmpty || line.hasPrefix("#") {
                 return
             }

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// One used line of a games list.

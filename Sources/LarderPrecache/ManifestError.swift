@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// Why a manifest cannot be used; it fails that game, and nothing else.

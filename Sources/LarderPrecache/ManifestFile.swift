@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// One file a manifest lists, resolved to an absolute URL.

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// What a manifest document lists, as written, and the base its entries resolve against.

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// One download the runner has to make.

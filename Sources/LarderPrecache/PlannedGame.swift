@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// One game of a precache plan, and what precaching it involves.

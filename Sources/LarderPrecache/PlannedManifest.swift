@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// A parsed manifest the runner stores (as a precached entry, so the game can be listed offline).

@@ -1,4 +1,5 @@
 import Crypto
+import LarderHTTP
 import LarderStore
 
 /// A parsed precache manifest: the files a game needs offline, resolved and de-duplicated.
@@ -130,7 +131,7 @@ public struct PrecacheManifest: Sendable, Hashable {
     private static func mediaType(of contentType: String) -> String {
         let beforeParameters =
             contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return beforeParameters.trimmingWhitespace().lowercased()
+        return beforeParameters.trimmingUnicodeWhitespace().lowercased()
     }
 
     private enum EntryResolution {
@@ -145,7 +146,7 @@ public struct PrecacheManifest: Sendable, Hashable {
         manifestURL: HTTPURL,
         allowCrossOrigin: Bool
     ) -> EntryResolution {
-        if entry.trimmingWhitespace().isEmpty {
+        if entry.trimmingUnicodeWhitespace().isEmpty {
             return .refused(RefusedEntry(url: entry, reason: "the entry is empty"))
         }
         let (scheme, target) = URLReference(entry).resolved(against: base)

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// How a precache run behaves: politeness, filters, retries.

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// What a precache run will do: the downloads in order, and each game's state.

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// Turns a games list and its fetched manifests into a ``PrecachePlan``. Pure: the store is only

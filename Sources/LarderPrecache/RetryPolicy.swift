@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderUpstream
 
 /// When a precache download is tried again, and after how long.

@@ -1,5 +1,5 @@
 import Foundation
-import LarderPrecache
+import LarderHTTP
 import LarderStore
 import LarderUpstream
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderStore
 import LarderUpstream
 import Logging
@@ -331,7 +332,7 @@ final class ForwardProxy: Sendable {
             return Lookup(entry: nil, missReason: .uriMiss)
         }
         guard !candidates.isEmpty else { return Lookup(entry: nil, missReason: .uriMiss) }
-        for entry in candidates where VaryKey.selects(entry, for: request.headers) {
+        for entry in candidates where entry.isSelected(for: request.headers) {
             return Lookup(entry: entry, missReason: .uriMiss)
         }
         return Lookup(entry: nil, missReason: .varyMiss)

@@ -1,5 +1,5 @@
 import Foundation
-import LarderPrecache
+import LarderHTTP
 import LarderStore
 import NIOCore
 import NIOHTTP1
@@ -17,7 +17,7 @@ struct PrecacheAPI: Sendable {
     /// The largest request body accepted.
     static let maximumBodySize = 1 << 20
 
-    let jobs: PrecacheJobs
+    let jobs: any PrecacheJobQueue
     /// `http://127.0.0.1:PORT` and the other spellings of this proxy's own origin.
     let ownOrigins: Set<String>
 
@@ -60,35 +60,29 @@ struct PrecacheAPI: Sendable {
             try await self.json(["error": "\(error)"], status: .badRequest, cors: cors, writer: writer)
             return 400
         }
-        let list = GamesList.parse(lines: lines, source: "request")
-        guard !list.entries.isEmpty else {
-            let problems = list.problems.map(\.description)
+        let id: String
+        let problems: [String]
+        switch self.jobs.submit(lines: lines, source: "request", requestedBy: origin, allowed: { url in
+            origin == nil || self.ownOrigins.contains(origin!) || Self.origin(of: url) == origin
+        }) {
+        case .nothingToPrecache(let problems):
             try await self.json(["error": "no URL to precache" + (problems.isEmpty ? "" : ": " + problems.joined(separator: "; "))], status: .badRequest, cors: cors, writer: writer)
             return 400
+        case .refused(let url):
+            try await self.json(
+                ["error": "a page on \(origin ?? "") may only precache its own origin's URLs; \(url) is not"],
+                status: .forbidden,
+                cors: cors,
+                writer: writer
+            )
+            return 403
+        case .queued(let queued, let left):
+            id = queued
+            problems = left
         }
-        if let origin, !self.ownOrigins.contains(origin) {
-            let foreign = list.entries.compactMap { entry -> String? in
-                let url: HTTPURL
-                switch entry {
-                case .page(let page, _): url = page
-                case .game(let game): url = game.manifestURL
-                }
-                return Self.origin(of: url) == origin ? nil : url.absoluteString
-            }
-            if let first = foreign.first {
-                try await self.json(
-                    ["error": "a page on \(origin) may only precache its own origin's URLs; \(first) is not"],
-                    status: .forbidden,
-                    cors: cors,
-                    writer: writer
-                )
-                return 403
-            }
-        }
-        let id = self.jobs.submit(list, requestedBy: origin)
         var headers = cors
         headers.add(name: "Location", value: "\(Self.path)/\(id)")
-        let answer = Accepted(id: id, status: "\(Self.path)/\(id)", problems: list.problems.map(\.description))
+        let answer = Accepted(id: id, status: "\(Self.path)/\(id)", problems: problems)
         try await self.json(answer, status: .accepted, cors: headers, writer: writer)
         return 202
     }

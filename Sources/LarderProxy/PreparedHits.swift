@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// Everything `ProxyServer` needs to know, with Larder's defaults.

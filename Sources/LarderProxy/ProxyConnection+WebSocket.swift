@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import AsyncAlgorithms
 import Foundation
+import LarderHTTP
 import LarderStore
 import LarderUpstream
 import Logging

@@ -1,4 +1,3 @@
-import LarderPrecache
 import LarderStore
 import LarderUpstream
 import Logging
@@ -12,7 +11,8 @@ import ServiceLifecycle
 /// stops accepting, lets in-flight responses finish, and closes idle connections.
 ///
 /// Embed it in an app by running it in a `ServiceGroup` (or calling `run()`), with a `Store`
-/// on a cache directory and an `Upstream` (normally `CurlUpstream`).
+/// on a cache directory, an `Upstream` (normally `CurlUpstream`), and the precache job queue
+/// (`PrecacheJobs` of LarderPrecache), made on the upstream the proxy counts failures of.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let proxy: ForwardProxy
@@ -32,7 +32,7 @@ public final class ProxyServer: Service, Sendable {
     public let health: UpstreamHealthRegistry
 
     /// Precache jobs started through `POST /dev/offline/precache`.
-    public let precacheJobs: PrecacheJobs
+    public let precacheJobs: any PrecacheJobQueue
     /// Answers by outcome and the most recent requests.
     public let statistics = ProxyStatistics()
 
@@ -41,7 +41,7 @@ public final class ProxyServer: Service, Sendable {
         configuration: ProxyConfiguration,
         store: Store,
         upstream: any Upstream,
-        precacheOptions: PrecacheOptions = .init(),
+        precacheJobs: (any Upstream) -> any PrecacheJobQueue,
         interception: Interception? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "larder.proxy"),
@@ -67,11 +67,7 @@ public final class ProxyServer: Service, Sendable {
             budget: self.budget,
             logger: logger
         )
-        var precacheOptions = precacheOptions
-        precacheOptions.queryFilter = configuration.queryFilter
-        self.precacheJobs = PrecacheJobs(
-            runner: PrecacheRunner(store: store, upstream: upstream, options: precacheOptions, logger: logger)
-        )
+        self.precacheJobs = precacheJobs(upstream)
         self.interception = interception
         self.group = group
         self.logger = logger

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import NIOConcurrencyHelpers
 
 /// What the proxy has answered since it started: counters by outcome and the most recent

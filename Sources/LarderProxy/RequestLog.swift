@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import Logging
 import NIOHTTP1
 

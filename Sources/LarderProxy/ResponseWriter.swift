@@ -1,3 +1,4 @@
+import LarderHTTP
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderStore
 import Logging
 import NIOConcurrencyHelpers

@@ -1,5 +1,6 @@
 import Crypto
 import protocol Foundation.ContiguousBytes
+import LarderHTTP
 
 #if canImport(Glibc)
     import Glibc

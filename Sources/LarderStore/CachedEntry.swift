@@ -1,4 +1,5 @@
 import struct Foundation.Date
+import LarderHTTP
 
 /// One stored response, as read back from the index.
 public struct CachedEntry: Sendable {

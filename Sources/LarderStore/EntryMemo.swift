@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LarderHTTP
 
 /// Recently looked-up entries kept in memory, so that a hit on a hot URL costs no index read.
 ///

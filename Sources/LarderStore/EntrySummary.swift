@@ -1,4 +1,5 @@
 import struct Foundation.Date
+import LarderHTTP
 
 /// What the entry list shows of one entry (see ``Store/listEntries(matching:sort:page:pageSize:)``).
 public struct EntrySummary: Sendable, Hashable, Codable {

@@ -1,3 +1,5 @@
+import LarderHTTP
+
 /// One file a game's manifest lists, and what became of it (see ``Store/saveGame(_:files:)``).
 public struct GameFileRecord: Sendable, Hashable {
     /// The key the file is stored under.

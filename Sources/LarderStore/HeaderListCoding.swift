@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 
 /// The index's JSON form of a header list: `[["Content-Type","text/html"],...]`.
 enum HeaderListCoding {

@@ -1,4 +1,5 @@
 import struct Foundation.Date
+import LarderHTTP
 
 /// A page games.txt lists (a `.html` line), and what became of it (see ``Store/savePages(_:)``).
 public struct PrecachePageRecord: Sendable, Hashable {

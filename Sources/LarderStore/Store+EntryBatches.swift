@@ -1,4 +1,5 @@
 import GRDB
+import LarderHTTP
 
 extension Store {
     /// How many keys one query names at most (well under SQLite's limit on bound parameters).

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LarderHTTP
 
 extension Store {
     /// The largest page ``listEntries(matching:sort:page:pageSize:)`` returns.

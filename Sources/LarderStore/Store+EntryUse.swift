@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LarderHTTP
 
 extension Store {
     /// Records when entries were last served, for least-recently-used eviction and the entry list.

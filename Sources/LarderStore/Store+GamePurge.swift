@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LarderHTTP
 
 extension Store {
     /// The reason and last error a purged game's records give.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LarderHTTP
 
 extension Store {
     /// Replaces the record of `game` (by slug) and its whole file list, in one transaction; `files`

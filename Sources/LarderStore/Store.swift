@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LarderHTTP
 import Logging
 
 #if canImport(Glibc)

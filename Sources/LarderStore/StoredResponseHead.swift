@@ -1,4 +1,5 @@
 import struct Foundation.Date
+import LarderHTTP
 
 /// What the proxy hands the store about a response it is storing (the body goes through a ``BodyWriter``).
 public struct StoredResponseHead: Sendable {

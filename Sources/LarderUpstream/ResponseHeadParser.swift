@@ -1,3 +1,4 @@
+import LarderHTTP
 /// Turns the header lines curl's header callback delivers into a response head.
 ///
 /// curl hands over every line of every response head it reads, status line first, each ending in CRLF, and a
@@ -42,7 +43,7 @@ struct ResponseHeadParser {
             guard let last = self.headers.indices.last else {
                 throw MalformedLine(reason: "continuation line without a header field: \(line.debugDescription)")
             }
-            self.headers[last].value += " " + Self.trimmingWhitespace(line)
+            self.headers[last].value += " " + line.trimmingWhitespace()
             return .needMore
         }
         guard let colon = line.firstIndex(of: ":") else {
@@ -52,7 +53,7 @@ struct ResponseHeadParser {
         guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" }) else {
             throw MalformedLine(reason: "invalid header field name in \(line.debugDescription)")
         }
-        self.headers.append((name: name, value: Self.trimmingWhitespace(line[line.index(after: colon)...])))
+        self.headers.append((name: name, value: line[line.index(after: colon)...].trimmingWhitespace()))
         return .needMore
     }
 
@@ -66,7 +67,7 @@ struct ResponseHeadParser {
         }
         self.httpVersion = String(parts[0].dropFirst("HTTP/".count))
         self.status = status
-        self.reason = parts.count > 2 ? Self.trimmingWhitespace(parts[2]) : ""
+        self.reason = parts.count > 2 ? parts[2].trimmingWhitespace() : ""
         self.headers = []
     }
 
@@ -95,15 +96,5 @@ struct ResponseHeadParser {
             line = line.dropLast()
         }
         return String(line)
-    }
-
-    private static func trimmingWhitespace(_ text: some StringProtocol) -> String {
-        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = text.firstIndex(where: { !isWhitespace($0) }),
-            let end = text.lastIndex(where: { !isWhitespace($0) })
-        else {
-            return ""
-        }
-        return String(text[start...end])
     }
 }

@@ -1,3 +1,5 @@
+import LarderHTTP
+
 /// One HTTP request to an upstream origin.
 public struct UpstreamRequest: Sendable {
     /// The request method, e.g. `GET`, `HEAD`, `POST`.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import LarderProxy
+import LarderConfig
 
 /// `--config`, shared by `serve`, `precache`, `status` and `purge`.
 struct ConfigFileOption: ParsableArguments {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LarderHTTP
 import LarderStore
 import Logging
 

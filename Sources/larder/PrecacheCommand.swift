@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import LarderHTTP
 import LarderPrecache
-import LarderProxy
 import LarderStore
 import LarderUpstream
 import Logging

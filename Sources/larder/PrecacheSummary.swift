@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderPrecache
 
 /// The text summary printed at the end of `larder precache`.

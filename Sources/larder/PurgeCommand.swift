@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LarderHTTP
 import LarderProxy
 import LarderStore
 import Logging

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LarderHTTP
 import LarderPrecache
 import LarderProxy
 import LarderStore
@@ -210,7 +211,11 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: configuration,
             store: store,
             upstream: upstream,
-            precacheOptions: precacheOptions,
+            precacheJobs: { upstream in
+                var options = precacheOptions
+                options.queryFilter = configuration.queryFilter
+                return PrecacheJobs(runner: PrecacheRunner(store: store, upstream: upstream, options: options, logger: logger))
+            },
             interception: interception,
             logger: logger,
             onListening: { address in

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import Testing
 
 /// `--config FILE`: a bad file stops the proxy from starting; a good one is used.

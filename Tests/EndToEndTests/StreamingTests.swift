@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderTestSupport
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderPrecache
 import LarderStore
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 @testable import LarderStore
 import Logging
 import NIOCore

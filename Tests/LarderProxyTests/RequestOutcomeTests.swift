@@ -1,3 +1,4 @@
+import LarderHTTP
 import Testing
 
 @testable import LarderProxy

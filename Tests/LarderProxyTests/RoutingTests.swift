@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import NIOCore
 import NIOHTTP1
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderStore
 
 /// Runs `body` with a new empty directory that is deleted afterwards.

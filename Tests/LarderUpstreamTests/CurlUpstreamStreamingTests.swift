@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderTestSupport
 import NIOCore
 import Testing

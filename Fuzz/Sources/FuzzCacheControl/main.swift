@@ -3,7 +3,7 @@
 // Input: field lines separated by newlines.
 import FuzzerDriver
 
-@testable import LarderProxy
+@testable import LarderHTTP
 
 #if canImport(Glibc)
     import Glibc

@@ -4,7 +4,7 @@
 // Input: a URL, then optionally lines of query-filter globs (without them, the default filter).
 import FuzzerDriver
 
-@testable import LarderStore
+@testable import LarderHTTP
 
 #if canImport(Glibc)
     import Glibc

@@ -3,9 +3,8 @@
 //
 // Input: the file's bytes (also read as a size such as "512MB").
 import FuzzerDriver
-import LarderPrecache
-import LarderProxy
-import LarderStore
+import LarderHTTP
+import LarderConfig
 
 #if canImport(Glibc)
     import Glibc

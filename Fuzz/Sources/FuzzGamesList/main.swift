@@ -2,8 +2,8 @@
 //
 // Input: the text of a games list.
 import FuzzerDriver
+import LarderHTTP
 import LarderPrecache
-import LarderStore
 
 #if canImport(Glibc)
     import Glibc

@@ -3,7 +3,7 @@
 // Input: the text of a date; its first eight bytes are also taken as a number of seconds to format.
 import Foundation
 import FuzzerDriver
-import LarderProxy
+import LarderHTTP
 
 /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the years an HTTP-date's four digits can write.
 let firstSecond: Int64 = -62_135_596_800

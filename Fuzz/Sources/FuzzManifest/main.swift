@@ -4,8 +4,8 @@
 // Input: one byte choosing the manifest's URL (which format it is named as), whether cross-origin
 // entries are allowed and the Content-Type; then the body.
 import FuzzerDriver
+import LarderHTTP
 import LarderPrecache
-import LarderStore
 
 #if canImport(Glibc)
     import Glibc

@@ -2,7 +2,7 @@
 //
 // Input: a Range field value; after a newline, optionally an If-Range value.
 import FuzzerDriver
-import LarderProxy
+import LarderHTTP
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import LarderHTTP
+
 /// Bounds on client connections, so no client can hold the proxy's sockets or descriptors
 /// (`larder serve --header-timeout`, `--idle-timeout`, `--tunnel-idle-timeout`,
 /// `--max-connections`, `--max-connections-per-client`).

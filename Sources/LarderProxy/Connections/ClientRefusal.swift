@@ -1,3 +1,4 @@
+import LarderHTTP
 import NIOCore
 
 /// Answers a connection Larder will not serve (a client outside `--allow`, or one over the

@@ -1,4 +1,5 @@
 import CZlib
+import LarderHTTP
 import NIOCore
 
 /// Decodes a gzip or deflate body while it streams, in pieces of at most

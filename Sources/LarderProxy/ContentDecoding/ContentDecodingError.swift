@@ -1,3 +1,5 @@
+import LarderHTTP
+
 /// Why a coded body could not be decoded; the description names the coding.
 public struct ContentDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.

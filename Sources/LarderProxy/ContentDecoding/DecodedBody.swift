@@ -1,3 +1,4 @@
+import LarderHTTP
 import NIOCore
 
 /// A coded body, decoded while it is read: made by ``_Concurrency/AsyncSequence/decoded(_:)``.

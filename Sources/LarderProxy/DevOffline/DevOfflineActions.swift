@@ -1,5 +1,5 @@
 import Foundation
-import LarderPrecache
+import LarderHTTP
 import LarderStore
 import NIOCore
 import NIOHTTP1
@@ -100,12 +100,15 @@ struct DevOfflineActions {
             return Self.redirect(back, flash: "No game \(slug) is recorded.")
         }
         // The manifest URL, not the root: a Workbox or Vite manifest keeps its format that way.
-        let list = GamesList.parse(lines: [record.manifestURL], source: "/dev/offline")
-        guard !list.entries.isEmpty else {
-            let problems = list.problems.map(\.description).joined(separator: "; ")
-            return Self.redirect(back, flash: "Cannot precache \(record.manifestURL): \(problems)")
+        let id: String
+        switch self.pages.jobs.submit(lines: [record.manifestURL], source: "/dev/offline", requestedBy: origin, allowed: { _ in true }) {
+        case .nothingToPrecache(let problems):
+            return Self.redirect(back, flash: "Cannot precache \(record.manifestURL): \(problems.joined(separator: "; "))")
+        case .refused(let url):
+            return Self.redirect(back, flash: "Cannot precache \(url).")
+        case .queued(let queued, _):
+            id = queued
         }
-        let id = self.pages.jobs.submit(list, requestedBy: origin)
         let name = record.displayName ?? record.slug
         let target = "\(DevOfflinePages.root)/games/\(record.slug)?" + FormFields.encode([("job", id)])
         return Self.redirect(target, flash: "Precaching \(name) again (job \(id)). Reload to follow it.")

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderStore
 import NIOCore
 import NIOHTTP1
@@ -25,7 +26,7 @@ struct DevOfflinePages: Sendable {
     let statistics: ProxyStatistics
     let health: UpstreamHealthRegistry
     let offline: OfflineSwitch
-    let jobs: PrecacheJobs
+    let jobs: any PrecacheJobQueue
     let metrics: ProxyMetrics
     let storeFailures: StoreWriteFailures
     /// The size budget, shown as budget use.

@@ -387,11 +387,11 @@ public struct EntryListReport: Sendable, Codable, Hashable {
 }
 
 /// One game with every file it lists, as `/dev/offline/games/SLUG.json` answers it.
-public struct GameDetailReport: Sendable, Codable {
+public struct GameDetailReport: Sendable, Encodable {
     /// The game; its readiness counts the files found missing.
     public var game: GameReport
     /// Every file, in manifest order.
     public var files: [GameFileReport]
     /// The precache job asked for in the page's `job` parameter, if it is known.
-    public var job: PrecacheJobs.Status?
+    public var job: PrecacheJobStatus?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderTestSupport
 
 /// Headless Chromium (the Debian `chromium` package, which scripts/setup installs), driven from the

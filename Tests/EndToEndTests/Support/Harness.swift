@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderTestSupport
 
 /// Runs `body` with a fresh test origin and a fresh `larder serve` in front of it; both are

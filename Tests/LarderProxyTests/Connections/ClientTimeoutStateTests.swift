@@ -1,3 +1,4 @@
+import LarderHTTP
 import NIOCore
 import NIOEmbedded
 import NIOPosix

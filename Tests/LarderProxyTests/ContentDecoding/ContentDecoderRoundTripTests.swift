@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import LarderHTTP
 import LarderTestSupport
 import NIOCore
 import Testing

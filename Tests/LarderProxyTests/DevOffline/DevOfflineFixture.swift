@@ -1,6 +1,6 @@
 import Foundation
+import LarderHTTP
 import Logging
-import LarderPrecache
 import LarderStore
 import LarderUpstream
 import NIOCore
@@ -17,7 +17,7 @@ final class DevOfflineFixture: Sendable {
     /// A back-off window far longer than any test, so a host backing off stays so on a busy machine.
     let health = UpstreamHealthRegistry(policy: .init(initialWindow: 3600, maximumWindow: 3600))
     let offline = OfflineSwitch(false)
-    let jobs: PrecacheJobs
+    let jobs = QueuedPrecacheJobs()
     let pages: DevOfflinePages
     /// The proxy's own origin in these tests.
     static let ownOrigin = "http://127.0.0.1:8080"
@@ -25,7 +25,6 @@ final class DevOfflineFixture: Sendable {
     init(maxSize: Int64? = nil) throws {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("devoffline-\(UUID().uuidString)").path
         self.store = try Store(directory: self.directory)
-        self.jobs = PrecacheJobs(runner: PrecacheRunner(store: self.store, upstream: UnreachableUpstream(), options: .init()))
         self.pages = DevOfflinePages(
             store: self.store,
             statistics: self.statistics,

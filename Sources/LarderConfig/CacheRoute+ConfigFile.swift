@@ -1,0 +1,105 @@
+import LarderHTTP
+
+extension CacheRoute {
+    /// The settings a `routes` entry may have.
+    static let configKeys = ["match", "regex", "strategy", "networkTimeoutSeconds", "maxAgeSeconds"]
+    /// The longest `networkTimeoutSeconds` accepted: a day.
+    static let maximumNetworkTimeoutSeconds = 86_400.0
+    /// The longest `maxAgeSeconds` accepted: 2^31 - 1 (about 68 years).
+    static let maximumMaxAgeSeconds: Int64 = 2_147_483_647
+
+    /// Reads the `routes` entry at `path`: exactly one of `match` and `regex`, a `strategy`, and
+    /// optionally `networkTimeoutSeconds` and `maxAgeSeconds`.
+    init(configValue value: JSONValue, at path: ConfigKeyPath, reader: ConfigReader) throws(ConfigFileError) {
+        let members = try reader.members(
+            of: value,
+            at: path,
+            expected: "a route object",
+            known: Self.configKeys,
+            noun: "a route setting"
+        )
+        let pattern = try Self.pattern(members, of: value, at: path, reader: reader)
+
+        let strategies = CachingStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let strategyMember = members["strategy"] else {
+            throw reader.error("needs a strategy (one of \(strategies))", at: path, line: value.line)
+        }
+        let strategyPath = path.appending(member: "strategy")
+        let strategyName = try reader.string(strategyMember.value, at: strategyPath, expected: "one of \(strategies)")
+        guard let strategy = CachingStrategy(rawValue: strategyName) else {
+            throw reader.mismatch(strategyMember.value, at: strategyPath, expected: "one of \(strategies)")
+        }
+
+        var networkTimeout: Duration?
+        if let member = members["networkTimeoutSeconds"] {
+            guard case .number(let number) = member.value.kind, number.value > 0,
+                number.value <= Self.maximumNetworkTimeoutSeconds
+            else {
+                throw reader.mismatch(
+                    member.value,
+                    at: path.appending(member: "networkTimeoutSeconds"),
+                    expected: "a positive number of seconds (at most \(Int(Self.maximumNetworkTimeoutSeconds)))"
+                )
+            }
+            networkTimeout = .seconds(number.value)
+        }
+
+        var maxAge: Duration?
+        if let member = members["maxAgeSeconds"] {
+            guard case .number(let number) = member.value.kind, let seconds = number.integerValue, seconds > 0,
+                seconds <= Self.maximumMaxAgeSeconds
+            else {
+                throw reader.mismatch(
+                    member.value,
+                    at: path.appending(member: "maxAgeSeconds"),
+                    expected: "a positive whole number of seconds (at most \(Self.maximumMaxAgeSeconds))"
+                )
+            }
+            maxAge = .seconds(seconds)
+        }
+
+        self.init(pattern: pattern, strategy: strategy, networkTimeout: networkTimeout, maxAge: maxAge)
+    }
+
+    /// The route's `match` glob or compiled `regex`, whichever of the two it has.
+    private static func pattern(
+        _ members: [String: JSONMember],
+        of value: JSONValue,
+        at path: ConfigKeyPath,
+        reader: ConfigReader
+    ) throws(ConfigFileError) -> Pattern {
+        switch (members["match"], members["regex"]) {
+        case (let match?, nil):
+            let glob = try reader.nonEmptyString(
+                match.value,
+                at: path.appending(member: "match"),
+                expected: "a URL glob"
+            )
+            return .glob(ExcludeGlob(glob))
+        case (nil, let regex?):
+            let regexPath = path.appending(member: "regex")
+            let source = try reader.nonEmptyString(regex.value, at: regexPath, expected: "a regular expression")
+            do {
+                return .regex(source: source, expression: try RouteRegex(source))
+            } catch {
+                throw reader.error(
+                    "\(source.debugDescription) is not a valid regular expression: \(error)",
+                    at: regexPath,
+                    line: regex.value.line
+                )
+            }
+        case (let match?, let regex?):
+            throw reader.error(
+                "has both match and regex; give exactly one",
+                at: path,
+                line: max(match.line, regex.line)
+            )
+        case (nil, nil):
+            throw reader.error(
+                "needs match (a URL glob) or regex (a regular expression)",
+                at: path,
+                line: value.line
+            )
+        }
+    }
+}

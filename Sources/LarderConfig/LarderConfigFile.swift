@@ -1,0 +1,127 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+
+/// A `larder.json` config file (`larder serve --config`, `larder precache --config`), read and
+/// checked: unknown keys, wrong types and invalid values are errors naming the file, the line and
+/// the key path. `Manifests/larder.config.schema.json` describes the same format.
+public struct LarderConfigFile: Sendable {
+    /// The top-level settings, in the order messages list them.
+    public static let knownKeys = [
+        "routes", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin", "$schema",
+    ]
+
+    /// `routes`: per-route strategies, in file order (the first matching a cache key applies).
+    public var routes: [CacheRoute] = []
+    /// `ignoreQueryParameters` as a filter; without it, the default (`utm_*`, `fbclid`).
+    public var queryFilter: QueryParameterFilter = .default
+    /// `tunnel`: host globs whose HTTPS is tunnelled untouched, as `--tunnel`.
+    public var tunnelHosts: [String] = []
+    /// `maxSize` in bytes (nil: not set).
+    public var maxSize: Int64?
+    /// `precache.exclude`: manifest files `larder precache` leaves out, as `--exclude`.
+    public var precacheExcludes: [ExcludeGlob] = []
+    /// `allowCrossOrigin`: whether manifests may list files on other origins.
+    public var allowCrossOrigin = false
+
+    /// The settings of an empty file: Larder's defaults.
+    public init() {}
+
+    /// Reads the config file at `path`, which messages name as given.
+    public init(contentsOfFile path: String) throws(ConfigFileError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigFileError(file: path, line: nil, message: "no readable file there")
+        }
+        try self.init(parsing: [UInt8](data), file: path)
+    }
+
+    /// Parses a config file's bytes; `file` names it in messages.
+    public init(parsing bytes: [UInt8], file: String) throws(ConfigFileError) {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw ConfigFileError(file: file, line: error.line, column: error.column, message: "invalid JSON: \(error.message)")
+        }
+        let reader = ConfigReader(file: file)
+        let root = ConfigKeyPath.root
+        let members = try reader.members(
+            of: document,
+            at: root,
+            expected: "an object of settings",
+            known: Self.knownKeys,
+            noun: "a Larder setting"
+        )
+        if let schema = members["$schema"] {
+            _ = try reader.string(schema.value, at: root.appending(member: "$schema"))
+        }
+        if let routes = members["routes"] {
+            let path = root.appending(member: "routes")
+            let elements = try reader.elements(of: routes.value, at: path, expected: "an array of route objects")
+            for (index, element) in elements.enumerated() {
+                self.routes.append(try CacheRoute(configValue: element, at: path.appending(index: index), reader: reader))
+            }
+        }
+        if let parameters = members["ignoreQueryParameters"] {
+            let patterns = try reader.strings(
+                parameters.value,
+                at: root.appending(member: "ignoreQueryParameters"),
+                expected: "an array of query parameter names or globs",
+                each: "a query parameter name or glob"
+            )
+            self.queryFilter = QueryParameterFilter(patterns: patterns)
+        }
+        if let tunnel = members["tunnel"] {
+            self.tunnelHosts = try reader.strings(
+                tunnel.value,
+                at: root.appending(member: "tunnel"),
+                expected: "an array of host globs",
+                each: "a host glob"
+            )
+        }
+        if let maxSize = members["maxSize"] {
+            self.maxSize = try Self.size(maxSize.value, at: root.appending(member: "maxSize"), reader: reader)
+        }
+        if let precache = members["precache"] {
+            let path = root.appending(member: "precache")
+            let settings = try reader.members(
+                of: precache.value,
+                at: path,
+                expected: "an object of precache settings",
+                known: ["exclude"],
+                noun: "a precache setting"
+            )
+            if let exclude = settings["exclude"] {
+                self.precacheExcludes = try reader.strings(
+                    exclude.value,
+                    at: path.appending(member: "exclude"),
+                    expected: "an array of URL globs",
+                    each: "a URL glob"
+                ).map(ExcludeGlob.init)
+            }
+        }
+        if let allowCrossOrigin = members["allowCrossOrigin"] {
+            self.allowCrossOrigin = try reader.bool(allowCrossOrigin.value, at: root.appending(member: "allowCrossOrigin"))
+        }
+    }
+
+    /// `maxSize`: a size such as `"2GiB"` or `"512MB"`, or a whole number of bytes.
+    private static func size(_ value: JSONValue, at path: ConfigKeyPath, reader: ConfigReader) throws(ConfigFileError) -> Int64 {
+        let expected = "a size such as \"2GiB\" or \"512MB\", or a whole number of bytes"
+        switch value.kind {
+        case .string(let text):
+            do {
+                return try ByteSize(parsing: text).bytes
+            } catch {
+                throw reader.error("\(error)", at: path, line: value.line)
+            }
+        case .number(let number):
+            guard let bytes = number.integerValue, bytes >= 0 else {
+                throw reader.mismatch(value, at: path, expected: expected)
+            }
+            return bytes
+        default:
+            throw reader.mismatch(value, at: path, expected: expected)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+
+/// One `routes` entry of the config file: which URLs it covers and how they are served.
+public struct CacheRoute: Sendable {
+    /// The URLs a route covers.
+    public enum Pattern: Sendable {
+        /// A glob matched against the cache key as `--exclude` globs are (`*`, `**`).
+        case glob(ExcludeGlob)
+        /// A regular expression that must match somewhere in the cache key.
+        case regex(source: String, expression: RouteRegex)
+    }
+
+    /// The URLs this route covers.
+    public var pattern: Pattern
+    /// How they are served.
+    public var strategy: CachingStrategy
+    /// How long `network-first` waits for the network when a copy is stored (nil: the proxy's default).
+    public var networkTimeout: Duration?
+    /// How long after it was stored an entry may be answered from the cache by `cache-first`,
+    /// `stale-while-revalidate` and `cache-only`, and how long `http` considers it fresh at most
+    /// (nil: no limit).
+    public var maxAge: Duration?
+
+    /// Creates a route.
+    public init(pattern: Pattern, strategy: CachingStrategy, networkTimeout: Duration? = nil, maxAge: Duration? = nil) {
+        self.pattern = pattern
+        self.strategy = strategy
+        self.networkTimeout = networkTimeout
+        self.maxAge = maxAge
+    }
+
+    /// Whether the route covers `key`.
+    public func matches(_ key: CacheKey) -> Bool {
+        switch self.pattern {
+        case .glob(let glob): return glob.matches(key)
+        case .regex(_, let expression): return expression.matches(key.rawValue)
+        }
+    }
+}
+
+/// A compiled regular expression for a route, safe to share between connections.
+public struct RouteRegex: @unchecked Sendable {
+    // Swift's Regex is not Sendable; matching does not mutate it.
+    private let regex: Regex<AnyRegexOutput>
+
+    /// Compiles `source`; throws when it is not a valid regular expression.
+    public init(_ source: String) throws {
+        self.regex = try Regex(source)
+    }
+
+    /// Whether the expression matches anywhere in `subject`.
+    public func matches(_ subject: String) -> Bool {
+        subject.contains(self.regex)
+    }
+}

@@ -1,0 +1,198 @@
+
+/// A URL reference as a manifest lists it (`flipart/a.js`, `../x`, `/abs`, `?q`, `https://...`),
+/// split into its RFC 3986 components and resolved as a browser would.
+public struct URLReference {
+    public var scheme: String?
+    public var authority: String?
+    public var path: String
+    public var query: String?
+    public var fragment: String?
+
+    /// Splits `text` after the clean-up a browser's URL parser does first: surrounding spaces and
+    /// control characters are trimmed, tabs and newlines removed, `\` before the query read as `/`
+    /// (for http(s) and relative references), and spaces, `"`, `<`, `>`, `` ` ``, `{` and `}`
+    /// percent-encoded.
+    public init(_ text: String) {
+        var bytes = Array(text.utf8)
+        while let first = bytes.first, first <= 0x20 {
+            bytes.removeFirst()
+        }
+        while let last = bytes.last, last <= 0x20 {
+            bytes.removeLast()
+        }
+        bytes.removeAll { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+
+        var cleaned: [UInt8] = []
+        cleaned.reserveCapacity(bytes.count)
+        let scheme = Self.schemeEnd(bytes).map { String(decoding: bytes[..<$0], as: UTF8.self).lowercased() }
+        let slashesBackslashes = scheme == nil || scheme == "http" || scheme == "https"
+        var inPath = true
+        for byte in bytes {
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                inPath = false
+            }
+            switch byte {
+            case UInt8(ascii: "\\") where inPath && slashesBackslashes:
+                cleaned.append(UInt8(ascii: "/"))
+            case UInt8(ascii: " "), UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"),
+                UInt8(ascii: "{"), UInt8(ascii: "}"):
+                cleaned.append(contentsOf: Array("%\(Self.hex(byte))".utf8))
+            default:
+                cleaned.append(byte)
+            }
+        }
+
+        var rest = cleaned[...]
+        if let end = Self.schemeEnd(cleaned) {
+            self.scheme = String(decoding: cleaned[..<end], as: UTF8.self).lowercased()
+            rest = cleaned[(end + 1)...]
+        } else {
+            self.scheme = nil
+        }
+        if rest.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) {
+            let start = rest.startIndex + 2
+            let end =
+                rest[start...].firstIndex {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                } ?? rest.endIndex
+            self.authority = String(decoding: rest[start..<end], as: UTF8.self)
+            rest = rest[end...]
+        } else {
+            self.authority = nil
+        }
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            self.fragment = String(decoding: rest[(hash + 1)...], as: UTF8.self)
+            rest = rest[..<hash]
+        } else {
+            self.fragment = nil
+        }
+        if let question = rest.firstIndex(of: UInt8(ascii: "?")) {
+            self.query = String(decoding: rest[(question + 1)...], as: UTF8.self)
+            rest = rest[..<question]
+        } else {
+            self.query = nil
+        }
+        self.path = String(decoding: rest, as: UTF8.self)
+    }
+
+    /// The target URL string of this reference against `base` (RFC 3986 5.2.2), and its scheme.
+    public func resolved(against base: HTTPURL) -> (scheme: String, url: String) {
+        let scheme: String
+        let authority: String?
+        let path: String
+        let query: String?
+        if let ownScheme = self.scheme {
+            scheme = ownScheme
+            authority = self.authority
+            path = Self.removingDotSegments(self.path)
+            query = self.query
+        } else {
+            scheme = base.scheme
+            if let ownAuthority = self.authority {
+                authority = ownAuthority
+                path = Self.removingDotSegments(self.path)
+                query = self.query
+            } else {
+                authority = base.authority
+                if self.path.isEmpty {
+                    path = base.path
+                    query = self.query ?? base.query
+                } else {
+                    if self.path.hasPrefix("/") {
+                        path = Self.removingDotSegments(self.path)
+                    } else {
+                        path = Self.removingDotSegments(Self.merge(basePath: base.path, referencePath: self.path))
+                    }
+                    query = self.query
+                }
+            }
+        }
+
+        var url = "\(scheme):"
+        if let authority {
+            url += "//\(authority)"
+        }
+        url += path
+        if let query {
+            url += "?\(query)"
+        }
+        if let fragment = self.fragment {
+            url += "#\(fragment)"
+        }
+        return (scheme, url)
+    }
+
+    /// RFC 3986 5.2.3, for a base that always has an authority.
+    private static func merge(basePath: String, referencePath: String) -> String {
+        guard let slash = basePath.lastIndex(of: "/") else {
+            return "/" + referencePath
+        }
+        return basePath[...slash] + referencePath
+    }
+
+    /// RFC 3986 5.2.4 `remove_dot_segments`.
+    public static func removingDotSegments(_ path: String) -> String {
+        var input = Substring(path)
+        var output = ""
+        func removeLastSegment() {
+            if let last = output.lastIndex(of: "/") {
+                output.removeSubrange(last...)
+            } else {
+                output.removeAll()
+            }
+        }
+        while !input.isEmpty {
+            if input.hasPrefix("../") {
+                input = input.dropFirst(3)
+            } else if input.hasPrefix("./") {
+                input = input.dropFirst(2)
+            } else if input.hasPrefix("/./") {
+                input = input.dropFirst(2)
+            } else if input == "/." {
+                input = "/"
+            } else if input.hasPrefix("/../") {
+                input = input.dropFirst(3)
+                removeLastSegment()
+            } else if input == "/.." {
+                input = "/"
+                removeLastSegment()
+            } else if input == "." || input == ".." {
+                input = ""
+            } else {
+                let searchStart = input.hasPrefix("/") ? input.index(after: input.startIndex) : input.startIndex
+                let end = input[searchStart...].firstIndex(of: "/") ?? input.endIndex
+                output += input[..<end]
+                input = input[end...]
+            }
+        }
+        return output
+    }
+
+    /// The index of the `:` ending a scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`), if any.
+    private static func schemeEnd(_ bytes: [UInt8]) -> Int? {
+        guard let first = bytes.first, Self.isAlpha(first) else {
+            return nil
+        }
+        for (index, byte) in bytes.enumerated().dropFirst() {
+            if byte == UInt8(ascii: ":") {
+                return index
+            }
+            let allowed =
+                Self.isAlpha(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            if !allowed {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    private static func isAlpha(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+    }
+}

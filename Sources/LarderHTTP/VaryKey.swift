@@ -1,0 +1,70 @@
+
+/// Which stored variant answers a request (RFC 9111 section 4.1).
+///
+/// `Accept-Encoding` is left out: Larder negotiates encodings itself (it stores one representation
+/// and decodes it for a client that cannot take it), so that header never splits or misses variants.
+public enum VaryKey {
+    /// The lower-case field names a response's `Vary` values name, without `Accept-Encoding`;
+    /// nil for `Vary: *`.
+    public static func names(_ varyFieldValues: [String]) -> [String]? {
+        var names: Set<String> = []
+        for value in varyFieldValues {
+            for token in value.split(separator: ",") {
+                let name = token.trimmingWhitespace().lowercased()
+                if name == "*" { return nil }
+                if !name.isEmpty, name != "accept-encoding" { names.insert(name) }
+            }
+        }
+        return names.sorted()
+    }
+
+    /// The request's values of the varied headers, in canonical form (sorted names, values of
+    /// repeated fields joined, whitespace around commas normalised).
+    public static func values(_ varyFieldValues: [String], request: some HeaderFields) -> [HeaderField] {
+        (self.names(varyFieldValues) ?? []).map { name in
+            let value = request[name].flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() }.joined(separator: ", ")
+            return HeaderField(name: name, value: value)
+        }
+    }
+
+    /// Whether a stored response selected by `stored` serves a request with `request`'s headers.
+    public static func matches(storedVary: [String], storedValues: [HeaderField], request: some HeaderFields) -> Bool {
+        let wanted = self.values(storedVary, request: request)
+        let recorded = storedValues.filter { $0.name.lowercased() != "accept-encoding" }
+        return wanted.count == recorded.count && zip(wanted, recorded.sorted { $0.name < $1.name }).allSatisfy {
+            $0.name == $1.name.lowercased() && $0.value == Self.normalised($1.value)
+        }
+    }
+
+    /// Whether a stored response answers a request with these headers: its varied headers match,
+    /// or it is precached (an out-of-band contract, always served; the runner records no request
+    /// values, and a CDN's `Vary: Origin` must not make a precached game unplayable).
+    public static func selects(
+        storedHeaders: [HeaderField],
+        varyRequestHeaders: [HeaderField],
+        precached: Bool,
+        for request: some HeaderFields
+    ) -> Bool {
+        precached || self.matches(storedVary: storedHeaders["vary"], storedValues: varyRequestHeaders, request: request)
+    }
+
+    /// The key a response is stored under: the plain key, or a variant named by a digest of the
+    /// varied request values.
+    public static func storageKey(_ key: CacheKey, values: [HeaderField]) -> CacheKey {
+        guard !values.isEmpty else { return key }
+        // FNV-1a: stable across runs; a collision only replaces another variant, since lookups
+        // compare the recorded values anyway.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for field in values {
+            for byte in field.name.utf8 + [0] + field.value.utf8 + [0] {
+                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            }
+        }
+        let hex = String(hash, radix: 16)
+        return key.variant(String(repeating: "0", count: 16 - hex.count) + hex)
+    }
+
+    private static func normalised(_ value: String) -> String {
+        value.split(separator: ",").map { $0.trimmingWhitespace() }.joined(separator: ", ")
+    }
+}

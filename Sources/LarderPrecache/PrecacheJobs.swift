@@ -1,0 +1,97 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Precache jobs started through `POST /dev/offline/precache`, run one after another in the
+/// background of the running proxy with the same runner as `larder precache`.
+public final class PrecacheJobs: Sendable {
+    /// A job's state, as `GET /dev/offline/precache/ID` reports it.
+    public struct Status: Sendable, Codable, Hashable {
+        /// The job id.
+        public var id: String
+        /// `queued`, `running` or `finished`.
+        public var state: String
+        /// The origin of the web page that asked, if a page did.
+        public var requestedBy: String?
+        /// Files to download (known once planned).
+        public var filesToFetch: Int
+        /// Files done so far.
+        public var filesDone: Int
+        /// Files failed so far.
+        public var filesFailed: Int
+        /// Bytes downloaded so far.
+        public var bytes: Int64
+        /// The final report, once finished.
+        public var report: PrecacheReport?
+    }
+
+    private struct Request: Sendable {
+        var id: String
+        var list: GamesList
+    }
+
+    private let runner: PrecacheRunner
+    private let statuses = NIOLockedValueBox<[String: Status]>([:])
+    private let requests: AsyncStream<Request>
+    private let continuation: AsyncStream<Request>.Continuation
+
+    /// Creates the job queue; jobs run while `run()` does.
+    public init(runner: PrecacheRunner) {
+        self.runner = runner
+        (self.requests, self.continuation) = AsyncStream.makeStream(of: Request.self)
+    }
+
+    /// Queues a job; returns its id.
+    public func submit(_ list: GamesList, requestedBy origin: String?) -> String {
+        let id = UUID().uuidString.lowercased()
+        self.statuses.withLockedValue {
+            // Keep at most 100 jobs: forget a finished one so the map cannot grow without bound.
+            if $0.count >= 100, let finished = $0.values.first(where: { $0.state == "finished" })?.id {
+                $0.removeValue(forKey: finished)
+            }
+            $0[id] = Status(id: id, state: "queued", requestedBy: origin, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
+        }
+        self.continuation.yield(Request(id: id, list: list))
+        return id
+    }
+
+    /// A job's status, or nil for an unknown id.
+    public func status(_ id: String) -> Status? {
+        self.statuses.withLockedValue { $0[id] }
+    }
+
+    /// Runs queued jobs one at a time until cancelled (a cancelled job stops; re-running it
+    /// fetches only what is missing).
+    public func run() async {
+        for await request in self.requests {
+            if Task.isCancelled { return }
+            self.update(request.id) { $0.state = "running" }
+            let report = await self.runner.run(request.list) { event in
+                self.update(request.id) { status in
+                    switch event {
+                    case .planned(let toFetch, _):
+                        status.filesToFetch = toFetch
+                    case .fileFinished(_, _, let bytes, let error):
+                        status.filesDone += 1
+                        status.bytes += bytes
+                        if error != nil { status.filesFailed += 1 }
+                    case .fetchingManifests, .finished:
+                        break
+                    }
+                }
+            }
+            self.update(request.id) {
+                $0.state = "finished"
+                $0.report = report
+            }
+        }
+    }
+
+    private func update(_ id: String, _ change: (inout Status) -> Void) {
+        self.statuses.withLockedValue { statuses in
+            if var status = statuses[id] {
+                change(&status)
+                statuses[id] = status
+            }
+        }
+    }
+}

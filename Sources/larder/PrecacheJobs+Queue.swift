@@ -1,0 +1,39 @@
+import LarderHTTP
+import LarderPrecache
+import LarderProxy
+
+/// The precache runner behind the running proxy's precache API.
+extension PrecacheJobs: PrecacheJobQueue {
+    public func submit(lines: [String], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool) -> PrecacheSubmission {
+        let list = GamesList.parse(lines: lines, source: source)
+        let problems = list.problems.map(\.description)
+        guard !list.entries.isEmpty else {
+            return .nothingToPrecache(problems: problems)
+        }
+        for entry in list.entries {
+            let url: HTTPURL
+            switch entry {
+            case .page(let page, _): url = page
+            case .game(let game): url = game.manifestURL
+            }
+            if !allowed(url) {
+                return .refused(url: url.absoluteString)
+            }
+        }
+        return .queued(id: self.submit(list, requestedBy: origin), problems: problems)
+    }
+
+    public func status(_ id: String) -> PrecacheJobStatus? {
+        guard let status: Status = self.status(id) else { return nil }
+        return PrecacheJobStatus(
+            id: status.id,
+            state: status.state,
+            requestedBy: status.requestedBy,
+            filesToFetch: status.filesToFetch,
+            filesDone: status.filesDone,
+            filesFailed: status.filesFailed,
+            bytes: status.bytes,
+            report: status.report
+        )
+    }
+}

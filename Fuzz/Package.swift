@@ -7,7 +7,7 @@ let fuzzTargets: [(name: String, dependencies: [String])] = [
     ("FuzzCacheKey", ["LarderHTTP"]),
     ("FuzzGamesList", ["LarderPrecache", "LarderHTTP"]),
     ("FuzzManifest", ["LarderPrecache", "LarderHTTP"]),
-    ("FuzzConfigFile", ["LarderConfig", "LarderHTTP"]),
+    ("FuzzConfigFile", ["LarderConfig", "LarderHTTP", "LarderStore"]),
     ("FuzzCacheControl", ["LarderHTTP"]),
     ("FuzzRange", ["LarderHTTP"]),
     ("FuzzHTTPDate", ["LarderHTTP"]),

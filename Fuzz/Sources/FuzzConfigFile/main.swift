@@ -5,6 +5,7 @@
 import FuzzerDriver
 import LarderHTTP
 import LarderConfig
+import LarderStore
 
 #if canImport(Glibc)
     import Glibc

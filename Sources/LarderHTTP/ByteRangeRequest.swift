@@ -118,4 +118,25 @@ public struct ByteRangeRequest: Sendable, Hashable {
         // that `last + 1` cannot overflow).
         return min(Int64(text) ?? Int64.max, Int64.max - 1)
     }
+
+    /// How to answer a request's `Range` (with its `If-Range`) from a full body of `length` bytes
+    /// with these validators: `.full` when the request asks for no usable range (only a GET of a
+    /// 200 is answered in part).
+    public static func resolution(
+        _ request: some HeaderFields,
+        isGet: Bool,
+        status: Int,
+        length: Int64,
+        etag: String?,
+        lastModified: String?
+    ) -> Resolution {
+        let values = request["range"]
+        guard isGet, status == 200, !values.isEmpty,
+            let range = ByteRangeRequest(values.joined(separator: ",")),
+            self.ifRangeAllowsRange(request["if-range"].first, etag: etag, lastModified: lastModified)
+        else {
+            return .full
+        }
+        return range.resolve(length: length)
+    }
 }

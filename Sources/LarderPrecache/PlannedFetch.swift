@@ -32,11 +32,3 @@ public struct PlannedFetch: Sendable, Hashable {
     }
 }
 
-extension PlannedFetch {
-    /// Whether a URL names a page (`.html`, `.htm`, or a folder): pages are fetched on every
-    /// run, never taken as immutable.
-    public static func isPage(_ url: HTTPURL) -> Bool {
-        let path = url.path.lowercased()
-        return path.isEmpty || path.hasSuffix("/") || path.hasSuffix(".html") || path.hasSuffix(".htm")
-    }
-}

@@ -89,7 +89,7 @@ public struct PrecachePlanner: Sendable {
                             fetches[index].games.append(game.slug)
                         }
                         toFetch += 1
-                    } else if file.revision != nil || !PlannedFetch.isPage(file.url),
+                    } else if file.revision != nil || !file.url.isPage,
                         cachedKeys.contains(file.key) || self.isCurrent(file, cachedState(file.key))
                     {
                         cachedKeys.insert(file.key)

@@ -430,7 +430,7 @@ public final class PrecacheRunner: Sendable {
     /// One GET of a planned file, its body streamed to a temporary file; the caller holds a host slot.
     private func receive(_ fetch: PlannedFetch) async throws(DownloadFailure) -> ReceivedBody {
         // Pages change between deploys: always ask the origin, never an intermediary's copy.
-        let headers: [(name: String, value: String)] = PlannedFetch.isPage(fetch.url) ? [("Cache-Control", "no-cache")] : []
+        let headers: [(name: String, value: String)] = fetch.url.isPage ? [("Cache-Control", "no-cache")] : []
         let requestTime = Date()
         let response = try await self.execute(fetch.url, headers: headers)
         let responseTime = Date()

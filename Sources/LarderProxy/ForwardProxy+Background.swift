@@ -6,20 +6,20 @@ import NIOHTTP1
 
 extension ForwardProxy {
     /// Revalidates or refetches a stored response without a client waiting (the
-    /// `stale-while-revalidate` strategy and directive). One refresh per key runs at a time.
+    /// `stale-while-revalidate` strategy and directive), as background work. One refresh per key
+    /// runs at a time.
     func refreshInBackground(key: CacheKey, url: HTTPURL, request: HTTPRequestHead, entry: CachedEntry) {
         guard self.backgroundRefreshes.begin(key) else { return }
         var head = request
         head.method = .GET
         head.headers.remove(name: "range")
-        let fetch = Fetch(request: head, url: url, key: key, lookup: Lookup(entry: entry, missReason: .uriMiss), strategy: .http, reason: .stale, timeout: nil)
-        Task {
+        let refresh = head
+        self.background.submit {
             defer { self.backgroundRefreshes.end(key) }
             let requestTime = Date()
             do {
-                let response = try await self.upstream.execute(self.upstreamRequest(for: fetch))
-                self.health.recordSuccess(host: url.host)
-                await self.absorb(response, fetch: fetch, requestTime: requestTime)
+                let response = try await self.upstream.execute(self.upstreamRequest(refresh, url: url, validating: entry))
+                await self.absorb(response, request: refresh, url: url, key: key, strategy: .http, validating: entry, requestTime: requestTime)
             } catch {
                 if let error = error as? UpstreamError, error.isConnectFailure {
                     self.health.recordConnectFailure(host: url.host, description: error.description)
@@ -29,59 +29,56 @@ extension ForwardProxy {
         }
     }
 
-    /// Stores the answer to a fetch whose client was already answered from the cache (the network
-    /// was slower than the strategy's timeout).
-    func absorbInBackground(_ pending: Task<UpstreamResponse, any Error>, fetch: Fetch, requestTime: Date) {
-        Task {
-            do {
-                let response = try await pending.value
-                self.health.recordSuccess(host: fetch.url.host)
-                await self.absorb(response, fetch: fetch, requestTime: requestTime)
-            } catch {
-                self.logger.debug("late answer failed", metadata: ["url": "\(fetch.url.absoluteString)", "error": "\(error)"])
-            }
-        }
-    }
-
-    /// Applies an upstream answer to the store with no client: a 304 refreshes the stored entry, a
-    /// storable answer replaces it, anything else leaves it.
-    private func absorb(_ response: UpstreamResponse, fetch: Fetch, requestTime: Date) async {
-        if response.head.status == 304, let entry = fetch.validating {
+    /// Applies an upstream answer to the store with no client (a background refresh, or an
+    /// answer slower than the strategy's timeout): a 304 refreshes the validated entry, a storable
+    /// answer replaces it, anything else leaves it.
+    func absorb(
+        _ response: UpstreamResponse,
+        request: HTTPRequestHead,
+        url: HTTPURL,
+        key: CacheKey,
+        strategy: CachingStrategy,
+        validating: CachedEntry?,
+        requestTime: Date
+    ) async {
+        self.health.recordSuccess(host: url.host)
+        if response.head.status == 304, let entry = validating {
             _ = await self.refresh(entry, with: response, requestTime: requestTime)
             return
         }
-        guard fetch.request.method == .GET, response.head.status < 500,
-            let target = self.storeTarget(for: fetch, response: response.head, requestTime: requestTime).storeAs
+        let headers = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
+        guard request.method == .GET, response.head.status < 500,
+            let target = CacheTransaction.storeTarget(
+                request: request,
+                strategy: strategy,
+                url: url,
+                key: key,
+                status: response.head.status,
+                headers: headers,
+                requestTime: requestTime
+            ).storeAs,
+            let storing = StoringBody(store: self.store, target: target, failures: self.storeFailures)
         else {
             return
         }
         let responseTime = Date()
-        let headers = HopByHopHeaders.removing(from: HTTPHeaders(response.head.headers))
         do {
-            let writer = try self.store.makeBodyWriter()
-            do {
-                for try await chunk in response.body {
-                    try chunk.withUnsafeReadableBytes { try writer.write($0) }
-                }
-            } catch {
-                writer.discard()
-                throw error
+            for try await chunk in response.body {
+                storing.write(chunk)
             }
-            let head = StoredResponseHead(
-                url: target.url.absoluteString,
-                status: response.head.status,
-                headers: headers.map { HeaderField(name: $0.name, value: $0.value) },
-                requestTime: target.requestTime,
-                responseTime: responseTime,
-                varyRequestHeaders: target.varyValues
-            )
-            _ = try await writer.commit(key: target.key, head: head, kind: .runtime, expectedLength: Self.contentLength(headers))
-            self.storeFailures.recordSuccess()
-            self.budget.requestEviction()
-        } catch let error as StoreError {
-            self.storeFailures.record(error, url: fetch.url.absoluteString)
         } catch {
-            self.logger.notice("background answer not stored", metadata: ["url": "\(fetch.url.absoluteString)", "error": "\(error)"])
+            storing.discard()
+            self.logger.notice("background answer not stored", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
+            return
         }
+        let stored = HopByHopHeaders.removing(from: headers)
+        _ = await storing.commit(
+            status: response.head.status,
+            headers: stored,
+            responseTime: responseTime,
+            expectedLength: Self.contentLength(HTTPHeaders(stored.map { ($0.name, $0.value) })),
+            budget: self.budget,
+            logger: self.logger
+        )
     }
 }

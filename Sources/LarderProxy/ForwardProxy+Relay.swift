@@ -8,15 +8,14 @@ import NIOHTTP1
 extension ForwardProxy {
     // MARK: - Relaying an upstream response
 
-    /// Streams an upstream response to the client, storing it on the way when `storeAs` is set.
+    /// Streams an upstream response to the client, storing it on the way when the relay says so.
     func relay(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
         writer: ResponseWriter,
-        forwardReason: CacheStatus.ForwardReason,
-        storeAs: StoreTarget?,
-        notStoredReason: String?
+        relay: CacheTransaction.Relay
     ) async throws -> Outcome {
+        let forwardReason = relay.forwardReason
         let responseTime = Date()
         let isHead = request.method == .HEAD
         var upstreamHeaders = HTTPHeaders(response.head.headers.map { ($0.name, $0.value) })
@@ -25,19 +24,12 @@ extension ForwardProxy {
         let status = HTTPResponseStatus(statusCode: response.head.status, reasonPhrase: response.head.reason)
         let mayHaveBody = !isHead && status.mayHaveResponseBody
 
-        var bodyWriter: BodyWriter?
-        if storeAs != nil {
-            do {
-                bodyWriter = try self.store.makeBodyWriter()
-            } catch {
-                self.storeFailures.record(error, url: request.uri)
-            }
-        }
+        let storing = relay.storeAs.flatMap { StoringBody(store: self.store, target: $0, failures: self.storeFailures) }
         // `stored` is said only of what is being stored while storing works; a body cut short is
         // never stored, and the client then sees a broken response (the connection closes).
-        let claimsStored = bodyWriter != nil && !self.storeFailures.isFailing
+        let claimsStored = storing != nil && !self.storeFailures.isFailing
         var cacheStatus = CacheStatus.forward(forwardReason, status: response.head.status, stored: claimsStored)
-        if let notStoredReason, forwardReason != .method {
+        if let notStoredReason = relay.notStoredReason, forwardReason != .method {
             cacheStatus.detail = "not-stored-\(notStoredReason)"
         }
 
@@ -56,8 +48,9 @@ extension ForwardProxy {
         var status206 = false
         var rangeUnsatisfiable = false
         if let declaredLength, mayHaveBody, decoder == nil {
-            let resolution = Self.rangeResolution(
-                request,
+            let resolution = ByteRangeRequest.resolution(
+                request.headers,
+                isGet: request.method == .GET,
                 status: response.head.status,
                 length: declaredLength,
                 etag: upstreamHeaders["etag"].first,
@@ -90,7 +83,8 @@ extension ForwardProxy {
         }
         if rangeUnsatisfiable, let declaredLength {
             // The client's answer is complete at once; the body is still read to be stored.
-            try await self.writeUnsatisfiable(length: declaredLength, cacheStatus: cacheStatus, request: request, writer: writer)
+            let answer = StoredAnswer.unsatisfiable(length: declaredLength, cacheStatus: cacheStatus, close: !request.isKeepAlive)
+            try await writer.whole(.rangeNotSatisfiable, HTTPHeaders(answer.headers.map { ($0.name, $0.value) }), body: nil)
         } else {
             Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: closeAfter)
             try await writer.head(status206 ? .partialContent : status, headers)
@@ -99,15 +93,7 @@ extension ForwardProxy {
         var position: Int64 = 0
         do {
             for try await chunk in response.body {
-                if let writerToDisk = bodyWriter {
-                    do {
-                        try chunk.withUnsafeReadableBytes { try writerToDisk.write($0) }
-                    } catch {
-                        self.storeFailures.record(error, url: request.uri)
-                        writerToDisk.discard()
-                        bodyWriter = nil
-                    }
-                }
+                storing?.write(chunk)
                 let chunkStart = position
                 position += Int64(chunk.readableBytes)
                 guard mayHaveBody else { continue }
@@ -130,7 +116,7 @@ extension ForwardProxy {
         } catch {
             // A truncated or failed upstream body (or one that does not decode): the client must
             // see a broken response (the connection closes), and nothing of it is stored.
-            bodyWriter?.discard()
+            storing?.discard()
             self.logger.notice("upstream body failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
             return Outcome(status: response.head.status, cacheStatus: cacheStatus, reusable: false)
         }
@@ -138,24 +124,16 @@ extension ForwardProxy {
             try await writer.end()
         }
 
-        if let bodyWriter, let storeAs {
-            let stored = StoredResponseHead(
-                url: storeAs.url.absoluteString,
+        if let storing {
+            let headers = upstreamHeaders.map { HeaderField(name: $0.name, value: $0.value) }
+            _ = await storing.commit(
                 status: response.head.status,
-                headers: upstreamHeaders.map { HeaderField(name: $0.name, value: $0.value) },
-                requestTime: storeAs.requestTime,
+                headers: headers,
                 responseTime: responseTime,
-                varyRequestHeaders: storeAs.varyValues
+                expectedLength: declaredLength,
+                budget: self.budget,
+                logger: self.logger
             )
-            do {
-                _ = try await bodyWriter.commit(key: storeAs.key, head: stored, kind: .runtime, expectedLength: declaredLength)
-                self.storeFailures.recordSuccess()
-                self.budget.requestEviction()
-            } catch StoreError.lengthMismatch(let expected, let actual) {
-                self.logger.notice("not stored: the body was cut short", metadata: ["url": "\(storeAs.url.absoluteString)", "expected": "\(expected)", "actual": "\(actual)"])
-            } catch {
-                self.storeFailures.record(error, url: storeAs.url.absoluteString)
-            }
         }
         let answered = rangeUnsatisfiable ? 416 : (status206 ? 206 : response.head.status)
         return Outcome(status: answered, cacheStatus: cacheStatus, reusable: !closeAfter)

@@ -46,7 +46,7 @@ extension ForwardProxy {
         if (200..<400).contains(response.head.status) {
             await self.invalidate(after: response.head, url: url)
         }
-        return try await self.relay(response, request: head, writer: writer, forwardReason: .method, storeAs: nil, notStoredReason: nil)
+        return try await self.relay(response, request: head, writer: writer, relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil))
     }
 
     /// After an unsafe method succeeds, the stored responses for its target URI and for the

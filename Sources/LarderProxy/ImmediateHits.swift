@@ -76,11 +76,8 @@ struct ImmediateHits: Sendable {
             bytes.writeString("HTTP/\(head.version.major).\(head.version.minor) 200 OK\r\n")
         }
         bytes.writeImmutableBuffer(hit.headerBlock)
-        bytes.writeStaticString("age: ")
-        bytes.writeString(String(age))
-        bytes.writeStaticString("\r\nCache-Status: ")
-        bytes.writeString(cacheStatus.description)
-        bytes.writeStaticString(close ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n")
+        Self.writeHeaderLines(StoredAnswer.perRequestHeaders(age: age, cacheStatus: cacheStatus, close: close), to: &bytes)
+        bytes.writeStaticString("\r\n")
         self.log.record(head, status: 200, cacheStatus: cacheStatus, since: started)
         return Answer(head: bytes, body: body, close: close)
     }
@@ -126,7 +123,7 @@ struct ImmediateHits: Sendable {
 
         let freshOnly: Bool
         let detail: String?
-        switch ForwardProxy.defaultStrategy(for: url, entry: entry) {
+        switch CacheTransaction.defaultStrategy(for: url, entry: entry) {
         case .http:
             freshOnly = true
             detail = nil
@@ -136,27 +133,21 @@ struct ImmediateHits: Sendable {
         default:
             return nil
         }
-        var headers = ForwardProxy.storedHeaders(entry, age: 0)
-        headers.remove(name: "age")
-        headers.replaceOrAdd(name: "accept-ranges", value: "bytes")
-        headers.add(name: "content-length", value: String(entry.bodySize))
-        let via = headers["via"] + ["1.1 larder"]
-        headers.remove(name: "via")
-        headers.add(name: "Via", value: via.joined(separator: ", "))
+        // The ordinary path's plan for the plainest request (a keep-alive GET with no conditional
+        // or range), kept serialised up to the per-request headers: one plan, so the same bytes.
+        let plainGet = StoredAnswer.Request(isHead: false, headers: [HeaderField(name: "Accept-Encoding", value: "*")], keepAlive: true, supportsChunked: true)
+        guard let plan = StoredAnswer.plan(entry.storedForAnswer, request: plainGet, age: 0, cacheStatus: .hit()),
+            plan.status == 200, plan.body == .bytes(0..<entry.bodySize)
+        else { return nil }
         var block = ByteBuffer()
-        for (name, value) in headers {
-            block.writeString(name)
-            block.writeStaticString(": ")
-            block.writeString(value)
-            block.writeStaticString("\r\n")
-        }
+        Self.writeHeaderLines(plan.storedPart, to: &block)
         let hit = PreparedHits.Hit(
             host: url.host,
             port: url.effectivePort,
             key: entry.key,
             headerBlock: block,
             body: body,
-            contentEncoding: headers["content-encoding"],
+            contentEncoding: entry.headers["content-encoding"],
             freshness: self.proxy.freshness(of: entry),
             freshOnly: freshOnly,
             detail: detail,
@@ -170,5 +161,15 @@ struct ImmediateHits: Sendable {
     /// selects by, or it is precached (always selected, see ``VaryKey/selects(_:for:)``).
     private static func isSelectedWhateverTheRequest(_ entry: CachedEntry) -> Bool {
         entry.kind == .precached || VaryKey.names(entry.headers.filter { $0.hasName("vary") }.map(\.value)) == []
+    }
+
+    /// Writes `name: value\r\n` for each field, as NIO's response encoder does.
+    static func writeHeaderLines(_ fields: [HeaderField], to buffer: inout ByteBuffer) {
+        for field in fields {
+            buffer.writeString(field.name)
+            buffer.writeStaticString(": ")
+            buffer.writeString(field.value)
+            buffer.writeStaticString("\r\n")
+        }
     }
 }

@@ -33,6 +33,8 @@ public final class ProxyServer: Service, Sendable {
 
     /// Precache jobs started through `POST /dev/offline/precache`.
     public let precacheJobs: any PrecacheJobQueue
+    /// Work that outlives its request (background refreshes, late answers).
+    public let background = BackgroundWork()
     /// Answers by outcome and the most recent requests.
     public let statistics = ProxyStatistics()
 
@@ -65,6 +67,7 @@ public final class ProxyServer: Service, Sendable {
             configuration: configuration,
             usage: self.usage,
             budget: self.budget,
+            background: self.background,
             logger: logger
         )
         self.precacheJobs = precacheJobs(upstream)

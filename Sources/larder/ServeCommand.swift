@@ -231,7 +231,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
         )
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [server],
+            // Shut down in reverse: the server first, then the background work it started.
+            services: [server.background, server],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )

@@ -35,6 +35,7 @@ struct ImmediateHitsTests {
                 configuration: ProxyConfiguration(),
                 usage: usage,
                 budget: StoreBudget(store: self.store, budget: nil, usage: usage, logger: logger),
+                background: BackgroundWork(),
                 logger: logger
             )
             self.hits = ImmediateHits(

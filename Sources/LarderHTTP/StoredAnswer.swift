@@ -1,0 +1,191 @@
+/// How a stored response answers one request, decided before any I/O: the status, every header
+/// in wire order, and which bytes of the stored body go. Every hit path answers through it (the
+/// proxy's ordinary path writes it, the immediate path keeps it serialised per target), so both
+/// answer with the same bytes.
+///
+/// The rules: the client's own conditional (RFC 9111 section 4.3.2), its `Range` against the full
+/// stored body (RFC 9110 section 14), a coding the client does not accept undone on the way out
+/// (see ``EncodingNegotiation``), and framing by length or, for a decoded body, chunks (or the
+/// connection's end for HTTP/1.0).
+public struct StoredAnswer: Sendable, Hashable {
+    /// Which bytes the answer carries.
+    public enum Body: Sendable, Hashable {
+        /// None (HEAD, 304, 416, or a status without a body).
+        case none
+        /// These bytes of the stored body.
+        case bytes(Range<Int64>)
+        /// The whole stored body with this coding undone (its length known only at the end).
+        case decoded(ContentCoding)
+    }
+
+    /// The stored response an answer is made from.
+    public struct Stored: Sendable, Hashable {
+        /// Its status.
+        public var status: Int
+        /// Its headers as stored.
+        public var headers: [HeaderField]
+        /// The length of its body.
+        public var bodySize: Int64
+
+        /// Describes a stored response.
+        public init(status: Int, headers: [HeaderField], bodySize: Int64) {
+            self.status = status
+            self.headers = headers
+            self.bodySize = bodySize
+        }
+    }
+
+    /// What of the request shapes the answer.
+    public struct Request<Headers: HeaderFields> {
+        /// Whether it is a HEAD (else a GET).
+        public var isHead: Bool
+        /// Its headers: conditionals, `Range`, `If-Range`, `Accept-Encoding`.
+        public var headers: Headers
+        /// Whether the connection stays open after the answer.
+        public var keepAlive: Bool
+        /// Whether the client speaks HTTP/1.1 or later (chunked framing).
+        public var supportsChunked: Bool
+
+        /// Describes a request.
+        public init(isHead: Bool, headers: Headers, keepAlive: Bool, supportsChunked: Bool) {
+            self.isHead = isHead
+            self.headers = headers
+            self.keepAlive = keepAlive
+            self.supportsChunked = supportsChunked
+        }
+    }
+
+    /// The status line's code.
+    public var status: Int
+    /// The headers that follow from the stored response, in order; the per-request ones
+    /// (`age`, `Cache-Status`, `Connection`) come after them, see ``headers``.
+    public var storedPart: [HeaderField]
+    /// The `Age` value (nil for a 416, which describes no stored representation).
+    public var age: Int?
+    /// The `Cache-Status` value.
+    public var cacheStatus: CacheStatus
+    /// Whether the connection closes after the answer.
+    public var close: Bool
+    /// The body's bytes.
+    public var body: Body
+
+    /// Every header of the answer, in wire order.
+    public var headers: [HeaderField] {
+        self.storedPart + Self.perRequestHeaders(age: self.age, cacheStatus: self.cacheStatus, close: self.close)
+    }
+
+    /// The headers that change with every answer, after the stored part: `age` (when given),
+    /// `Cache-Status`, and `Connection: close`.
+    public static func perRequestHeaders(age: Int?, cacheStatus: CacheStatus, close: Bool) -> [HeaderField] {
+        var headers: [HeaderField] = []
+        if let age {
+            headers.append(HeaderField(name: "age", value: String(age)))
+        }
+        headers.append(HeaderField(name: "Cache-Status", value: cacheStatus.description))
+        if close {
+            headers.append(HeaderField(name: "Connection", value: "close"))
+        }
+        return headers
+    }
+
+    /// The answer to `request` from `stored`, `age` seconds old; nil when it is coded in a way the
+    /// client does not accept and Larder cannot undo.
+    public static func plan(
+        _ stored: Stored,
+        request: Request<some HeaderFields>,
+        age: Int,
+        cacheStatus: CacheStatus
+    ) -> StoredAnswer? {
+        var headers = Self.storedHeaders(stored.headers)
+        let via = stored.headers["via"]
+        let etag = stored.headers.first(name: "etag")
+        let lastModified = stored.headers.first(name: "last-modified")
+        var answer = StoredAnswer(status: stored.status, storedPart: [], age: age, cacheStatus: cacheStatus, close: !request.keepAlive, body: .none)
+
+        if stored.status == 200,
+            ClientConditionals.notModified(request.headers, etag: etag, lastModified: lastModified, date: stored.headers.first(name: "date"))
+        {
+            answer.status = 304
+            answer.storedPart = Self.withVia(headers.filter { ClientConditionals.notModifiedHeaderNames.contains($0.name.lowercased()) })
+            return answer
+        }
+        switch EncodingNegotiation.plan(contentEncoding: stored.headers["content-encoding"], request: request.headers) {
+        case .asIs:
+            break
+        case .unusable:
+            return nil
+        case .decode(let coding):
+            EncodingNegotiation.decodedHeaders(&headers)
+            let hasBody = !request.isHead && Self.mayHaveBody(stored.status)
+            if hasBody {
+                if request.supportsChunked {
+                    headers.append(HeaderField(name: "transfer-encoding", value: "chunked"))
+                } else {
+                    answer.close = true  // HTTP/1.0: the body ends when the connection closes
+                }
+                answer.body = .decoded(coding)
+            }
+            answer.storedPart = Self.withVia(headers, stored: via)
+            return answer
+        }
+        if stored.status == 200 {
+            headers.replaceOrAdd(name: "accept-ranges", value: "bytes")
+        }
+        guard !request.isHead, Self.mayHaveBody(stored.status) else {
+            headers.append(HeaderField(name: "content-length", value: String(stored.bodySize)))
+            answer.storedPart = Self.withVia(headers, stored: via)
+            return answer
+        }
+        var slice: Range<Int64> = 0..<stored.bodySize
+        let ranged = ByteRangeRequest.resolution(
+            request.headers,
+            isGet: !request.isHead,
+            status: stored.status,
+            length: stored.bodySize,
+            etag: etag,
+            lastModified: lastModified
+        )
+        switch ranged {
+        case .full:
+            break
+        case .unsatisfiable:
+            return Self.unsatisfiable(length: stored.bodySize, cacheStatus: cacheStatus, close: answer.close)
+        case .partial(let range):
+            slice = range
+            answer.status = 206
+            headers.append(HeaderField(name: "content-range", value: ByteRangeRequest.contentRange(range, length: stored.bodySize)))
+        }
+        headers.append(HeaderField(name: "content-length", value: String(slice.count)))
+        answer.storedPart = Self.withVia(headers, stored: via)
+        answer.body = .bytes(slice)
+        return answer
+    }
+
+    /// A 416 for a range no byte of a body of `length` satisfies: `Content-Range: bytes */length`
+    /// and nothing of the stored response.
+    public static func unsatisfiable(length: Int64, cacheStatus: CacheStatus, close: Bool) -> StoredAnswer {
+        let headers = [
+            HeaderField(name: "content-range", value: ByteRangeRequest.unsatisfiedContentRange(length: length)),
+            HeaderField(name: "content-length", value: "0"),
+        ]
+        return StoredAnswer(status: 416, storedPart: Self.withVia(headers), age: nil, cacheStatus: cacheStatus, close: close, body: .none)
+    }
+
+    /// Whether a response with `status` may carry a body (not 1xx, 204 or 304).
+    public static func mayHaveBody(_ status: Int) -> Bool {
+        status >= 200 && status != 204 && status != 304
+    }
+
+    /// A stored response's own headers as an answer starts from: without framing, `Age` and `Via`
+    /// (the answer sets its own).
+    static func storedHeaders(_ stored: [HeaderField]) -> [HeaderField] {
+        stored.filter { field in
+            !(field.hasName("content-length") || field.hasName("age") || field.hasName("content-range") || field.hasName("via"))
+        }
+    }
+
+    /// `headers` with this proxy's `Via` appended to the stored one (RFC 9110 section 7.6.3).
+    static func withVia(_ headers: [HeaderField], stored: [String] = []) -> [HeaderField] {
+        headers + [HeaderField(name: "Via", value: (stored + ["1.1 larder"]).joined(separator: ", "))]
+    }
+}

@@ -1,0 +1,394 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import NIOHTTP1
+
+/// One GET or HEAD through the cache, as a value: it takes what happened (the lookup, upstream's
+/// answer or failure, a timeout, a stored answer that could not be given) and says what to do next.
+/// It does no I/O; ``ForwardProxy`` executes its actions and feeds the results back in, so every
+/// rule of what to answer lives here and is tested without sockets
+/// (Tests/LarderProxyTests/CacheTransactionTests.swift).
+///
+/// The shape: decide from the stored copy and the strategy (``CacheDecision``); answer from the
+/// cache, or forward (checking the host's back-off, joining another request's fetch of the same
+/// miss); then from upstream's answer relay and store it, merge a 304, or serve the copy for a 5xx
+/// (`stale-if-error`); when upstream fails, times out or the proxy is offline, fall back to the
+/// copy when it may be served disconnected, else an error page that says why.
+struct CacheTransaction: Sendable {
+    /// A stored response with its freshness.
+    struct Candidate: Sendable {
+        var entry: CachedEntry
+        var freshness: ResponseFreshness
+    }
+
+    /// The lookup: the stored response that matches the request, or why none does.
+    struct Lookup: Sendable {
+        var candidate: Candidate?
+        var missReason: CacheStatus.ForwardReason
+
+        static let miss = Lookup(candidate: nil, missReason: .uriMiss)
+    }
+
+    /// Everything known when the transaction starts.
+    struct Start: Sendable {
+        var request: HTTPRequestHead
+        var url: HTTPURL
+        var key: CacheKey
+        var lookup: Lookup
+        var strategy: CachingStrategy
+        /// Whether a configured route covers the URL (else the defaults apply).
+        var routed: Bool
+        var routeMaxAge: Duration?
+        var networkTimeout: Duration
+        var offline: Bool
+        /// Whether the URL's host failed repeatedly and is backing off.
+        var backingOff: Bool
+        var now: Date
+    }
+
+    /// One fetch upstream and what the cache knows of it.
+    struct Fetch: Sendable {
+        var lookup: Lookup
+        var reason: CacheStatus.ForwardReason
+        /// How long to wait for the head before answering from the copy (nil: as long as it takes).
+        var timeout: Duration?
+    }
+
+    /// What the executor sends upstream.
+    struct UpstreamPlan: Sendable, Equatable {
+        /// The stored response whose validators go upstream (nil: an unconditional request).
+        var validating: CachedEntry?
+        /// How long to wait for the response head (nil: as long as it takes); the late answer is
+        /// still stored, in the background.
+        var headTimeout: Duration?
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.validating?.key == rhs.validating?.key && lhs.validating?.bodyHash == rhs.validating?.bodyHash && lhs.headTimeout == rhs.headTimeout
+        }
+    }
+
+    /// An answer without a stored body: an error page and its `Cache-Status`.
+    enum Page: Sendable, Equatable {
+        /// 504: the request may only be answered from the cache and there is no usable copy.
+        case notCached(detail: String)
+        /// Upstream cannot be used (`reason`; nil: offline mode) and no copy may answer;
+        /// `unusable` says why the copy there is cannot.
+        case disconnected(status: Int, reason: String?, unusable: String?)
+    }
+
+    /// Where an upstream answer is stored.
+    struct StoreTarget: Sendable, Equatable {
+        /// The key, or the variant's key for a response that varies.
+        var key: CacheKey
+        var url: HTTPURL
+        var requestTime: Date
+        /// The request's values of the headers the response varies on.
+        var varyValues: [HeaderField]
+    }
+
+    /// How an upstream answer is relayed.
+    struct Relay: Sendable, Equatable {
+        var forwardReason: CacheStatus.ForwardReason
+        var storeAs: StoreTarget?
+        /// Why it is not stored (`Cache-Status` detail `not-stored-REASON`).
+        var notStoredReason: String?
+    }
+
+    /// What the executor does next.
+    enum Action: Sendable {
+        /// Answer from `entry` with this `Cache-Status` detail (or this whole `Cache-Status`), then
+        /// refresh it in the background when `refresh` is set. If its body cannot be opened or its
+        /// coding served, nothing is written and ``storedAnswerFailed()`` says what next.
+        case answerStored(CachedEntry, detail: String?, cacheStatus: CacheStatus?, refresh: Bool)
+        /// Answer with an error page, with this `Cache-Status`. Done.
+        case answerPage(Page, cacheStatus: CacheStatus)
+        /// Join the fetch of the same miss in flight: ``lead()`` when there is none, else wait for it
+        /// and ``followerWoke(_:)`` with what it stored.
+        case joinInFlight
+        /// Send the request upstream: ``upstreamAnswered(status:headers:requestTime:now:)``,
+        /// ``upstreamFailed(isTimeout:description:now:)`` or ``upstreamTimedOut(now:)``.
+        case fetch(UpstreamPlan)
+        /// Apply the 304 just received to `entry`: ``merged(_:)``.
+        case mergeNotModified(CachedEntry)
+        /// Stream upstream's answer to the client, storing it when the relay says so. Done.
+        case relay(Relay)
+    }
+
+    private enum State: Sendable {
+        case idle
+        /// Answering from a stored entry; `then` applies if it cannot.
+        case answering(then: AfterStoredFailure)
+        case joining(Fetch)
+        case fetching(Fetch)
+        case merging(Fetch, status: Int, headers: [HeaderField], requestTime: Date)
+        case done
+    }
+
+    /// What follows a stored answer that could not be given.
+    private enum AfterStoredFailure: Sendable {
+        /// Fetch as for a miss.
+        case forwardAsMiss
+        /// The disconnected fallback's copy: say it cannot be read.
+        case unreadableFallback(detail: String, reason: String?)
+        /// Relay the 5xx that the copy was to replace.
+        case relayAnswer(Fetch, status: Int, headers: [HeaderField], requestTime: Date)
+        /// The copy a 304 validated vanished: that 304 answers nothing the client asked.
+        case fetchUnconditionally(Fetch)
+        /// The copy another request stored cannot be read: fetch alone.
+        case fetchAlone(Fetch)
+    }
+
+    let start: Start
+    private var state = State.idle
+
+    init(_ start: Start) {
+        self.start = start
+    }
+
+    /// Whether the transaction has given its answer.
+    var isDone: Bool {
+        if case .done = self.state { true } else { false }
+    }
+
+    // MARK: - Events
+
+    /// The first action.
+    mutating func begin() -> Action {
+        precondition(self.isIdle, "begin() once")
+        let start = self.start
+        if start.offline {
+            return self.fallBack(start.lookup, detail: "offline", reason: nil, status: 504, now: start.now)
+        }
+        let context = CacheDecision.Context(
+            strategy: start.strategy,
+            routeMaxAge: start.routeMaxAge,
+            networkTimeout: start.networkTimeout,
+            request: RequestCacheDirectives(cacheControl: start.request.headers["cache-control"], pragma: start.request.headers["pragma"])
+        )
+        let candidate = start.lookup.candidate
+        switch CacheDecision.decide(context, stored: candidate?.freshness, now: start.now) {
+        case .answerFromCache(var detail):
+            guard let candidate else { return self.forward(.miss, reason: .uriMiss, timeout: nil) }
+            if !start.routed, candidate.entry.kind == .precached {
+                detail = "precached"
+            }
+            self.state = .answering(then: .forwardAsMiss)
+            return .answerStored(candidate.entry, detail: detail, cacheStatus: nil, refresh: false)
+        case .answerAndRefresh(let detail):
+            guard let candidate else { return self.forward(.miss, reason: .uriMiss, timeout: nil) }
+            self.state = .answering(then: .forwardAsMiss)
+            return .answerStored(candidate.entry, detail: detail, cacheStatus: nil, refresh: true)
+        case .gatewayTimeout(let detail):
+            self.state = .done
+            return .answerPage(.notCached(detail: detail), cacheStatus: .forward(start.lookup.missReason, detail: detail))
+        case .forward(let reason, let timeout):
+            return self.forward(start.lookup, reason: reason, timeout: timeout)
+        }
+    }
+
+    /// The stored answer the last action asked for could not be given; nothing was written.
+    mutating func storedAnswerFailed() -> Action {
+        guard case .answering(let then) = self.state else { preconditionFailure("no stored answer pending") }
+        switch then {
+        case .forwardAsMiss:
+            return self.forward(.miss, reason: .uriMiss, timeout: nil)
+        case .unreadableFallback(let detail, let reason):
+            self.state = .done
+            let page = Page.disconnected(
+                status: 504,
+                reason: reason,
+                unusable: "The cached copy cannot be read, or is in a content coding this client does not accept."
+            )
+            return .answerPage(page, cacheStatus: .forward(.stale, detail: detail))
+        case .relayAnswer(let fetch, let status, let headers, let requestTime):
+            return self.relay(fetch, status: status, headers: headers, requestTime: requestTime)
+        case .fetchUnconditionally(var fetch):
+            fetch.lookup = .miss
+            fetch.timeout = nil
+            return self.fetch(fetch)
+        case .fetchAlone(let fetch):
+            return self.fetch(fetch)
+        }
+    }
+
+    /// No fetch of this miss was in flight: this request fetches it.
+    mutating func lead() -> Action {
+        guard case .joining(let fetch) = self.state else { preconditionFailure("not joining") }
+        return self.fetch(fetch)
+    }
+
+    /// The fetch this request waited for ended; `stored` is the lookup's match after it (nil when
+    /// it stored nothing usable or took too long).
+    mutating func followerWoke(_ stored: Candidate?) -> Action {
+        guard case .joining(let fetch) = self.state else { preconditionFailure("not joining") }
+        guard let stored else { return self.fetch(fetch) }
+        self.state = .answering(then: .fetchAlone(fetch))
+        return .answerStored(stored.entry, detail: "coalesced", cacheStatus: nil, refresh: false)
+    }
+
+    /// Upstream answered with this head.
+    mutating func upstreamAnswered(status: Int, headers: [HeaderField], requestTime: Date, now: Date) -> Action {
+        guard case .fetching(let fetch) = self.state else { preconditionFailure("not fetching") }
+        let validating = self.validating(fetch)
+        // stale-if-error (RFC 5861 section 4; docs/SERVING.md): a 5xx with a usable copy serves the copy.
+        if status >= 500, let candidate = validating,
+            CacheDecision.mayAnswerDisconnected(candidate.freshness, precached: candidate.entry.kind == .precached, now: now)
+        {
+            self.state = .answering(then: .relayAnswer(fetch, status: status, headers: headers, requestTime: requestTime))
+            return .answerStored(candidate.entry, detail: "upstream-\(status)", cacheStatus: nil, refresh: false)
+        }
+        // A 304 to Larder's own conditional request validates the stored copy (RFC 9111 4.3.4).
+        if status == 304, let candidate = validating {
+            self.state = .merging(fetch, status: status, headers: headers, requestTime: requestTime)
+            return .mergeNotModified(candidate.entry)
+        }
+        return self.relay(fetch, status: status, headers: headers, requestTime: requestTime)
+    }
+
+    /// The 304 was applied: `refreshed` is the entry with its headers and times renewed, nil when
+    /// the entry changed meanwhile or the index could not be written.
+    mutating func merged(_ refreshed: CachedEntry?) -> Action {
+        guard case .merging(let fetch, _, _, _) = self.state, let validated = self.validating(fetch) else {
+            preconditionFailure("not merging")
+        }
+        var cacheStatus = CacheStatus.forward(fetch.reason, status: 304, stored: refreshed != nil)
+        cacheStatus.detail = "revalidated"
+        self.state = .answering(then: .fetchUnconditionally(fetch))
+        return .answerStored(refreshed ?? validated.entry, detail: nil, cacheStatus: cacheStatus, refresh: false)
+    }
+
+    /// Upstream could not be reached or failed before a head (`isTimeout`: it timed out).
+    mutating func upstreamFailed(isTimeout: Bool, description: String, now: Date) -> Action {
+        guard case .fetching(let fetch) = self.state else { preconditionFailure("not fetching") }
+        let lookup = self.start.strategy == .networkOnly ? Lookup(candidate: nil, missReason: fetch.lookup.missReason) : fetch.lookup
+        return self.fallBack(lookup, detail: "upstream-unreachable", reason: description, status: isTimeout ? 504 : 502, now: now)
+    }
+
+    /// No head came within the plan's `headTimeout` (the fetch goes on in the background).
+    mutating func upstreamTimedOut(now: Date) -> Action {
+        guard case .fetching(let fetch) = self.state else { preconditionFailure("not fetching") }
+        let timeout = self.validating(fetch) == nil ? nil : fetch.timeout
+        return self.fallBack(fetch.lookup, detail: "network-timeout", reason: "no answer within \(timeout ?? .zero)", status: 504, now: now)
+    }
+
+    /// The stored answer was given (or the client went away meanwhile).
+    mutating func answered() {
+        self.state = .done
+    }
+
+    // MARK: - Rules
+
+    private var isIdle: Bool {
+        if case .idle = self.state { true } else { false }
+    }
+
+    /// The stored response a fetch validates, when there is one the strategy may use.
+    private func validating(_ fetch: Fetch) -> Candidate? {
+        self.start.strategy == .networkOnly ? nil : fetch.lookup.candidate
+    }
+
+    /// Sends a cacheable request upstream: the host's back-off first, then coalescing of plain
+    /// misses (a range is answered from the full body either way, but only plain misses wait on
+    /// another request's), then the fetch.
+    private mutating func forward(_ lookup: Lookup, reason: CacheStatus.ForwardReason, timeout: Duration?) -> Action {
+        let start = self.start
+        if start.backingOff {
+            let reason = "\(start.url.host) failed repeatedly and is backing off."
+            return self.fallBack(lookup, detail: "upstream-backoff", reason: reason, status: 502, now: start.now)
+        }
+        let fetch = Fetch(lookup: lookup, reason: reason, timeout: timeout)
+        let plain = lookup.candidate == nil && start.request.method != .HEAD && !start.request.headers.contains(name: "range")
+        guard plain, start.strategy != .networkOnly else {
+            return self.fetch(fetch)
+        }
+        self.state = .joining(fetch)
+        return .joinInFlight
+    }
+
+    private mutating func fetch(_ fetch: Fetch) -> Action {
+        self.state = .fetching(fetch)
+        let validating = self.validating(fetch)
+        // With a usable copy at hand, a slow network must not hold the user up for long.
+        return .fetch(UpstreamPlan(validating: validating?.entry, headTimeout: validating == nil ? nil : fetch.timeout))
+    }
+
+    /// Answers without upstream (offline, failing or backing off): the stored copy when it may be
+    /// served disconnected, else an error page that says why. `reason` nil means offline mode.
+    private mutating func fallBack(_ lookup: Lookup, detail: String, reason: String?, status: Int, now: Date) -> Action {
+        var unusable: String?
+        var status = status
+        if let candidate = lookup.candidate {
+            if CacheDecision.mayAnswerDisconnected(candidate.freshness, precached: candidate.entry.kind == .precached, now: now) {
+                self.state = .answering(then: .unreadableFallback(detail: detail, reason: reason))
+                return .answerStored(candidate.entry, detail: detail, cacheStatus: nil, refresh: false)
+            }
+            // RFC 9111 section 4.2.4: a disconnected cache answers 504 rather than reuse it.
+            let directive = candidate.freshness.mustRevalidate ? "must-revalidate" : "no-cache"
+            unusable = "The cached copy may not be served without revalidation (\(directive))."
+            status = 504
+        }
+        self.state = .done
+        let cacheStatus = CacheStatus.forward(lookup.candidate == nil ? lookup.missReason : .stale, detail: detail)
+        return .answerPage(.disconnected(status: status, reason: reason, unusable: unusable), cacheStatus: cacheStatus)
+    }
+
+    private mutating func relay(_ fetch: Fetch, status: Int, headers: [HeaderField], requestTime: Date) -> Action {
+        self.state = .done
+        let target = Self.storeTarget(
+            request: self.start.request,
+            strategy: self.start.strategy,
+            url: self.start.url,
+            key: self.start.key,
+            status: status,
+            headers: headers,
+            requestTime: requestTime
+        )
+        let forwardReason = fetch.reason == .uriMiss ? fetch.lookup.missReason : fetch.reason
+        return .relay(Relay(forwardReason: forwardReason, storeAs: target.storeAs, notStoredReason: target.notStoredReason))
+    }
+
+    /// Where (and whether) an upstream answer to a GET or HEAD is stored.
+    static func storeTarget(
+        request: HTTPRequestHead,
+        strategy: CachingStrategy,
+        url: HTTPURL,
+        key: CacheKey,
+        status: Int,
+        headers: [HeaderField],
+        requestTime: Date
+    ) -> (storeAs: StoreTarget?, notStoredReason: String?) {
+        if request.method == .HEAD {
+            return (nil, "head")
+        }
+        if strategy == .networkOnly {
+            return (nil, "network-only")
+        }
+        // An answer to a client's precondition (a 412, say) is not the resource for everyone.
+        if request.headers.contains(name: "if-match") || request.headers.contains(name: "if-unmodified-since") {
+            return (nil, "precondition")
+        }
+        let vary = headers["vary"]
+        let storability = Storability.evaluate(
+            method: "GET",
+            status: status,
+            requestCacheControl: request.headers["cache-control"],
+            responseCacheControl: headers["cache-control"],
+            vary: vary,
+            expires: headers["expires"],
+            contentType: headers["content-type"].first
+        )
+        guard storability == .storable else {
+            if case .notStorable(let reason) = storability { return (nil, reason) }
+            return (nil, nil)
+        }
+        let values = VaryKey.values(vary, request: request.headers)
+        return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
+    }
+
+    /// The strategy for a URL no configured route covers (docs/SERVING.md): precached assets
+    /// cache-first, precached pages and manifests network-first, everything else the HTTP cache.
+    static func defaultStrategy(for url: HTTPURL, entry: CachedEntry?) -> CachingStrategy {
+        guard entry?.kind == .precached else { return .http }
+        return url.isNetworkFirstWhenPrecached ? .networkFirst : .cacheFirst
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import Logging
+import NIOCore
+
+/// An upstream body on its way into the store, for every path that stores one (a relay to a
+/// client, an answer absorbed in the background): chunks go to a ``BodyWriter`` as they arrive, a
+/// write failure stops storing (the answer itself goes on), and `commit` indexes the whole body.
+/// Failures are counted in ``StoreWriteFailures`` for the log and /dev/offline.
+final class StoringBody {
+    private var writer: BodyWriter?
+    private let target: CacheTransaction.StoreTarget
+    private let failures: StoreWriteFailures
+
+    /// Starts storing for `target`; nil when no body file can be made (the failure is recorded).
+    init?(store: Store, target: CacheTransaction.StoreTarget, failures: StoreWriteFailures) {
+        do {
+            self.writer = try store.makeBodyWriter()
+        } catch {
+            failures.record(error, url: target.url.absoluteString)
+            return nil
+        }
+        self.target = target
+        self.failures = failures
+    }
+
+    /// Whether the body is still being stored.
+    var isStoring: Bool {
+        self.writer != nil
+    }
+
+    /// Appends a chunk; after a write failure, stops storing.
+    func write(_ chunk: ByteBuffer) {
+        guard let writer = self.writer else { return }
+        do {
+            try chunk.withUnsafeReadableBytes { try writer.write($0) }
+        } catch {
+            self.failures.record(error, url: self.target.url.absoluteString)
+            writer.discard()
+            self.writer = nil
+        }
+    }
+
+    /// Drops what was written: the body was cut short or failed.
+    func discard() {
+        self.writer?.discard()
+        self.writer = nil
+    }
+
+    /// Indexes the body under the target's key with `headers` (hop-by-hop ones already removed);
+    /// a body whose length is not `expectedLength` is not stored. Returns whether it was.
+    func commit(status: Int, headers: [HeaderField], responseTime: Date, expectedLength: Int64?, budget: StoreBudget, logger: Logger) async -> Bool {
+        guard let writer = self.writer else { return false }
+        self.writer = nil
+        let head = StoredResponseHead(
+            url: self.target.url.absoluteString,
+            status: status,
+            headers: headers,
+            requestTime: self.target.requestTime,
+            responseTime: responseTime,
+            varyRequestHeaders: self.target.varyValues
+        )
+        do {
+            _ = try await writer.commit(key: self.target.key, head: head, kind: .runtime, expectedLength: expectedLength)
+            self.failures.recordSuccess()
+            budget.requestEviction()
+            return true
+        } catch StoreError.lengthMismatch(let expected, let actual) {
+            logger.notice(
+                "not stored: the body was cut short",
+                metadata: ["url": "\(self.target.url.absoluteString)", "expected": "\(expected)", "actual": "\(actual)"]
+            )
+        } catch {
+            self.failures.record(error, url: self.target.url.absoluteString)
+        }
+        return false
+    }
+}

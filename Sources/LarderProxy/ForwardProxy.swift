@@ -75,7 +75,7 @@ final class ForwardProxy: Sendable {
     func serveCacheable(_ head: HTTPRequestHead, url: HTTPURL, writer: ResponseWriter) async throws -> Outcome {
         let key = CacheKey(url: url, filter: self.configuration.queryFilter)
         let lookup = await self.lookup(key, request: head)
-        let now = Date()
+        let now = self.configuration.now()
         let route = self.configuration.route(for: key)
         var transaction = CacheTransaction(
             CacheTransaction.Start(
@@ -105,7 +105,7 @@ final class ForwardProxy: Sendable {
         while true {
             switch action {
             case .answerStored(let entry, let detail, let cacheStatus, let refresh):
-                guard let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: detail, now: Date(), cacheStatus: cacheStatus) else {
+                guard let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: detail, now: self.configuration.now(), cacheStatus: cacheStatus) else {
                     action = transaction.storedAnswerFailed()
                     continue
                 }

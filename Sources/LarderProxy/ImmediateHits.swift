@@ -50,7 +50,7 @@ struct ImmediateHits: Sendable {
         if !hit.contentEncoding.isEmpty {
             guard EncodingNegotiation.plan(contentEncoding: hit.contentEncoding, request: head.headers) == .asIs else { return nil }
         }
-        let now = Date()
+        let now = self.proxy.configuration.now()
         if hit.freshOnly {
             guard hit.freshness.isFresh(now: now) else { return nil }
         }

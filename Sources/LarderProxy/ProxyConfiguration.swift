@@ -1,3 +1,4 @@
+import Foundation
 import LarderHTTP
 import LarderStore
 
@@ -38,6 +39,12 @@ public struct ProxyConfiguration: Sendable {
     public func route(for key: CacheKey) -> CacheRoute? {
         self.routes.first { $0.matches(key) }
     }
+
+    /// Whether plain hits are answered on the event loop (see `ImmediateHits`); when off, every
+    /// request takes the ordinary path, which answers with the same bytes.
+    public var immediateHits = true
+    /// The clock that ages and freshness of stored answers are read from.
+    public var now: @Sendable () -> Date = { Date() }
 
     /// The defaults.
     public init() {}

@@ -145,7 +145,11 @@ public final class ProxyServer: Service, Sendable {
                         prepared: preparedHits
                     )
                     try operations.addHandler(
-                        ProxyChannelAdapter(decoderName: "http-decoder", encoderName: "http-encoder", immediateHits: immediateHits)
+                        ProxyChannelAdapter(
+                            decoderName: "http-decoder",
+                            encoderName: "http-encoder",
+                            immediateHits: self.configuration.immediateHits ? immediateHits : nil
+                        )
                     )
                     let asyncChannel = try NIOAsyncChannel<ProxyInbound, ProxyOutbound>(
                         wrappingChannelSynchronously: channel,

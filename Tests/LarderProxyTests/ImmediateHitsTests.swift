@@ -3,6 +3,7 @@ import LarderHTTP
 @testable import LarderStore
 import Logging
 import NIOCore
+import NIOEmbedded
 import NIOHTTP1
 import Testing
 
@@ -20,7 +21,7 @@ struct ImmediateHitsTests {
         let statistics = ProxyStatistics()
         let hits: ImmediateHits
 
-        init() throws {
+        init(now: (@Sendable () -> Date)? = nil) throws {
             self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("immediate-\(UUID().uuidString)").path
             // Remembered lookups trusted for a minute: a loaded machine may take seconds between two
             // steps of a test; ending them by commits is what these tests check.
@@ -32,7 +33,11 @@ struct ImmediateHitsTests {
                 upstream: UnreachableUpstream(),
                 health: UpstreamHealthRegistry(),
                 offline: self.offline,
-                configuration: ProxyConfiguration(),
+                configuration: {
+                    var configuration = ProxyConfiguration()
+                    if let now { configuration.now = now }
+                    return configuration
+                }(),
                 usage: usage,
                 budget: StoreBudget(store: self.store, budget: nil, usage: usage, logger: logger),
                 background: BackgroundWork(),
@@ -111,6 +116,36 @@ struct ImmediateHitsTests {
             case nil:
                 return (String(buffer: answer.head), "")
             }
+        }
+
+        /// The bytes the ordinary path (`ForwardProxy.serveCacheable`) writes for the request, as
+        /// NIO's response encoder puts them on the wire.
+        func ordinaryAnswer(
+            _ uri: String,
+            method: HTTPMethod = .GET,
+            version: HTTPVersion = .http1_1,
+            headers: [(String, String)] = []
+        ) async throws -> (head: String, body: String) {
+            var requestHeaders = HTTPHeaders([("Host", "x")])
+            requestHeaders.add(contentsOf: headers)
+            let request = HTTPRequestHead(version: version, method: method, uri: uri, headers: requestHeaders)
+            let (outbound, sink) = NIOAsyncChannelOutboundWriter<ProxyOutbound>.makeTestingWriter()
+            let writer = ResponseWriter(outbound: outbound, version: version)
+            _ = try await self.proxy.serveCacheable(request, url: try HTTPURL(parsing: uri), writer: writer)
+            outbound.finish()
+            let channel = EmbeddedChannel(handler: HTTPResponseEncoder())
+            // The encoder frames a response by its request's method and version.
+            var head = ByteBuffer()
+            var body = ByteBuffer()
+            for await part in sink {
+                guard case .http(let part) = part else { continue }
+                try channel.writeOutbound(part)
+                while var bytes = try channel.readOutbound(as: ByteBuffer.self) {
+                    if case .head = part { head.writeBuffer(&bytes) } else { body.writeBuffer(&bytes) }
+                }
+            }
+            _ = try channel.finish()
+            return (String(buffer: head), String(buffer: body))
         }
 
         /// The bytes a file region would send, read with `pread` as `sendfile` reads them.

@@ -1,0 +1,298 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import NIOHTTP1
+import Testing
+
+@testable import LarderProxy
+
+/// The cache transaction's decisions, event by event, without sockets or a store.
+@Suite("Cache transaction")
+struct CacheTransactionTests {
+    static let now = Date(timeIntervalSince1970: 2_000_000_000)
+    static let url = try! HTTPURL(parsing: "http://site.example/a.js")
+    static let page = try! HTTPURL(parsing: "http://site.example/index.html")
+
+    /// A stored response, `age` seconds old when `now`.
+    static func entry(
+        _ headers: [(String, String)] = [("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")],
+        age: TimeInterval = 0,
+        kind: EntryKind = .runtime,
+        url: HTTPURL = url
+    ) -> CacheTransaction.Candidate {
+        let time = now.addingTimeInterval(-age)
+        let fields = headers.map { HeaderField(name: $0.0, value: $0.1) }
+        let entry = CachedEntry(
+            key: CacheKey(url: url),
+            url: url.absoluteString,
+            status: 200,
+            headers: fields,
+            varyRequestHeaders: [],
+            kind: kind,
+            bodyHash: "h-\(headers.count)-\(age)",
+            bodySize: 10,
+            bodyPath: "/nonexistent",
+            requestTime: time,
+            responseTime: time,
+            storedAt: time
+        )
+        let freshness = ResponseFreshness(status: 200, header: { fields[$0] }, requestTime: time, responseTime: time)
+        return CacheTransaction.Candidate(entry: entry, freshness: freshness)
+    }
+
+    static func transaction(
+        _ candidate: CacheTransaction.Candidate? = nil,
+        method: HTTPMethod = .GET,
+        headers: [(String, String)] = [],
+        strategy: CachingStrategy? = nil,
+        url: HTTPURL = url,
+        offline: Bool = false,
+        backingOff: Bool = false,
+        missReason: CacheStatus.ForwardReason = .uriMiss
+    ) -> CacheTransaction {
+        CacheTransaction(
+            CacheTransaction.Start(
+                request: HTTPRequestHead(version: .http1_1, method: method, uri: url.absoluteString, headers: HTTPHeaders(headers)),
+                url: url,
+                key: CacheKey(url: url),
+                lookup: CacheTransaction.Lookup(candidate: candidate, missReason: missReason),
+                strategy: strategy ?? CacheTransaction.defaultStrategy(for: url, entry: candidate?.entry),
+                routed: strategy != nil,
+                routeMaxAge: nil,
+                networkTimeout: .seconds(3),
+                offline: offline,
+                backingOff: backingOff,
+                now: now
+            )
+        )
+    }
+
+    /// An action, reduced to what the tables compare.
+    enum Step: Equatable {
+        case stored(detail: String?, cacheStatus: String?, refresh: Bool)
+        case page(CacheTransaction.Page, cacheStatus: String)
+        case join
+        case fetch(conditional: Bool, timeout: Duration?)
+        case merge
+        case relay(forward: CacheStatus.ForwardReason, stores: Bool, notStored: String?)
+
+        init(_ action: CacheTransaction.Action) {
+            switch action {
+            case .answerStored(_, let detail, let cacheStatus, let refresh):
+                self = .stored(detail: detail, cacheStatus: cacheStatus?.description, refresh: refresh)
+            case .answerPage(let page, let cacheStatus):
+                self = .page(page, cacheStatus: cacheStatus.description)
+            case .joinInFlight:
+                self = .join
+            case .fetch(let plan):
+                self = .fetch(conditional: plan.validating != nil, timeout: plan.headTimeout)
+            case .mergeNotModified:
+                self = .merge
+            case .relay(let relay):
+                self = .relay(forward: relay.forwardReason, stores: relay.storeAs != nil, notStored: relay.notStoredReason)
+            }
+        }
+    }
+
+    private static func fields(_ pairs: [(String, String)]) -> [HeaderField] {
+        pairs.map { HeaderField(name: $0.0, value: $0.1) }
+    }
+
+    @Test("what the first step is, by stored copy, strategy and request")
+    func firstStep() {
+        let fresh = Self.entry()
+        let stale = Self.entry(age: 120)
+        let cases: [(String, CacheTransaction, Step)] = [
+            ("fresh copy", Self.transaction(fresh), .stored(detail: nil, cacheStatus: nil, refresh: false)),
+            ("miss: join the fetch in flight", Self.transaction(), .join),
+            ("HEAD miss: fetched alone", Self.transaction(method: .HEAD), .fetch(conditional: false, timeout: nil)),
+            ("range miss: fetched alone", Self.transaction(headers: [("Range", "bytes=0-1")]), .fetch(conditional: false, timeout: nil)),
+            ("stale copy: validated", Self.transaction(stale), .fetch(conditional: true, timeout: nil)),
+            ("no-cache request: validated", Self.transaction(fresh, headers: [("Cache-Control", "no-cache")]), .fetch(conditional: true, timeout: nil)),
+            (
+                "only-if-cached miss", Self.transaction(headers: [("Cache-Control", "only-if-cached")]),
+                .page(.notCached(detail: "only-if-cached"), cacheStatus: "larder; fwd=uri-miss; detail=only-if-cached")
+            ),
+            (
+                "precached asset, no route: cache-first whatever its age",
+                Self.transaction(Self.entry(age: 999_999, kind: .precached)), .stored(detail: "precached", cacheStatus: nil, refresh: false)
+            ),
+            (
+                "precached page: network-first with a timeout",
+                Self.transaction(Self.entry(kind: .precached, url: Self.page), url: Self.page), .fetch(conditional: true, timeout: .seconds(3))
+            ),
+            (
+                "stale-while-revalidate route", Self.transaction(stale, strategy: .staleWhileRevalidate),
+                .stored(detail: "stale-while-revalidate", cacheStatus: nil, refresh: true)
+            ),
+            (
+                "stale-while-revalidate directive within its window",
+                Self.transaction(Self.entry([("Cache-Control", "max-age=60, stale-while-revalidate=100")], age: 100)),
+                .stored(detail: "stale-while-revalidate", cacheStatus: nil, refresh: true)
+            ),
+            ("network-only with a copy: unconditional, alone", Self.transaction(fresh, strategy: .networkOnly), .fetch(conditional: false, timeout: nil)),
+            (
+                "cache-only miss", Self.transaction(strategy: .cacheOnly),
+                .page(.notCached(detail: "cache-only"), cacheStatus: "larder; fwd=uri-miss; detail=cache-only")
+            ),
+            ("offline with a copy", Self.transaction(stale, offline: true), .stored(detail: "offline", cacheStatus: nil, refresh: false)),
+            (
+                "offline miss", Self.transaction(offline: true),
+                .page(.disconnected(status: 504, reason: nil, unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=offline")
+            ),
+            (
+                "offline, vary miss", Self.transaction(offline: true, missReason: .varyMiss),
+                .page(.disconnected(status: 504, reason: nil, unusable: nil), cacheStatus: "larder; fwd=vary-miss; detail=offline")
+            ),
+            (
+                "offline with a stale no-cache copy", Self.transaction(Self.entry([("Cache-Control", "no-cache")], age: 5), offline: true),
+                .page(
+                    .disconnected(status: 504, reason: nil, unusable: "The cached copy may not be served without revalidation (no-cache)."),
+                    cacheStatus: "larder; fwd=stale; detail=offline"
+                )
+            ),
+            ("host backing off, stale copy", Self.transaction(stale, backingOff: true), .stored(detail: "upstream-backoff", cacheStatus: nil, refresh: false)),
+            (
+                "host backing off, miss", Self.transaction(backingOff: true),
+                .page(
+                    .disconnected(status: 502, reason: "site.example failed repeatedly and is backing off.", unusable: nil),
+                    cacheStatus: "larder; fwd=uri-miss; detail=upstream-backoff"
+                )
+            ),
+        ]
+        for (name, transaction, expected) in cases {
+            var transaction = transaction
+            #expect(Step(transaction.begin()) == expected, "\(name)")
+        }
+    }
+
+    @Test("a miss: the leader fetches and stores, a follower serves what the leader stored or fetches alone")
+    func coalescing() {
+        var leader = Self.transaction()
+        #expect(Step(leader.begin()) == .join)
+        #expect(Step(leader.lead()) == .fetch(conditional: false, timeout: nil))
+        let answer = leader.upstreamAnswered(status: 200, headers: Self.fields([("Cache-Control", "max-age=60")]), requestTime: Self.now, now: Self.now)
+        #expect(Step(answer) == .relay(forward: .uriMiss, stores: true, notStored: nil))
+        #expect(leader.isDone)
+
+        var follower = Self.transaction()
+        _ = follower.begin()
+        #expect(Step(follower.followerWoke(Self.entry())) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        // What the leader stored cannot be read: fetch alone, not join again.
+        #expect(Step(follower.storedAnswerFailed()) == .fetch(conditional: false, timeout: nil))
+
+        var late = Self.transaction()
+        _ = late.begin()
+        #expect(Step(late.followerWoke(nil)) == .fetch(conditional: false, timeout: nil))
+    }
+
+    @Test("upstream's answer: relayed and stored by storability, HEAD and preconditions not stored")
+    func relayAndStore() {
+        func relay(_ transaction: CacheTransaction, status: Int = 200, headers: [(String, String)]) -> Step {
+            var transaction = transaction
+            var action = transaction.begin()
+            if case .joinInFlight = action { action = transaction.lead() }
+            return Step(transaction.upstreamAnswered(status: status, headers: Self.fields(headers), requestTime: Self.now, now: Self.now))
+        }
+        #expect(relay(Self.transaction(), headers: [("Cache-Control", "no-store")]) == .relay(forward: .uriMiss, stores: false, notStored: "no-store"))
+        #expect(relay(Self.transaction(method: .HEAD), headers: []) == .relay(forward: .uriMiss, stores: false, notStored: "head"))
+        #expect(
+            relay(Self.transaction(headers: [("If-Match", "\"x\"")]), status: 412, headers: []) == .relay(forward: .uriMiss, stores: false, notStored: "precondition")
+        )
+        #expect(relay(Self.transaction(strategy: .networkOnly), headers: []) == .relay(forward: .uriMiss, stores: false, notStored: "network-only"))
+        #expect(relay(Self.transaction(missReason: .varyMiss), headers: []) == .relay(forward: .varyMiss, stores: true, notStored: nil))
+        #expect(relay(Self.transaction(Self.entry(age: 120)), headers: []) == .relay(forward: .stale, stores: true, notStored: nil))
+    }
+
+    @Test("a 304 refreshes the copy and answers from it; a copy gone meanwhile is fetched again without validators")
+    func notModified() throws {
+        var transaction = Self.transaction(Self.entry(age: 120))
+        _ = transaction.begin()
+        #expect(Step(transaction.upstreamAnswered(status: 304, headers: [], requestTime: Self.now, now: Self.now)) == .merge)
+        let refreshed = Self.entry(age: 0).entry
+        #expect(
+            Step(transaction.merged(refreshed))
+                == .stored(detail: nil, cacheStatus: "larder; fwd=stale; fwd-status=304; stored; detail=revalidated", refresh: false)
+        )
+        #expect(Step(transaction.storedAnswerFailed()) == .fetch(conditional: false, timeout: nil))
+        #expect(Step(transaction.upstreamAnswered(status: 200, headers: [], requestTime: Self.now, now: Self.now)) == .relay(forward: .stale, stores: true, notStored: nil))
+
+        var unwritable = Self.transaction(Self.entry(age: 120))
+        _ = unwritable.begin()
+        _ = unwritable.upstreamAnswered(status: 304, headers: [], requestTime: Self.now, now: Self.now)
+        #expect(Step(unwritable.merged(nil)) == .stored(detail: nil, cacheStatus: "larder; fwd=stale; fwd-status=304; detail=revalidated", refresh: false))
+    }
+
+    @Test("stale-if-error: a 5xx is answered from a copy that may be served disconnected, else relayed")
+    func staleIfError() {
+        var usable = Self.transaction(Self.entry(age: 120))
+        _ = usable.begin()
+        #expect(Step(usable.upstreamAnswered(status: 503, headers: [], requestTime: Self.now, now: Self.now)) == .stored(detail: "upstream-503", cacheStatus: nil, refresh: false))
+        // The copy cannot be read: the 5xx goes to the client after all.
+        #expect(Step(usable.storedAnswerFailed()) == .relay(forward: .stale, stores: false, notStored: "status-503"))
+
+        var mustRevalidate = Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate")], age: 120))
+        _ = mustRevalidate.begin()
+        #expect(
+            Step(mustRevalidate.upstreamAnswered(status: 503, headers: [], requestTime: Self.now, now: Self.now)) == .relay(forward: .stale, stores: false, notStored: "status-503")
+        )
+
+        var withinWindow = Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate, stale-if-error=600")], age: 120))
+        _ = withinWindow.begin()
+        #expect(Step(withinWindow.upstreamAnswered(status: 500, headers: [], requestTime: Self.now, now: Self.now)) == .stored(detail: "upstream-500", cacheStatus: nil, refresh: false))
+    }
+
+    @Test("upstream unreachable or slow: the copy when it may be served disconnected, else a page that says why")
+    func upstreamFailures() {
+        var withCopy = Self.transaction(Self.entry(age: 120))
+        _ = withCopy.begin()
+        #expect(Step(withCopy.upstreamFailed(isTimeout: false, description: "refused", now: Self.now)) == .stored(detail: "upstream-unreachable", cacheStatus: nil, refresh: false))
+        #expect(
+            Step(withCopy.storedAnswerFailed())
+                == .page(
+                    .disconnected(status: 504, reason: "refused", unusable: "The cached copy cannot be read, or is in a content coding this client does not accept."),
+                    cacheStatus: "larder; fwd=stale; detail=upstream-unreachable"
+                )
+        )
+
+        var miss = Self.transaction()
+        _ = miss.begin()
+        _ = miss.lead()
+        #expect(
+            Step(miss.upstreamFailed(isTimeout: true, description: "timed out", now: Self.now))
+                == .page(.disconnected(status: 504, reason: "timed out", unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable")
+        )
+
+        // network-only never answers from the copy, even when upstream fails.
+        var networkOnly = Self.transaction(Self.entry(), strategy: .networkOnly)
+        _ = networkOnly.begin()
+        #expect(
+            Step(networkOnly.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+                == .page(.disconnected(status: 502, reason: "refused", unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable")
+        )
+
+        // network-first: no answer within the timeout serves the copy (the fetch goes on).
+        var networkFirst = Self.transaction(Self.entry(kind: .precached, url: Self.page), url: Self.page)
+        #expect(Step(networkFirst.begin()) == .fetch(conditional: true, timeout: .seconds(3)))
+        #expect(Step(networkFirst.upstreamTimedOut(now: Self.now)) == .stored(detail: "network-timeout", cacheStatus: nil, refresh: false))
+
+        // A stale no-cache copy is not served when upstream fails: 504 with the reason.
+        var noCache = Self.transaction(Self.entry([("Cache-Control", "no-cache"), ("ETag", "\"a\"")], age: 5))
+        _ = noCache.begin()
+        #expect(
+            Step(noCache.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+                == .page(
+                    .disconnected(status: 504, reason: "refused", unusable: "The cached copy may not be served without revalidation (no-cache)."),
+                    cacheStatus: "larder; fwd=stale; detail=upstream-unreachable"
+                )
+        )
+    }
+
+    @Test("a stored copy that cannot be read is fetched as a miss")
+    func unreadableHit() {
+        var transaction = Self.transaction(Self.entry())
+        #expect(Step(transaction.begin()) == .stored(detail: nil, cacheStatus: nil, refresh: false))
+        #expect(Step(transaction.storedAnswerFailed()) == .join)
+        #expect(Step(transaction.lead()) == .fetch(conditional: false, timeout: nil))
+    }
+}

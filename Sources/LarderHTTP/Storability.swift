@@ -39,7 +39,8 @@ public enum Storability: Sendable, Hashable {
         contentType: String? = nil
     ) -> Storability {
         guard method == "GET" else { return .notStorable(reason: "method") }
-        // A stream is not an object (DESIGN.md): server-sent events never end, so never store them.
+        // A stream is not an object (docs/SERVING.md, HTTPS and streams): server-sent events never
+        // end, so never store them.
         if let contentType, contentType.lowercased().trimmingWhitespace().hasPrefix("text/event-stream") {
             return .notStorable(reason: "event-stream")
         }

@@ -35,7 +35,7 @@ public struct ProxyConfiguration: Sendable {
     /// Per-route strategies from the config file; the first route matching a key applies.
     public var routes: [CacheRoute] = []
 
-    /// The first route covering `key`, or nil (the defaults of DESIGN.md apply).
+    /// The first route covering `key`, or nil (the default strategies of docs/SERVING.md apply).
     public func route(for key: CacheKey) -> CacheRoute? {
         self.routes.first { $0.matches(key) }
     }

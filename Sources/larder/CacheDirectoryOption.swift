@@ -13,7 +13,7 @@ struct CacheDirectoryOption: ParsableArguments {
     )
     var path: String?
 
-    /// The directory to use, resolved as DESIGN.md says.
+    /// The directory to use, resolved as docs/FORMATS.md (The cache directory) says.
     func resolved(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let path = self.path, !path.isEmpty { return path }
         if let path = environment["LARDER_CACHE_DIR"], !path.isEmpty { return path }

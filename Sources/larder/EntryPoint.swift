@@ -4,7 +4,7 @@ import LarderConfig
 import LarderProxy
 
 /// Runs the command line; usage errors (a bad config file among them) exit with status 2, as
-/// DESIGN.md asks of every subcommand.
+/// docs/FORMATS.md (larder.json) says of every subcommand.
 @main
 enum EntryPoint {
     static func main() async {

@@ -2,8 +2,8 @@ import Foundation
 import LarderTestSupport
 import Testing
 
-/// WebSockets through the real binary: a stream is relayed, not cached (DESIGN.md, Serving),
-/// plain and inside an intercepted TLS tunnel.
+/// WebSockets through the real binary: a stream is relayed, not cached (docs/SERVING.md, HTTPS and
+/// streams), plain and inside an intercepted TLS tunnel.
 @Suite("End to end: WebSocket")
 struct WebSocketTests {
     /// Runs `body` with a WebSocket origin and a proxy started with `arguments`.

@@ -1,0 +1,123 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import LarderUpstream
+import Testing
+
+@testable import LarderProxy
+
+/// The whole proxy in this process, with a scripted upstream: the cache transaction's paths as a
+/// client sees them, without spawning the binary or an origin.
+@Suite("In-process proxy: coalescing, stale-if-error, 304, network-first, offline")
+struct InProcessServingTests {
+    static let origin = "http://site.example"
+
+    @Test("concurrent misses for one URL make one upstream request; the others answer from what it stored")
+    func coalescing() async throws {
+        let upstream = ScriptedUpstream()
+        let url = Self.origin + "/slow.js"
+        upstream.script(url, .init(body: "SLOW", delay: .milliseconds(300)))
+        try await InProcessProxy.with(upstream: upstream) { proxy in
+            let answers = try await withThrowingTaskGroup(of: RawAnswer.self) { group in
+                for _ in 0..<5 {
+                    group.addTask { try await proxy.get(url) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.allSatisfy { $0.status == 200 && $0.body == "SLOW" })
+            #expect(upstream.requests(for: url).count == 1)
+            let statuses = answers.compactMap { $0.header("cache-status") }.sorted()
+            #expect(statuses.filter { $0.contains("detail=coalesced") }.count == 4, "\(statuses)")
+            #expect(statuses.filter { $0.hasPrefix("larder; fwd=uri-miss; fwd-status=200; stored") }.count == 1, "\(statuses)")
+        }
+    }
+
+    @Test("a 5xx from upstream is answered from a stale copy (stale-if-error); a must-revalidate copy is not used")
+    func staleIfError() async throws {
+        let upstream = ScriptedUpstream()
+        let usable = Self.origin + "/usable.js"
+        let strict = Self.origin + "/strict.js"
+        upstream.script(usable, .init(headers: [("Cache-Control", "max-age=0")], body: "OLD"))
+        upstream.script(strict, .init(headers: [("Cache-Control", "max-age=0, must-revalidate")], body: "OLD"))
+        try await InProcessProxy.with(upstream: upstream) { proxy in
+            _ = try await proxy.get(usable)
+            _ = try await proxy.get(strict)
+            upstream.script(usable, .init(status: 503, headers: [], body: "down"))
+            upstream.script(strict, .init(status: 503, headers: [], body: "down"))
+            let served = try await proxy.get(usable)
+            #expect(served.status == 200)
+            #expect(served.body == "OLD")
+            #expect(served.header("cache-status")?.contains("detail=upstream-503") == true)
+            let relayed = try await proxy.get(strict)
+            #expect(relayed.status == 503)
+            #expect(relayed.body == "down")
+        }
+    }
+
+    @Test("a stale copy is validated with its ETag; a 304 renews it and the client gets the stored body")
+    func notModified() async throws {
+        let upstream = ScriptedUpstream()
+        let url = Self.origin + "/v.js"
+        upstream.script(url, .init(headers: [("Cache-Control", "max-age=0"), ("ETag", "\"v1\"")], body: "V1"))
+        try await InProcessProxy.with(upstream: upstream) { proxy in
+            _ = try await proxy.get(url)
+            upstream.script(url, .init(status: 304, headers: [("Cache-Control", "max-age=600"), ("ETag", "\"v1\"")]))
+            let revalidated = try await proxy.get(url)
+            #expect(revalidated.status == 200)
+            #expect(revalidated.body == "V1")
+            #expect(revalidated.header("cache-status") == "larder; fwd=stale; fwd-status=304; stored; detail=revalidated")
+            #expect(upstream.requests(for: url).last?.headers.contains { $0.name == "If-None-Match" && $0.value == "\"v1\"" } == true)
+            // Renewed for ten minutes: the next request is a hit.
+            let hit = try await proxy.get(url)
+            #expect(hit.header("cache-status")?.hasPrefix("larder; hit") == true)
+            #expect(upstream.requests(for: url).count == 2)
+        }
+    }
+
+    @Test("network-first: a slow network serves the precached page at the timeout, and the late answer is stored")
+    func networkFirstTimeout() async throws {
+        let upstream = ScriptedUpstream()
+        let url = Self.origin + "/index.html"
+        try await InProcessProxy.with(upstream: upstream, configure: { $0.networkTimeout = .milliseconds(200) }) { proxy in
+            let writer = try proxy.store.makeBodyWriter()
+            try writer.write(contentsOf: Array("PRECACHED".utf8))
+            let head = StoredResponseHead(url: url, status: 200, headers: [HeaderField(name: "Content-Type", value: "text/html")], requestTime: Date(), responseTime: Date())
+            _ = try await writer.commit(key: try CacheKey(url: url), head: head, kind: .precached, expectedLength: nil)
+
+            upstream.script(url, .init(headers: [("Content-Type", "text/html")], body: "NEW", delay: .milliseconds(800)))
+            let started = ContinuousClock.now
+            let answer = try await proxy.get(url)
+            #expect(answer.body == "PRECACHED")
+            #expect(answer.header("cache-status")?.contains("detail=network-timeout") == true)
+            #expect(ContinuousClock.now - started < .milliseconds(750), "the client waited for the network")
+
+            // The late answer replaces the copy in the background.
+            var stored = ""
+            for _ in 0..<50 where stored != "NEW" {
+                try await Task.sleep(for: .milliseconds(100))
+                if let entry = try await proxy.store.entry(for: try CacheKey(url: url)) {
+                    stored = (try? String(contentsOfFile: entry.bodyPath, encoding: .utf8)) ?? ""
+                }
+            }
+            #expect(stored == "NEW")
+        }
+    }
+
+    @Test("offline: a stored copy is served whatever its age, a miss is a 504 that never reaches upstream")
+    func offline() async throws {
+        let upstream = ScriptedUpstream()
+        let seen = Self.origin + "/seen.css"
+        upstream.script(seen, .init(headers: [("Cache-Control", "max-age=0")], body: "body{}"))
+        try await InProcessProxy.with(upstream: upstream) { proxy in
+            _ = try await proxy.get(seen)
+            proxy.server.offline.isOffline = true
+            let hit = try await proxy.get(seen)
+            #expect(hit.body == "body{}")
+            #expect(hit.header("cache-status")?.contains("detail=offline") == true)
+            let miss = try await proxy.get(Self.origin + "/never.js")
+            #expect(miss.status == 504)
+            #expect(miss.header("cache-status") == "larder; fwd=uri-miss; detail=offline")
+            #expect(upstream.requests.count == 1)
+        }
+    }
+}

@@ -1,6 +1,6 @@
 import LarderHTTP
 import LarderStore
-import NIOConcurrencyHelpers
+import Synchronization
 import NIOCore
 
 /// Recent plain hits with their answers serialised up to the headers that change per request
@@ -55,16 +55,16 @@ final class PreparedHits: Sendable {
     /// At most this many body bytes are held (most are shared with the small-body cache).
     static let maximumBodyBytes = 16 << 20
 
-    private let table = NIOLockedValueBox(Table())
+    private let table = Mutex(Table())
 
     /// The prepared hit for `target`, if any (the caller checks that it still holds).
     func hit(for target: String) -> Hit? {
-        self.table.withLockedValue { $0.hits[target] }
+        self.table.withLock { $0.hits[target] }
     }
 
     /// Keeps `hit` for `target`.
     func insert(_ hit: Hit, for target: String) {
-        self.table.withLockedValue { table in
+        self.table.withLock { table in
             if table.hits.count >= Self.capacity || table.bodyBytes + hit.body.bytesInMemory > Self.maximumBodyBytes {
                 table = Table()
             }

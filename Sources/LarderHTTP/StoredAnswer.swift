@@ -118,10 +118,10 @@ public struct StoredAnswer: Sendable, Hashable {
             EncodingNegotiation.decodedHeaders(&headers)
             let hasBody = !request.isHead && Self.mayHaveBody(stored.status)
             if hasBody {
-                if request.supportsChunked {
-                    headers.append(HeaderField(name: "transfer-encoding", value: "chunked"))
+                if let chunked = Self.unknownLengthFraming(supportsChunked: request.supportsChunked) {
+                    headers.append(chunked)
                 } else {
-                    answer.close = true  // HTTP/1.0: the body ends when the connection closes
+                    answer.close = true
                 }
                 answer.body = .decoded(coding)
             }
@@ -169,6 +169,12 @@ public struct StoredAnswer: Sendable, Hashable {
             HeaderField(name: "content-length", value: "0"),
         ]
         return StoredAnswer(status: 416, storedPart: Self.withVia(headers), age: nil, cacheStatus: cacheStatus, close: close, body: .none)
+    }
+
+    /// How a body whose length is not known ahead is delimited: chunks (this header) for an HTTP/1.1
+    /// client, else (nil) the connection's end, as HTTP/1.0 has it.
+    public static func unknownLengthFraming(supportsChunked: Bool) -> HeaderField? {
+        supportsChunked ? HeaderField(name: "transfer-encoding", value: "chunked") : nil
     }
 
     /// Whether a response with `status` may carry a body (not 1xx, 204 or 304).

@@ -75,10 +75,10 @@ extension ForwardProxy {
                 headers.add(name: "content-length", value: String(declaredLength))
             }
         } else if mayHaveBody {
-            if request.version.major > 1 || (request.version.major == 1 && request.version.minor >= 1) {
-                headers.add(name: "transfer-encoding", value: "chunked")
+            if let chunked = StoredAnswer.unknownLengthFraming(supportsChunked: StoredAnswer.Request(head: request).supportsChunked) {
+                headers.add(name: chunked.name, value: chunked.value)
             } else {
-                closeAfter = true  // HTTP/1.0 without a length: the body ends when the connection closes
+                closeAfter = true
             }
         }
         if rangeUnsatisfiable, let declaredLength {

@@ -1,24 +1,26 @@
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Resumes a continuation with the first of several racing results and ignores the rest.
-final class FirstArrival: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var continuation: CheckedContinuation<Bool, Never>?
-    private var early: Bool?
-    private var timerTask: Task<Void, Never>?
-    private let lock = NIOLock()
+final class FirstArrival: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Bool, Never>?
+        var early: Bool?
+        var timer: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
 
     /// The task that arrives with `false` when time is up; cancelled by the caller once decided.
     var timer: Task<Void, Never>? {
-        get { self.lock.withLock { self.timerTask } }
-        set { self.lock.withLock { self.timerTask = newValue } }
+        get { self.state.withLock { $0.timer } }
+        set { self.state.withLock { $0.timer = newValue } }
     }
 
     /// Registers the continuation; resumes it at once if a result arrived before.
     func begin(_ continuation: CheckedContinuation<Bool, Never>) {
-        let early: Bool? = self.lock.withLock {
-            if let early = self.early { return early }
-            self.continuation = continuation
+        let early: Bool? = self.state.withLock { state in
+            if let early = state.early { return early }
+            state.continuation = continuation
             return nil
         }
         if let early { continuation.resume(returning: early) }
@@ -26,11 +28,11 @@ final class FirstArrival: @unchecked Sendable {
 
     /// Delivers a result; only the first one counts.
     func arrive(_ value: Bool) {
-        let continuation: CheckedContinuation<Bool, Never>? = self.lock.withLock {
-            guard self.early == nil else { return nil }
-            self.early = value
-            defer { self.continuation = nil }
-            return self.continuation
+        let continuation: CheckedContinuation<Bool, Never>? = self.state.withLock { state in
+            guard state.early == nil else { return nil }
+            state.early = value
+            defer { state.continuation = nil }
+            return state.continuation
         }
         continuation?.resume(returning: value)
     }

@@ -1,11 +1,11 @@
 import LarderStore
 import LarderUpstream
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// Larder's proxy as a service: listens, serves each connection, and on graceful shutdown
 /// stops accepting, lets in-flight responses finish, and closes idle connections.
@@ -19,7 +19,7 @@ public final class ProxyServer: Service, Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
-    private let boundAddress = NIOLockedValueBox<SocketAddress?>(nil)
+    private let boundAddress = Mutex<SocketAddress?>(nil)
     private let usage: UsageRecorder
     private let budget: StoreBudget
     private let interception: Interception?
@@ -82,7 +82,7 @@ public final class ProxyServer: Service, Sendable {
 
     /// The address the server listens on, once it does.
     public var listeningAddress: SocketAddress? {
-        self.boundAddress.withLockedValue { $0 }
+        self.boundAddress.withLock { $0 }
     }
 
     /// Listens and serves until graceful shutdown or cancellation.
@@ -157,7 +157,7 @@ public final class ProxyServer: Service, Sendable {
         guard let address = server.channel.localAddress, let port = address.port else {
             throw ProxyServerError(description: "the listening socket has no address")
         }
-        self.boundAddress.withLockedValue { $0 = address }
+        self.boundAddress.withLock { $0 = address }
         self.logger.notice("listening", metadata: ["address": "\(address)"])
         self.onListening(address)
 

@@ -1,9 +1,9 @@
 import LarderHTTP
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// What an upstream WebSocket connection delivers: the handshake's HTTP answer, then raw bytes
 /// once the response decoder is removed.
@@ -36,7 +36,7 @@ final class WebSocketUpstream: Sendable {
     private let additionalCAFile: String?
     private let connectTimeout: Duration
     /// Made on first use: loading the trust store costs a moment, and most sessions open no stream.
-    private let tlsContext = NIOLockedValueBox<NIOSSLContext?>(nil)
+    private let tlsContext = Mutex<NIOSSLContext?>(nil)
 
     /// - Parameters:
     ///   - additionalCAFile: A PEM file of extra trusted roots (`--upstream-ca`).
@@ -83,7 +83,7 @@ final class WebSocketUpstream: Sendable {
     }
 
     private func makeTLSContext() throws -> NIOSSLContext {
-        try self.tlsContext.withLockedValue { cached in
+        try self.tlsContext.withLock { cached in
             if let cached {
                 return cached
             }

@@ -11,7 +11,8 @@ import Synchronization
 /// stops accepting, lets in-flight responses finish, and closes idle connections.
 ///
 /// Embed it in an app by running it in a `ServiceGroup` (or calling `run()`), with a `Store`
-/// on a cache directory, an `Upstream` (normally `CurlUpstream`), and the precache job queue
+/// on a cache directory, an `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for
+/// tunnels and WebSockets (both with the same `UpstreamTrust`), and the precache job queue
 /// (`PrecacheJobs` of LarderPrecache), made on the upstream the proxy counts failures of.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
@@ -23,6 +24,7 @@ public final class ProxyServer: Service, Sendable {
     private let usage: UsageRecorder
     private let budget: StoreBudget
     private let interception: Interception?
+    private let connector: UpstreamConnector
     private let store: Store
     private let metrics: ProxyMetrics
 
@@ -41,6 +43,7 @@ public final class ProxyServer: Service, Sendable {
         configuration: ProxyConfiguration,
         store: Store,
         upstream: any Upstream,
+        connector: UpstreamConnector,
         precacheJobs: (any Upstream) -> any PrecacheJobQueue,
         interception: Interception? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -69,6 +72,7 @@ public final class ProxyServer: Service, Sendable {
         )
         self.precacheJobs = precacheJobs(upstream)
         self.interception = interception
+        self.connector = connector
         self.group = group
         self.logger = logger
         self.onListening = onListening
@@ -214,6 +218,7 @@ public final class ProxyServer: Service, Sendable {
                                 pages: pages,
                                 lifecycle: accepted.lifecycle,
                                 interception: self.interception,
+                                connector: self.connector,
                                 statistics: self.statistics,
                                 logger: self.logger
                             )

@@ -48,7 +48,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     // Condition locks, not `Mutex`: the starting and stopping threads wait for the curl thread's signal.
     private let hasStarted = ConditionLock(value: false)
     private let hasStopped = ConditionLock(value: false)
-    private let startFailure = Mutex<CurlUpstream.ConfigurationError?>(nil)
+    private let startFailure = Mutex<UpstreamConfigurationError?>(nil)
     private let curlThreadID = Mutex<pthread_t?>(nil)
     private let configuration: CurlUpstream.Configuration
     private let logger: Logger
@@ -57,7 +57,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
     /// Starts the curl thread and waits until its multi handle is set up.
-    init(configuration: CurlUpstream.Configuration, logger: Logger) throws(CurlUpstream.ConfigurationError) {
+    init(configuration: CurlUpstream.Configuration, logger: Logger) throws(UpstreamConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         let thread = Thread { [self] in
@@ -154,7 +154,7 @@ final class CurlMultiDriver: @unchecked Sendable {
 
     private func makeMultiHandle() -> UnsafeMutableRawPointer? {
         func fail(_ message: String) {
-            self.startFailure.withLock { $0 = CurlUpstream.ConfigurationError(message: message) }
+            self.startFailure.withLock { $0 = UpstreamConfigurationError(message: message) }
         }
         guard let multi = curl_multi_init() else {
             fail("curl_multi_init failed")

@@ -58,6 +58,10 @@ let package = Package(
                 "LarderHTTP",
                 "CCurl",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -121,7 +125,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -147,10 +150,19 @@ let package = Package(
                 "LarderHTTP",
                 "LarderStore",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "LarderUpstreamTests", dependencies: ["LarderUpstream", "LarderHTTP", "LarderTestSupport"]),
+        .testTarget(
+            name: "LarderUpstreamTests",
+            dependencies: [
+                "LarderUpstream",
+                "LarderHTTP",
+                "LarderTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "LarderProxyTests",
             dependencies: [

@@ -27,15 +27,30 @@ public enum PercentEncoding {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
+    /// `byte` as an escape: `%` and two upper-case hex digits.
+    public static func escape(_ byte: UInt8) -> [UInt8] {
+        [UInt8(ascii: "%"), Self.hexDigit(byte >> 4), Self.hexDigit(byte & 0x0F)]
+    }
+
     /// Percent-encodes every byte outside ASCII (as browsers do before sending a URL); others are kept.
     public static func encodingNonASCII<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        Self.encoding(bytes) { $0 < 0x80 }
+    }
+
+    /// Percent-encodes every byte but the unreserved ones, so that any text can travel as one URL
+    /// component or form field.
+    public static func encodingAllButUnreserved<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        Self.encoding(bytes, keeping: Self.isUnreserved)
+    }
+
+    private static func encoding<Bytes: Collection<UInt8>>(_ bytes: Bytes, keeping isKept: (UInt8) -> Bool) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         for byte in bytes {
-            if byte < 0x80 {
+            if isKept(byte) {
                 output.append(byte)
             } else {
-                output.append(contentsOf: [UInt8(ascii: "%"), Self.hexDigit(byte >> 4), Self.hexDigit(byte & 0x0F)])
+                output.append(contentsOf: Self.escape(byte))
             }
         }
         return String(decoding: output, as: UTF8.self)
@@ -63,7 +78,7 @@ public enum PercentEncoding {
                 if Self.isUnreserved(decoded) && !makesEscape {
                     output.append(decoded)
                 } else {
-                    output.append(contentsOf: [UInt8(ascii: "%"), Self.hexDigit(high), Self.hexDigit(low)])
+                    output.append(contentsOf: Self.escape(decoded))
                 }
                 index += 3
             } else {
@@ -74,7 +89,9 @@ public enum PercentEncoding {
         return output
     }
 
-    /// Fully decodes percent-escapes (not `+`); invalid UTF-8 becomes U+FFFD.
+    /// Fully decodes percent-escapes (not `+`, which only forms make a space): each `%` and two hex
+    /// digits (either case) is a byte, a `%` without two hex digits stays as it is, and the bytes are
+    /// read as UTF-8 (invalid sequences become U+FFFD).
     public static func decoded<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> String where Bytes.Index == Int {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)

@@ -36,7 +36,7 @@ public struct URLReference {
                 cleaned.append(UInt8(ascii: "/"))
             case UInt8(ascii: " "), UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"),
                 UInt8(ascii: "{"), UInt8(ascii: "}"):
-                cleaned.append(contentsOf: Array("%\(Self.hex(byte))".utf8))
+                cleaned.append(contentsOf: PercentEncoding.escape(byte))
             default:
                 cleaned.append(byte)
             }
@@ -189,10 +189,5 @@ public struct URLReference {
 
     private static func isAlpha(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
     }
 }

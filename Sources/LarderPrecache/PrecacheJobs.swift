@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Precache jobs started through `POST /dev/offline/precache`, run one after another in the
 /// background of the running proxy with the same runner as `larder precache`.
@@ -30,7 +30,7 @@ public final class PrecacheJobs: Sendable {
     }
 
     private let runner: PrecacheRunner
-    private let statuses = NIOLockedValueBox<[String: Status]>([:])
+    private let statuses = Mutex<[String: Status]>([:])
     private let requests: AsyncStream<Request>
     private let continuation: AsyncStream<Request>.Continuation
 
@@ -43,7 +43,7 @@ public final class PrecacheJobs: Sendable {
     /// Queues a job; returns its id.
     public func submit(_ list: GamesList, requestedBy origin: String?) -> String {
         let id = UUID().uuidString.lowercased()
-        self.statuses.withLockedValue {
+        self.statuses.withLock {
             // Keep at most 100 jobs: forget a finished one so the map cannot grow without bound.
             if $0.count >= 100, let finished = $0.values.first(where: { $0.state == "finished" })?.id {
                 $0.removeValue(forKey: finished)
@@ -56,7 +56,7 @@ public final class PrecacheJobs: Sendable {
 
     /// A job's status, or nil for an unknown id.
     public func status(_ id: String) -> Status? {
-        self.statuses.withLockedValue { $0[id] }
+        self.statuses.withLock { $0[id] }
     }
 
     /// Runs queued jobs one at a time until cancelled (a cancelled job stops; re-running it
@@ -87,7 +87,7 @@ public final class PrecacheJobs: Sendable {
     }
 
     private func update(_ id: String, _ change: (inout Status) -> Void) {
-        self.statuses.withLockedValue { statuses in
+        self.statuses.withLock { statuses in
             if var status = statuses[id] {
                 change(&status)
                 statuses[id] = status

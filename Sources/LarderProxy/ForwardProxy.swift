@@ -30,8 +30,6 @@ final class ForwardProxy: Sendable {
     let smallBodies = SmallBodyCache()
     /// Freshness of recently served stored heads.
     let freshnessMemo = FreshnessMemo()
-    /// Opens the upstream side of WebSocket relays.
-    let webSockets: WebSocketUpstream
     /// Runs what outlives a request: background refreshes, answers that came after a timeout.
     let background: BackgroundWork
 
@@ -56,8 +54,6 @@ final class ForwardProxy: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.storeFailures = StoreWriteFailures(logger: logger)
-        self.webSockets = WebSocketUpstream(
-            additionalCAFile: configuration.upstreamCAFile, connectTimeout: configuration.connectTimeout)
     }
 
     /// What happened to one request, for logs and for whether the connection may be reused.

@@ -1,7 +1,7 @@
 import Foundation
 import LarderHTTP
 import LarderStore
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Freshness of stored response heads, computed once per head rather than on every hit (parsing
 /// dates and `Cache-Control` is most of a hit's own work). A head is named by its key, body and
@@ -14,11 +14,11 @@ final class FreshnessMemo: Sendable {
     }
 
     static let capacity = 4096
-    private let memo = NIOLockedValueBox<[HeadID: ResponseFreshness]>([:])
+    private let memo = Mutex<[HeadID: ResponseFreshness]>([:])
 
     func freshness(of entry: CachedEntry) -> ResponseFreshness {
         let id = HeadID(key: entry.key.rawValue, bodyHash: entry.bodyHash, responseTime: entry.responseTime)
-        if let known = self.memo.withLockedValue({ $0[id] }) {
+        if let known = self.memo.withLock({ $0[id] }) {
             return known
         }
         let computed = ResponseFreshness(
@@ -27,7 +27,7 @@ final class FreshnessMemo: Sendable {
             requestTime: entry.requestTime,
             responseTime: entry.responseTime
         )
-        self.memo.withLockedValue { memo in
+        self.memo.withLock { memo in
             if memo.count >= Self.capacity {
                 memo.removeAll(keepingCapacity: true)
             }

@@ -1,6 +1,6 @@
 import LarderHTTP
 import LarderStore
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Upstream fetches in flight, by cache key, so that concurrent misses for one key make one
 /// upstream request: the first request leads (fetches and stores), the others follow (wait for
@@ -14,11 +14,11 @@ final class InFlightFetches: Sendable {
         case follower(Flight)
     }
 
-    private let flights = NIOLockedValueBox<[CacheKey: Flight]>([:])
+    private let flights = Mutex<[CacheKey: Flight]>([:])
 
     /// Leads the fetch for `key` when none is in flight, else follows the one that is.
     func join(_ key: CacheKey) -> Role {
-        self.flights.withLockedValue { flights in
+        self.flights.withLock { flights in
             if let flight = flights[key] {
                 return .follower(flight)
             }
@@ -31,7 +31,7 @@ final class InFlightFetches: Sendable {
     /// Ends the leader's fetch: later misses start a new one, and followers wake up.
     /// - Parameter stored: whether the leader committed an entry for the key.
     func finish(_ key: CacheKey, flight: Flight, stored: Bool) {
-        self.flights.withLockedValue { flights in
+        self.flights.withLock { flights in
             if flights[key] === flight {
                 flights[key] = nil
             }
@@ -41,7 +41,7 @@ final class InFlightFetches: Sendable {
 
     /// How many fetches are in flight (for tests).
     var count: Int {
-        self.flights.withLockedValue { $0.count }
+        self.flights.withLock { $0.count }
     }
 }
 
@@ -53,7 +53,7 @@ final class Flight: Sendable {
         var nextWaiter = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     /// Whether the leader stored an entry; false when it did not, or when `timeout` passes or the
     /// task is cancelled first (the follower then fetches for itself, so it never hangs).
@@ -72,7 +72,7 @@ final class Flight: Sendable {
 
     /// Wakes every follower with the leader's result; only the first call counts.
     func complete(stored: Bool) {
-        let waiters = self.state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
+        let waiters = self.state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             guard state.stored == nil else { return [] }
             state.stored = stored
             defer { state.waiters.removeAll() }
@@ -85,13 +85,13 @@ final class Flight: Sendable {
 
     /// The leader's result; false at once when the task is cancelled.
     private func outcome() async -> Bool {
-        let id = self.state.withLockedValue { state -> Int in
+        let id = self.state.withLock { state -> Int in
             state.nextWaiter += 1
             return state.nextWaiter
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let immediate = self.state.withLockedValue { state -> Bool? in
+                let immediate = self.state.withLock { state -> Bool? in
                     if let stored = state.stored { return stored }
                     if Task.isCancelled { return false }
                     state.waiters[id] = continuation
@@ -102,7 +102,7 @@ final class Flight: Sendable {
                 }
             }
         } onCancel: {
-            let waiter = self.state.withLockedValue { $0.waiters.removeValue(forKey: id) }
+            let waiter = self.state.withLock { $0.waiters.removeValue(forKey: id) }
             waiter?.resume(returning: false)
         }
     }

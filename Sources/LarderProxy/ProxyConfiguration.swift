@@ -16,8 +16,8 @@ public struct ProxyConfiguration: Sendable {
     public var routeRules = RequestRoute.Rules()
     /// Query parameters left out of cache keys.
     public var queryFilter: QueryParameterFilter = .default
-    /// A PEM file of roots trusted for upstream TLS besides the system's (`--upstream-ca`), for the
-    /// connections Larder opens itself (WebSocket streams); the upstream client is given it too.
+    /// Read by nothing: upstream trust is the `UpstreamTrust` that `CurlUpstream` and the server's
+    /// `UpstreamConnector` are made with. Goes once ForwardProxy.swift no longer passes it on.
     public var upstreamCAFile: String?
     /// How long to wait for an upstream connection.
     public var connectTimeout: Duration = .seconds(5)

@@ -1,5 +1,6 @@
 import LarderHTTP
 import LarderStore
+import LarderUpstream
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -33,8 +34,18 @@ extension ProxyConnection {
 
         let upstream: NIOAsyncChannel<WebSocketUpstreamInbound, WebSocketUpstreamOutbound>
         do {
-            upstream = try await proxy.webSockets.connect(
-                host: url.host, port: url.effectivePort, tls: url.scheme == "https", eventLoop: self.channel.channel.eventLoop)
+            upstream = try await self.connector.openWebSocket(
+                host: url.host,
+                port: url.effectivePort,
+                tls: url.scheme == "https",
+                connectTimeout: proxy.configuration.connectTimeout,
+                eventLoop: self.channel.channel.eventLoop
+            )
+        } catch let error as UpstreamError where error.kind == .tls {
+            // The host was reached: a certificate it cannot prove is no reason to back off from it.
+            proxy.health.recordSuccess(host: url.host)
+            try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: Self.tlsFailure(url, error.message), writer: writer, started: started)
+            return
         } catch {
             proxy.health.recordConnectFailure(host: url.host, description: "\(error)")
             let reason = "Larder could not connect to \(url.host):\(url.effectivePort): \(error)"
@@ -59,7 +70,7 @@ extension ProxyConnection {
                 watchdog.cancel()
                 let reason =
                     error is NIOSSLError
-                    ? "The TLS handshake with \(url.authority) failed, so Larder did not open the WebSocket: \(error)"
+                    ? Self.tlsFailure(url, "\(error)")
                     : "The connection to \(url.authority) broke during the WebSocket handshake: \(error)"
                 try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
                 return
@@ -107,6 +118,11 @@ extension ProxyConnection {
                 wrap: { .raw($0) }
             )
         }
+    }
+
+    /// Why a WebSocket was not opened when TLS with upstream failed.
+    private static func tlsFailure(_ url: HTTPURL, _ error: String) -> String {
+        "The TLS handshake with \(url.authority) failed, so Larder did not open the WebSocket: \(error)"
     }
 
     /// The head of upstream's answer, skipping interim `1xx` answers other than `101`; nil when

@@ -17,6 +17,8 @@ struct ProxyConnection {
     let pages: OwnPages
     let lifecycle: ConnectionLifecycle
     let interception: Interception?
+    /// Opens the upstream side of tunnels and WebSocket relays.
+    let connector: UpstreamConnector
     let statistics: ProxyStatistics
     let logger: Logger
 
@@ -227,10 +229,10 @@ struct ProxyConnection {
         }
         let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
-            upstream = try await Tunnel.connect(
+            upstream = try await self.connector.openTunnel(
                 host: host,
                 port: port,
-                timeout: self.proxy.configuration.connectTimeout,
+                connectTimeout: self.proxy.configuration.connectTimeout,
                 eventLoop: self.channel.channel.eventLoop
             )
         } catch {

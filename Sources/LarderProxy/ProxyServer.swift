@@ -1,17 +1,18 @@
 import LarderStore
 import LarderUpstream
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// Larder's proxy as a service: listens, serves each connection, and on graceful shutdown
 /// stops accepting, lets in-flight responses finish, and closes idle connections.
 ///
 /// Embed it in an app by running it in a `ServiceGroup` (or calling `run()`), with a `Store`
-/// on a cache directory, an `Upstream` (normally `CurlUpstream`), and the precache job queue
+/// on a cache directory, an `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for
+/// tunnels and WebSockets (both with the same `UpstreamTrust`), and the precache job queue
 /// (`PrecacheJobs` of LarderPrecache), made on the upstream the proxy counts failures of.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
@@ -19,10 +20,11 @@ public final class ProxyServer: Service, Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
-    private let boundAddress = NIOLockedValueBox<SocketAddress?>(nil)
+    private let boundAddress = Mutex<SocketAddress?>(nil)
     private let usage: UsageRecorder
     private let budget: StoreBudget
     private let interception: Interception?
+    private let connector: UpstreamConnector
     private let store: Store
     private let metrics: ProxyMetrics
 
@@ -43,6 +45,7 @@ public final class ProxyServer: Service, Sendable {
         configuration: ProxyConfiguration,
         store: Store,
         upstream: any Upstream,
+        connector: UpstreamConnector,
         precacheJobs: (any Upstream) -> any PrecacheJobQueue,
         interception: Interception? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -72,6 +75,7 @@ public final class ProxyServer: Service, Sendable {
         )
         self.precacheJobs = precacheJobs(upstream)
         self.interception = interception
+        self.connector = connector
         self.group = group
         self.logger = logger
         self.onListening = onListening
@@ -85,7 +89,7 @@ public final class ProxyServer: Service, Sendable {
 
     /// The address the server listens on, once it does.
     public var listeningAddress: SocketAddress? {
-        self.boundAddress.withLockedValue { $0 }
+        self.boundAddress.withLock { $0 }
     }
 
     /// Listens and serves until graceful shutdown or cancellation.
@@ -164,7 +168,7 @@ public final class ProxyServer: Service, Sendable {
         guard let address = server.channel.localAddress, let port = address.port else {
             throw ProxyServerError(description: "the listening socket has no address")
         }
-        self.boundAddress.withLockedValue { $0 = address }
+        self.boundAddress.withLock { $0 = address }
         self.logger.notice("listening", metadata: ["address": "\(address)"])
         self.onListening(address)
 
@@ -221,6 +225,7 @@ public final class ProxyServer: Service, Sendable {
                                 pages: pages,
                                 lifecycle: accepted.lifecycle,
                                 interception: self.interception,
+                                connector: self.connector,
                                 statistics: self.statistics,
                                 logger: self.logger
                             )

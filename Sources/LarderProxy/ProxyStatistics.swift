@@ -1,6 +1,6 @@
 import Foundation
 import LarderHTTP
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// What the proxy has answered since it started: counters by outcome and the most recent
 /// requests, for /dev/offline, /dev/offline.json and /metrics. Updating costs O(1).
@@ -62,7 +62,7 @@ public final class ProxyStatistics: Sendable {
     public let recentCapacity: Int
     /// When counting began.
     public let startedAt = Date()
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     /// Creates empty statistics.
     public init(recentCapacity: Int = 100) {
@@ -71,7 +71,7 @@ public final class ProxyStatistics: Sendable {
 
     /// Records one answer.
     public func record(_ request: RecentRequest) {
-        self.state.withLockedValue { state in
+        self.state.withLock { state in
             state.counts[request.outcome, default: 0] += 1
             if state.recent.count < self.recentCapacity {
                 state.recent.append(request)
@@ -84,12 +84,12 @@ public final class ProxyStatistics: Sendable {
 
     /// Answers so far by outcome.
     public func counts() -> [Outcome: Int] {
-        self.state.withLockedValue { $0.counts }
+        self.state.withLock { $0.counts }
     }
 
     /// The most recent answers, newest first.
     public func recentRequests() -> [RecentRequest] {
-        self.state.withLockedValue { state in
+        self.state.withLock { state in
             let ordered = state.recent.count < self.recentCapacity
                 ? state.recent
                 : Array(state.recent[state.nextSlot...] + state.recent[..<state.nextSlot])

@@ -1,14 +1,15 @@
 import LarderHTTP
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
-/// Writes HTTP responses to one client connection, with backpressure.
-struct ResponseWriter: Sendable {
+/// Writes HTTP responses to one client connection, with backpressure. A class: every holder of the
+/// writer must see whether a head went out.
+final class ResponseWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>
     /// The client's HTTP version, echoed in response heads.
     let version: HTTPVersion
-    private let started = NIOLockedValueBox(false)
+    private let started = Mutex(false)
 
     init(outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>, version: HTTPVersion) {
         self.outbound = outbound
@@ -18,11 +19,11 @@ struct ResponseWriter: Sendable {
     /// Whether a response head has been written (a request that turns out malformed can then no
     /// longer be answered 400).
     var hasStarted: Bool {
-        self.started.withLockedValue { $0 }
+        self.started.withLock { $0 }
     }
 
     func head(_ status: HTTPResponseStatus, _ headers: HTTPHeaders) async throws {
-        self.started.withLockedValue { $0 = true }
+        self.started.withLock { $0 = true }
         try await self.outbound.write(.http(.head(HTTPResponseHead(version: self.version, status: status, headers: headers))))
     }
 
@@ -42,7 +43,7 @@ struct ResponseWriter: Sendable {
             parts.append(.http(.body(.byteBuffer(body))))
         }
         parts.append(.http(.end(nil)))
-        self.started.withLockedValue { $0 = true }
+        self.started.withLock { $0 = true }
         try await self.outbound.write(contentsOf: parts)
     }
 

@@ -1,5 +1,5 @@
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// The bodies of small stored responses in memory, by content hash, so a hit on a small asset
 /// reads no file. Bodies are content-addressed: a hash always names the same bytes, so nothing
@@ -17,7 +17,7 @@ final class SmallBodyCache: Sendable {
         var bytes = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     init(maximumBodySize: Int64 = 128 * 1024, capacity: Int = 8 * 1024 * 1024) {
         self.maximumBodySize = maximumBodySize
@@ -26,13 +26,13 @@ final class SmallBodyCache: Sendable {
 
     /// The body with this hash, if kept.
     func body(hash: String) -> ByteBuffer? {
-        self.state.withLockedValue { $0.bodies[hash] }
+        self.state.withLock { $0.bodies[hash] }
     }
 
     /// Keeps a body read from its file.
     func insert(_ body: ByteBuffer, hash: String) {
         guard body.readableBytes <= self.maximumBodySize, body.readableBytes <= self.capacity else { return }
-        self.state.withLockedValue { state in
+        self.state.withLock { state in
             guard state.bodies[hash] == nil else { return }
             state.bodies[hash] = body
             state.order.append(hash)

@@ -1,6 +1,6 @@
 import LarderStore
 import Logging
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Keeps the store within `--max-size`: after commits, evicts runtime entries least recently used
 /// first, off the request path, one eviction at a time however many commits ask for one.
@@ -11,7 +11,7 @@ final class StoreBudget: Sendable {
     private let logger: Logger
     private let requests: AsyncStream<Void>
     private let requestContinuation: AsyncStream<Void>.Continuation
-    private let warningText = NIOLockedValueBox<String?>(nil)
+    private let warningText = Mutex<String?>(nil)
 
     /// A budget of `budget` bytes (nil: unbounded, nothing is evicted).
     init(store: Store, budget: Int64?, usage: UsageRecorder, logger: Logger) {
@@ -25,7 +25,7 @@ final class StoreBudget: Sendable {
 
     /// Set when precached entries alone exceed the budget (they are never evicted for runtime space).
     var warning: String? {
-        self.warningText.withLockedValue { $0 }
+        self.warningText.withLock { $0 }
     }
 
     /// Asks for an eviction pass soon. O(1), no I/O.
@@ -51,7 +51,7 @@ final class StoreBudget: Sendable {
             let totals = try await self.store.totals()
             if totals.precachedBytes > budget {
                 let text = "Precached entries take \(ByteSize(bytes: totals.precachedBytes)), more than --max-size \(ByteSize(bytes: budget)); they are kept, and runtime entries get no space."
-                let isNew = self.warningText.withLockedValue { warning in
+                let isNew = self.warningText.withLock { warning in
                     defer { warning = text }
                     return warning == nil
                 }

@@ -1,7 +1,7 @@
 import Foundation
 import LarderHTTP
 import Logging
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Failures to store responses (a full disk, a read-only cache directory): logged at most once a
 /// minute, with how many went unlogged, and shown on /dev/offline until a response is stored
@@ -26,7 +26,7 @@ final class StoreWriteFailures: Sendable {
     /// The shortest time between two log lines about failures.
     static let logInterval: Duration = .seconds(60)
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
     private let logger: Logger
 
     init(logger: Logger) {
@@ -35,7 +35,7 @@ final class StoreWriteFailures: Sendable {
 
     /// The failures since the last stored response, or nil.
     var current: Problem? {
-        self.state.withLockedValue { $0.problem }
+        self.state.withLock { $0.problem }
     }
 
     /// Whether storing failed since the last success.
@@ -46,7 +46,7 @@ final class StoreWriteFailures: Sendable {
     /// Records that the response for `url` was not stored because of `error`.
     func record(_ error: any Error, url: String) {
         let now = ContinuousClock.now
-        let unlogged: Int? = self.state.withLockedValue { state in
+        let unlogged: Int? = self.state.withLock { state in
             let description = "\(error)"
             if var problem = state.problem {
                 problem.failures += 1
@@ -73,7 +73,7 @@ final class StoreWriteFailures: Sendable {
 
     /// Records that a response was stored: the failures are over.
     func recordSuccess() {
-        let ended = self.state.withLockedValue { state -> Problem? in
+        let ended = self.state.withLock { state -> Problem? in
             defer { state.problem = nil }
             return state.problem
         }

@@ -1,30 +1,8 @@
-import LarderHTTP
 import NIOCore
-import NIOPosix
 
-/// A plain TCP tunnel between a client that sent `CONNECT` and the host it asked for, and the
-/// splicing of two connections it shares with WebSocket relays.
+/// The splicing of a client connection (in tunnel mode) with an upstream connection, for
+/// `CONNECT` tunnels and WebSocket relays; `UpstreamConnector` opens the upstream side.
 enum Tunnel {
-    /// Connects to `host:port`.
-    static func connect(
-        host: String,
-        port: Int,
-        timeout: Duration,
-        eventLoop: any EventLoop
-    ) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        try await ClientBootstrap(group: eventLoop)
-            .connectTimeout(.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
-            .channelOption(.allowRemoteHalfClosure, value: true)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                        wrappingChannelSynchronously: channel,
-                        configuration: .init(isOutboundHalfClosureEnabled: true)
-                    )
-                }
-            }
-    }
-
     /// Copies bytes both ways until both sides have finished. The client side is the
     /// connection's own iterator (already in tunnel mode) and writer.
     static func splice(

@@ -1,9 +1,9 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The `HostHealth` of every upstream host the proxy has talked to, shared by all connections.
 public final class UpstreamHealthRegistry: Sendable {
-    private let hosts = NIOLockedValueBox<[String: HostHealth]>([:])
+    private let hosts = Mutex<[String: HostHealth]>([:])
     private let policy: HostHealth.Policy
 
     /// Creates an empty registry.
@@ -13,12 +13,12 @@ public final class UpstreamHealthRegistry: Sendable {
 
     /// Whether a request to `host` should try the network now.
     public func shouldAttempt(host: String, now: Date = Date()) -> Bool {
-        self.hosts.withLockedValue { $0[host]?.shouldAttempt(now: now) ?? true }
+        self.hosts.withLock { $0[host]?.shouldAttempt(now: now) ?? true }
     }
 
     /// Records that `host` answered.
     public func recordSuccess(host: String, now: Date = Date()) {
-        self.hosts.withLockedValue { hosts in
+        self.hosts.withLock { hosts in
             // Most answers come from healthy hosts: avoid a write when nothing changes.
             if let health = hosts[host], health.consecutiveFailures == 0,
                 let last = health.lastSuccess, now.timeIntervalSince(last) < 1
@@ -31,13 +31,13 @@ public final class UpstreamHealthRegistry: Sendable {
 
     /// Records that connecting to `host` failed.
     public func recordConnectFailure(host: String, description: String, now: Date = Date()) {
-        self.hosts.withLockedValue { hosts in
+        self.hosts.withLock { hosts in
             hosts[host, default: HostHealth()].recordConnectFailure(description, now: now, policy: self.policy)
         }
     }
 
     /// A snapshot of every host's state.
     public func snapshot() -> [String: HostHealth] {
-        self.hosts.withLockedValue { $0 }
+        self.hosts.withLock { $0 }
     }
 }

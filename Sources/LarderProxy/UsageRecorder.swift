@@ -2,12 +2,12 @@ import Foundation
 import LarderHTTP
 import LarderStore
 import Logging
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Remembers which entries were served and writes their last-used times in batches, so a hit
 /// never waits on (or costs) a database write.
 final class UsageRecorder: Sendable {
-    private let pending = NIOLockedValueBox<[CacheKey: Date]>([:])
+    private let pending = Mutex<[CacheKey: Date]>([:])
     private let store: Store
     private let interval: Duration
     private let logger: Logger
@@ -21,7 +21,7 @@ final class UsageRecorder: Sendable {
     /// Notes that `key` was served now. O(1), no I/O.
     func recordUse(_ key: CacheKey) {
         let now = Date()
-        self.pending.withLockedValue { $0[key] = now }
+        self.pending.withLock { $0[key] = now }
     }
 
     /// Flushes every `interval` until cancelled, then once more.
@@ -35,7 +35,7 @@ final class UsageRecorder: Sendable {
 
     /// Writes what is pending.
     func flush() async {
-        let batch = self.pending.withLockedValue { pending -> [CacheKey: Date] in
+        let batch = self.pending.withLock { pending -> [CacheKey: Date] in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LarderHTTP
+import Synchronization
 
 /// Recently looked-up entries kept in memory, so that a hit on a hot URL costs no index read.
 ///
@@ -8,7 +9,7 @@ import LarderHTTP
 /// connection of this process) clears the memo at once. Changes made by another process (a
 /// `larder precache` beside `larder serve`) cannot be observed; a memoised lookup is trusted
 /// for at most ``lifetime`` (a second unless a test says otherwise), so those are seen within that time.
-final class EntryMemo: TransactionObserver, @unchecked Sendable {
+final class EntryMemo: TransactionObserver, Sendable {
     /// How long a memoised lookup is trusted by default (bounds the staleness of other processes' writes).
     static let defaultLifetime: TimeInterval = 1
     /// How long a memoised lookup is trusted.
@@ -25,10 +26,14 @@ final class EntryMemo: TransactionObserver, @unchecked Sendable {
         var loadedAt: TimeInterval
     }
 
-    // Guarded by `lock`.
-    private var memos: [String: Memo] = [:]
-    private var pendingChange = false
-    private let lock = NSLock()
+    private struct State {
+        var memos: [String: Memo] = [:]
+        var pendingChange = false
+        /// Counts committed changes.
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
 
     /// The memoised lookup for `key`, if it is recent enough.
     func entries(for key: CacheKey, now: TimeInterval) -> [CachedEntry]? {
@@ -37,33 +42,32 @@ final class EntryMemo: TransactionObserver, @unchecked Sendable {
 
     /// The memoised lookup for `key` with how long it may be trusted, if it is recent enough.
     func lookup(for key: CacheKey, now: TimeInterval) -> RememberedLookup? {
-        self.lock.withLock {
-            guard let memo = self.memos[key.rawValue], now >= memo.loadedAt, now - memo.loadedAt < self.lifetime else { return nil }
-            return RememberedLookup(entries: memo.entries, generation: self.generationValue, trustedUntil: memo.loadedAt + self.lifetime)
+        self.state.withLock { state in
+            guard let memo = state.memos[key.rawValue], now >= memo.loadedAt, now - memo.loadedAt < self.lifetime else { return nil }
+            return RememberedLookup(entries: memo.entries, generation: state.generation, trustedUntil: memo.loadedAt + self.lifetime)
         }
     }
 
     /// Whether a lookup of `generation`, trusted until `trustedUntil`, still holds at `now`.
     func holds(generation: UInt64, trustedUntil: TimeInterval, now: TimeInterval) -> Bool {
-        now < trustedUntil && self.lock.withLock { generation == self.generationValue }
+        now < trustedUntil && self.state.withLock { generation == $0.generation }
     }
 
     /// Remembers a lookup made at `now`, unless a change was committed after `generation` was read.
     func remember(_ entries: [CachedEntry], for key: CacheKey, loadedAt now: TimeInterval, generation: UInt64) {
-        self.lock.withLock {
-            guard generation == self.generationValue else { return }
-            if self.memos.count >= Self.capacity {
-                self.memos.removeAll(keepingCapacity: true)
+        self.state.withLock { state in
+            guard generation == state.generation else { return }
+            if state.memos.count >= Self.capacity {
+                state.memos.removeAll(keepingCapacity: true)
             }
-            self.memos[key.rawValue] = Memo(entries: entries, loadedAt: now)
+            state.memos[key.rawValue] = Memo(entries: entries, loadedAt: now)
         }
     }
 
     /// Counts committed changes; a lookup that started before a change must not be remembered.
     var generation: UInt64 {
-        self.lock.withLock { self.generationValue }
+        self.state.withLock { $0.generation }
     }
-    private var generationValue: UInt64 = 0
 
     // MARK: TransactionObserver (called on the writer's queue)
 
@@ -78,19 +82,19 @@ final class EntryMemo: TransactionObserver, @unchecked Sendable {
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        self.lock.withLock { self.pendingChange = true }
+        self.state.withLock { $0.pendingChange = true }
     }
 
     func databaseDidCommit(_ db: Database) {
-        self.lock.withLock {
-            guard self.pendingChange else { return }
-            self.pendingChange = false
-            self.generationValue &+= 1
-            self.memos.removeAll(keepingCapacity: true)
+        self.state.withLock { state in
+            guard state.pendingChange else { return }
+            state.pendingChange = false
+            state.generation &+= 1
+            state.memos.removeAll(keepingCapacity: true)
         }
     }
 
     func databaseDidRollback(_ db: Database) {
-        self.lock.withLock { self.pendingChange = false }
+        self.state.withLock { $0.pendingChange = false }
     }
 }

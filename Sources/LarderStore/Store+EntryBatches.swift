@@ -14,43 +14,59 @@ extension Store {
         var states: [CacheKey: StoredKeyState] = [:]
         states.reserveCapacity(uniqueKeys.count)
         for batch in uniqueKeys.batches(of: Self.keysPerQuery) {
-            let rows = try await self.pool.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT key, kind, revision, body_hash, body_size FROM entry
-                        WHERE key IN (\(databaseQuestionMarks(count: batch.count)))
-                        """,
-                    arguments: StatementArguments(batch)
-                ).map { row in
-                    (
-                        key: try row.decode(String.self, forColumn: "key"),
-                        kind: try row.decode(String.self, forColumn: "kind"),
-                        revision: try row.decode(String?.self, forColumn: "revision"),
-                        bodyHash: try row.decode(String.self, forColumn: "body_hash"),
-                        bodySize: try row.decode(Int64.self, forColumn: "body_size")
-                    )
-                }
-            }
+            let rows = try await self.pool.read { db in try Self.storedRows(db, keys: Array(batch)) }
             for row in rows {
-                guard let kind = EntryKind(rawValue: row.kind), Self.isSHA256Hex(row.bodyHash) else {
-                    self.logger.error(
-                        "Index row is malformed; not counting it as stored",
-                        metadata: ["key": "\(row.key)"]
-                    )
-                    continue
+                if let state = try self.servableState(row) {
+                    states[CacheKey(storedRawValue: row.key)] = state
                 }
-                guard try POSIXFile.regularFileSize(self.bodyPath(forHash: row.bodyHash)) == row.bodySize else {
-                    continue
-                }
-                states[CacheKey(storedRawValue: row.key)] = StoredKeyState(
-                    kind: kind,
-                    revision: row.revision,
-                    bodySize: row.bodySize
-                )
             }
         }
         return states
+    }
+
+    /// What ``storedStates(for:)`` reads of an entry row.
+    struct StoredRow: Sendable {
+        var key: String
+        var kind: String
+        var revision: String?
+        var bodyHash: String
+        var bodySize: Int64
+    }
+
+    /// The rows of `keys` (at most ``keysPerQuery``), in one indexed query.
+    static func storedRows(_ db: Database, keys: [String]) throws -> [StoredRow] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT key, kind, revision, body_hash, body_size FROM entry
+                WHERE key IN (\(databaseQuestionMarks(count: keys.count)))
+                """,
+            arguments: StatementArguments(keys)
+        ).map { row in
+            StoredRow(
+                key: try row.decode(String.self, forColumn: "key"),
+                kind: try row.decode(String.self, forColumn: "kind"),
+                revision: try row.decode(String?.self, forColumn: "revision"),
+                bodyHash: try row.decode(String.self, forColumn: "body_hash"),
+                bodySize: try row.decode(Int64.self, forColumn: "body_size")
+            )
+        }
+    }
+
+    /// The row's state when it can be served: nil for a malformed row (logged), or when its body
+    /// file is missing or has another size than the index says (one `stat`).
+    func servableState(_ row: StoredRow) throws -> StoredKeyState? {
+        guard let kind = EntryKind(rawValue: row.kind), Self.isSHA256Hex(row.bodyHash) else {
+            self.logger.error(
+                "Index row is malformed; not counting it as stored",
+                metadata: ["key": "\(row.key)"]
+            )
+            return nil
+        }
+        guard try POSIXFile.regularFileSize(self.bodyPath(forHash: row.bodyHash)) == row.bodySize else {
+            return nil
+        }
+        return StoredKeyState(kind: kind, revision: row.revision, bodySize: row.bodySize)
     }
 
     /// Makes the entries of `keys` precached, so they are served cache-first and never evicted; an

@@ -1,5 +1,5 @@
+import GRDB
 import LarderHTTP
-import LarderStore
 
 /// What ``LarderStore/Store/purgeEntry(_:)`` did.
 public struct EntryPurgeResult: Sendable, Hashable {
@@ -15,30 +15,34 @@ extension Store {
     /// failed with reason ``purgedReason`` and is recounted (partial, or failed when nothing is
     /// left), so it no longer shows as ready. Precaching the game again fetches the file.
     ///
-    /// Reads every game's file list: a purge is a rare action, not a page view.
+    /// One write transaction: another process sees the purge wholly or not at all, and the body file
+    /// goes only once it has committed. Reads every game's file list: a purge is a rare action, not a
+    /// page view.
     public func purgeEntry(_ key: CacheKey) async throws -> EntryPurgeResult {
-        let size = try await self.storedStates(for: [key])[key]?.bodySize ?? 0
-        let removed = try await self.removeEntry(for: key)
-        var affected: [String] = []
-        for game in try await self.games() where game.state == .ready || game.state == .partial {
-            var files = try await self.gameFiles(slug: game.slug)
-            var listed = false
-            for index in files.indices where files[index].key == key && files[index].state == .cached {
-                files[index].state = .failed
-                files[index].reason = Self.purgedReason
-                listed = true
+        try await self.write { db, released in
+            let size = try Self.storedRows(db, keys: [key.rawValue]).first.flatMap { try self.servableState($0) }?.bodySize ?? 0
+            let removed = try Self.removeEntry(db, key: key, keepingPrecached: false, releasing: &released)
+            var affected: [String] = []
+            for game in try self.games(db) where game.state == .ready || game.state == .partial {
+                var files = try self.gameFiles(db, slug: game.slug)
+                var listed = false
+                for index in files.indices where files[index].key == key && files[index].state == .cached {
+                    files[index].state = .failed
+                    files[index].reason = Self.purgedReason
+                    listed = true
+                }
+                guard listed else { continue }
+                var updated = game
+                updated.filesCached = files.filter { $0.state == .cached }.count
+                updated.bytes = max(0, game.bytes - size)
+                updated.state = updated.filesCached == 0 ? .failed : .partial
+                if updated.state == .failed {
+                    updated.lastError = Self.purgedReason
+                }
+                _ = try Self.saveGame(db, updated, files: files)
+                affected.append(game.slug)
             }
-            guard listed else { continue }
-            var updated = game
-            updated.filesCached = files.filter { $0.state == .cached }.count
-            updated.bytes = max(0, game.bytes - size)
-            updated.state = updated.filesCached == 0 ? .failed : .partial
-            if updated.state == .failed {
-                updated.lastError = Self.purgedReason
-            }
-            _ = try await self.saveGame(updated, files: files)
-            affected.append(game.slug)
+            return EntryPurgeResult(removed: removed, gamesAffected: affected)
         }
-        return EntryPurgeResult(removed: removed, gamesAffected: affected)
     }
 }

@@ -10,63 +10,66 @@ extension Store {
     /// A file list equal to the stored one is left as it is: a re-run of an unchanged game writes
     /// one row, not one per file.
     public func saveGame(_ game: GameRecord, files: [GameFileRecord]) async throws -> Set<CacheKey> {
-        try await self.pool.write { db in
-            var previouslyCached: Set<String> = []
-            var unchanged = true
-            var position = 0
-            let stored = try Row.fetchCursor(
-                db.cachedStatement(
-                    sql: "SELECT key, url, state, reason, revision FROM game_file WHERE game_slug = ? ORDER BY position"
-                ),
-                arguments: [game.slug]
-            )
-            while let row = try stored.next() {
-                let key: String = row[0]
-                let state: String = row[2]
-                if state == ListedFileState.cached.rawValue {
-                    previouslyCached.insert(key)
-                }
-                if unchanged, position < files.count {
-                    let file = files[position]
-                    unchanged =
-                        file.key.rawValue == key && file.url == row[1] as String && file.state.rawValue == state
-                        && file.reason == row[3] as String? && file.revision == row[4] as String?
-                } else {
-                    unchanged = false
-                }
-                position += 1
-            }
-            unchanged = unchanged && position == files.count
+        try await self.pool.write { db in try Self.saveGame(db, game, files: files) }
+    }
 
-            try db.execute(
-                sql: """
-                    INSERT INTO game (\(Self.gameColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(slug) DO UPDATE SET
-                        root = excluded.root, manifest_url = excluded.manifest_url,
-                        display_name = excluded.display_name, state = excluded.state,
-                        files_listed = excluded.files_listed, files_cached = excluded.files_cached,
-                        bytes = excluded.bytes, last_run = excluded.last_run, last_error = excluded.last_error,
-                        manifest_revision = excluded.manifest_revision, list_order = excluded.list_order
-                    """,
-                arguments: Self.arguments(for: game)
-            )
-            if !unchanged {
-                try db.execute(sql: "DELETE FROM game_file WHERE game_slug = ?", arguments: [game.slug])
-                let insert = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO game_file (game_slug, position, key, url, state, reason, revision)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """
-                )
-                for (position, file) in files.enumerated() {
-                    try insert.execute(arguments: [
-                        game.slug, position, file.key.rawValue, file.url, file.state.rawValue, file.reason, file.revision,
-                    ])
-                }
+    /// ``saveGame(_:files:)`` inside a write transaction.
+    static func saveGame(_ db: Database, _ game: GameRecord, files: [GameFileRecord]) throws -> Set<CacheKey> {
+        var previouslyCached: Set<String> = []
+        var unchanged = true
+        var position = 0
+        let stored = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: "SELECT key, url, state, reason, revision FROM game_file WHERE game_slug = ? ORDER BY position"
+            ),
+            arguments: [game.slug]
+        )
+        while let row = try stored.next() {
+            let key: String = row[0]
+            let state: String = row[2]
+            if state == ListedFileState.cached.rawValue {
+                previouslyCached.insert(key)
             }
-            let listed = Set(files.map(\.key.rawValue))
-            return Set(previouslyCached.subtracting(listed).map { CacheKey(storedRawValue: $0) })
+            if unchanged, position < files.count {
+                let file = files[position]
+                unchanged =
+                    file.key.rawValue == key && file.url == row[1] as String && file.state.rawValue == state
+                    && file.reason == row[3] as String? && file.revision == row[4] as String?
+            } else {
+                unchanged = false
+            }
+            position += 1
         }
+        unchanged = unchanged && position == files.count
+
+        try db.execute(
+            sql: """
+                INSERT INTO game (\(Self.gameColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(slug) DO UPDATE SET
+                    root = excluded.root, manifest_url = excluded.manifest_url,
+                    display_name = excluded.display_name, state = excluded.state,
+                    files_listed = excluded.files_listed, files_cached = excluded.files_cached,
+                    bytes = excluded.bytes, last_run = excluded.last_run, last_error = excluded.last_error,
+                    manifest_revision = excluded.manifest_revision, list_order = excluded.list_order
+                """,
+            arguments: Self.arguments(for: game)
+        )
+        if !unchanged {
+            try db.execute(sql: "DELETE FROM game_file WHERE game_slug = ?", arguments: [game.slug])
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO game_file (game_slug, position, key, url, state, reason, revision)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+            )
+            for (position, file) in files.enumerated() {
+                try insert.execute(arguments: [
+                    game.slug, position, file.key.rawValue, file.url, file.state.rawValue, file.reason, file.revision,
+                ])
+            }
+        }
+        let listed = Set(files.map(\.key.rawValue))
+        return Set(previouslyCached.subtracting(listed).map { CacheKey(storedRawValue: $0) })
     }
 
     /// Records a game whose manifest could not be read, or says `skip: true`, keeping its file list:
@@ -112,10 +115,13 @@ extension Store {
 
     /// Every recorded game, by list order, then slug. A row that cannot be decoded is left out (logged).
     public func games() async throws -> [GameRecord] {
-        try await self.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.gameColumns) FROM game ORDER BY list_order, slug")
-                .compactMap { try self.decodeGame($0) }
-        }
+        try await self.pool.read { db in try self.games(db) }
+    }
+
+    /// ``games()`` inside a transaction.
+    func games(_ db: Database) throws -> [GameRecord] {
+        try Row.fetchAll(db, sql: "SELECT \(Self.gameColumns) FROM game ORDER BY list_order, slug")
+            .compactMap { try self.decodeGame($0) }
     }
 
     /// The record of the game `slug`, or nil.
@@ -129,29 +135,32 @@ extension Store {
     /// The file list of the game `slug`, in the order it was saved (empty for an unknown game). A row
     /// that cannot be decoded is left out (logged).
     public func gameFiles(slug: String) async throws -> [GameFileRecord] {
-        try await self.pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: "SELECT key, url, state, reason, revision FROM game_file WHERE game_slug = ? ORDER BY position",
-                arguments: [slug]
-            ).compactMap { row in
-                let key: String = try row.decode(forColumn: "key")
-                let stateName: String = try row.decode(forColumn: "state")
-                guard let state = ListedFileState(rawValue: stateName) else {
-                    self.logger.error(
-                        "Game file row has an unknown state; leaving it out",
-                        metadata: ["game": "\(slug)", "key": "\(key)", "state": "\(stateName)"]
-                    )
-                    return nil
-                }
-                return GameFileRecord(
-                    key: CacheKey(storedRawValue: key),
-                    url: try row.decode(forColumn: "url"),
-                    state: state,
-                    reason: try row.decode(forColumn: "reason"),
-                    revision: try row.decode(forColumn: "revision")
+        try await self.pool.read { db in try self.gameFiles(db, slug: slug) }
+    }
+
+    /// ``gameFiles(slug:)`` inside a transaction.
+    func gameFiles(_ db: Database, slug: String) throws -> [GameFileRecord] {
+        try Row.fetchAll(
+            db,
+            sql: "SELECT key, url, state, reason, revision FROM game_file WHERE game_slug = ? ORDER BY position",
+            arguments: [slug]
+        ).compactMap { row in
+            let key: String = try row.decode(forColumn: "key")
+            let stateName: String = try row.decode(forColumn: "state")
+            guard let state = ListedFileState(rawValue: stateName) else {
+                self.logger.error(
+                    "Game file row has an unknown state; leaving it out",
+                    metadata: ["game": "\(slug)", "key": "\(key)", "state": "\(stateName)"]
                 )
+                return nil
             }
+            return GameFileRecord(
+                key: CacheKey(storedRawValue: key),
+                url: try row.decode(forColumn: "url"),
+                state: state,
+                reason: try row.decode(forColumn: "reason"),
+                revision: try row.decode(forColumn: "revision")
+            )
         }
     }
 

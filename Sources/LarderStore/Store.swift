@@ -173,18 +173,24 @@ public final class Store: Sendable {
     /// - Parameter keepingPrecached: leave precached entries (remove runtime ones only).
     @discardableResult
     public func removeEntry(for key: CacheKey, keepingPrecached: Bool = false) async throws -> Bool {
+        try await self.write { db, released in
+            try Self.removeEntry(db, key: key, keepingPrecached: keepingPrecached, releasing: &released)
+        }
+    }
+
+    /// ``removeEntry(for:keepingPrecached:)`` inside a write transaction: the removed rows' body
+    /// hashes go to `released`.
+    static func removeEntry(_ db: Database, key: CacheKey, keepingPrecached: Bool, releasing released: inout Set<String>) throws -> Bool {
         let kinds = keepingPrecached ? " AND kind = '\(EntryKind.runtime.rawValue)'" : ""
         let condition = "(key = ?1 OR (key >= ?2 AND key < ?3))\(kinds)"
         let arguments: StatementArguments = [key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + "#vary>"]
-        return try await self.write { db, released in
-            let hashes = try String.fetchAll(db, sql: "SELECT body_hash FROM entry WHERE \(condition)", arguments: arguments)
-            guard !hashes.isEmpty else {
-                return false
-            }
-            try db.execute(sql: "DELETE FROM entry WHERE \(condition)", arguments: arguments)
-            released.formUnion(hashes)
-            return true
+        let hashes = try String.fetchAll(db, sql: "SELECT body_hash FROM entry WHERE \(condition)", arguments: arguments)
+        guard !hashes.isEmpty else {
+            return false
         }
+        try db.execute(sql: "DELETE FROM entry WHERE \(condition)", arguments: arguments)
+        released.formUnion(hashes)
+        return true
     }
 
     /// How many entries and distinct bodies the index holds, the bytes of those bodies, and how many

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,8 @@ import Foundation
 /// streams: every other descriptor is closed in it, so a long-lived child never holds another
 /// test's pipe open.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: configured and run from one task; the reaped status is guarded by `lock`.
+    // @unchecked: the settings below are set and read by the one task that configures and runs the
+    // process; what other tasks read (the pid, the exit status) is in `state`.
 
     /// The program to run.
     public var executableURL: URL?
@@ -30,16 +32,19 @@ public final class ChildProcess: @unchecked Sendable {
     /// A `Pipe` or a `FileHandle`; nil inherits.
     public var standardError: Any?
 
-    private let lock = NSLock()
-    private var pid: pid_t = 0
-    private var waitStatus: Int32?
+    private struct State {
+        var pid: pid_t = 0
+        var waitStatus: Int32?
+    }
+
+    private let state = Mutex(State())
 
     /// A process to configure, then `run()`.
     public init() {}
 
     /// The child's process ID (0 before `run()`).
     public var processIdentifier: Int32 {
-        self.lock.withLock { self.pid }
+        self.state.withLock { $0.pid }
     }
 
     /// Starts the child.
@@ -85,7 +90,7 @@ public final class ChildProcess: @unchecked Sendable {
         guard result == 0 else {
             throw ChildProcessError(description: "cannot start \(path): \(String(cString: strerror(result)))")
         }
-        self.lock.withLock { self.pid = child }
+        self.state.withLock { $0.pid = child }
         // The child has its ends of the pipes now; the parent's copies would keep them open.
         for (stream, isInput) in [(self.standardInput, true), (self.standardOutput, false), (self.standardError, false)] {
             if let pipe = stream as? Pipe {
@@ -108,7 +113,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// The exit status, or the signal that ended the child (as `Process` reports them).
     public var terminationStatus: Int32 {
-        let status = self.lock.withLock { self.waitStatus } ?? 0
+        let status = self.state.withLock { $0.waitStatus } ?? 0
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : signal
     }
@@ -123,18 +128,18 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Whether the child has been reaped (now or before).
     private func reap(blocking: Bool) -> Bool {
-        self.lock.withLock {
-            if self.waitStatus != nil { return true }
-            guard self.pid > 0 else { return false }
+        self.state.withLock { state in
+            if state.waitStatus != nil { return true }
+            guard state.pid > 0 else { return false }
             var status: Int32 = 0
-            let result = waitpid(self.pid, &status, blocking ? 0 : WNOHANG)
-            if result == self.pid {
-                self.waitStatus = status
+            let result = waitpid(state.pid, &status, blocking ? 0 : WNOHANG)
+            if result == state.pid {
+                state.waitStatus = status
                 return true
             }
             // ECHILD: someone else reaped it; it is gone either way.
             if result < 0, errno == ECHILD {
-                self.waitStatus = 0
+                state.waitStatus = 0
                 return true
             }
             return false

@@ -8,8 +8,7 @@ import Foundation
 
 /// A loopback port held bound but not listening, so connecting to it is refused for as long as
 /// this lives; a stopped server's port could instead be taken by another test meanwhile.
-public final class RefusingPort: @unchecked Sendable {
-    // @unchecked: immutable after init.
+public final class RefusingPort: Sendable {
     /// The port number.
     public let port: Int
     private let descriptor: Int32

@@ -1,8 +1,8 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// An in-process HTTP/1.1 origin on 127.0.0.1 with scripted routes, static directories and fault
 /// injection, for tests and the demo.
@@ -23,7 +23,7 @@ public final class TestOrigin: Sendable {
         var connections: [ObjectIdentifier: any Channel] = [:]
     }
 
-    private let state: NIOLockedValueBox<State>
+    private let state: Mutex<State>
     private let group: any EventLoopGroup
     private let tlsContext: NIOSSLContext?
 
@@ -31,7 +31,7 @@ public final class TestOrigin: Sendable {
     public let caCertificatePath: String?
 
     private init(port: Int, tlsContext: NIOSSLContext?, caCertificatePath: String?) {
-        self.state = NIOLockedValueBox(State(port: port))
+        self.state = Mutex(State(port: port))
         self.group = MultiThreadedEventLoopGroup.singleton
         self.tlsContext = tlsContext
         self.caCertificatePath = caCertificatePath
@@ -57,7 +57,7 @@ public final class TestOrigin: Sendable {
 
     /// The port the origin listens on (kept across ``stop()`` and ``restart()``).
     public var port: Int {
-        self.state.withLockedValue { $0.port }
+        self.state.withLock { $0.port }
     }
 
     /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` for a TLS origin (no trailing slash).
@@ -73,12 +73,12 @@ public final class TestOrigin: Sendable {
     /// Answers requests for `path` with `response`. A `path` with a query matches only that exact
     /// request target; one without matches any query unless an exact route exists.
     public func setRoute(_ path: String, _ response: TestResponse) {
-        self.state.withLockedValue { $0.routes[path] = response }
+        self.state.withLock { $0.routes[path] = response }
     }
 
     /// Removes the route for `path`, so the request falls through to directories or a 404.
     public func removeRoute(_ path: String) {
-        self.state.withLockedValue { $0.routes[path] = nil }
+        self.state.withLock { $0.routes[path] = nil }
     }
 
     /// Serves the files under `directory` at the URL path `prefix`, with `Cache-Control: cacheControl`
@@ -102,7 +102,7 @@ public final class TestOrigin: Sendable {
         cacheControlForPath: @escaping @Sendable (String) -> String?
     ) {
         let mount = StaticDirectory(root: directory, prefix: prefix, cacheControlForPath: cacheControlForPath)
-        self.state.withLockedValue { state in
+        self.state.withLock { state in
             state.directories.append(mount)
             state.directories.sort { $0.prefix.utf8.count > $1.prefix.utf8.count }
         }
@@ -112,7 +112,7 @@ public final class TestOrigin: Sendable {
     /// `path` or, for a `path` without a query, whose path is `path` (any query). Absolute-form
     /// targets (`http://host/a`) are matched by their path and query.
     public func requests(_ path: String? = nil) -> [RecordedRequest] {
-        let records = self.state.withLockedValue { $0.records }
+        let records = self.state.withLock { $0.records }
         guard let path else {
             return records
         }
@@ -121,7 +121,7 @@ public final class TestOrigin: Sendable {
 
     /// How many requests matched `path`, as ``requests(_:)`` matches them.
     public func requestCount(_ path: String) -> Int {
-        self.state.withLockedValue { state in
+        self.state.withLock { state in
             state.records.reduce(0) { count, record in
                 Self.target(of: record, matches: path) ? count + 1 : count
             }
@@ -130,12 +130,12 @@ public final class TestOrigin: Sendable {
 
     /// Forgets the recorded requests (routes stay).
     public func resetRecords() {
-        self.state.withLockedValue { $0.records.removeAll() }
+        self.state.withLock { $0.records.removeAll() }
     }
 
     /// Stops listening and closes every open connection: connecting afterwards is refused.
     public func stop() async throws {
-        let (server, connections) = self.state.withLockedValue { state in
+        let (server, connections) = self.state.withLock { state in
             let taken = (state.serverChannel, Array(state.connections.values))
             state.serverChannel = nil
             state.isListening = false
@@ -160,7 +160,7 @@ public final class TestOrigin: Sendable {
     }
 
     private func listen() async throws {
-        let port = self.state.withLockedValue { state in
+        let port = self.state.withLock { state in
             state.isListening = true
             return state.port
         }
@@ -173,7 +173,7 @@ public final class TestOrigin: Sendable {
             }
             .bind(host: "127.0.0.1", port: port)
             .get()
-        self.state.withLockedValue { state in
+        self.state.withLock { state in
             state.serverChannel = channel
             state.port = channel.localAddress?.port ?? port
         }
@@ -192,7 +192,7 @@ public final class TestOrigin: Sendable {
             wrappingChannelSynchronously: channel
         )
         let id = ObjectIdentifier(channel)
-        let accepted = self.state.withLockedValue { state in
+        let accepted = self.state.withLock { state in
             // A connection accepted just as `stop()` ran must not outlive it.
             guard state.isListening else {
                 return false
@@ -204,7 +204,7 @@ public final class TestOrigin: Sendable {
             throw TestOriginStoppedError()
         }
         channel.closeFuture.whenComplete { _ in
-            _ = self.state.withLockedValue { $0.connections.removeValue(forKey: id) }
+            _ = self.state.withLock { $0.connections.removeValue(forKey: id) }
         }
         Task {
             await TestOriginConnection(origin: self, channel: asyncChannel).run()
@@ -213,7 +213,7 @@ public final class TestOrigin: Sendable {
 
     /// Records `request` and decides how to answer it.
     func respond(to request: RecordedRequest) -> TestResponse {
-        let (route, directories) = self.state.withLockedValue { state in
+        let (route, directories) = self.state.withLock { state in
             state.records.append(request)
             return (state.routes[request.target] ?? state.routes[request.path], state.directories)
         }

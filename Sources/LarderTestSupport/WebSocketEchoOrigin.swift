@@ -1,10 +1,10 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import Synchronization
 
 /// An in-process WebSocket origin on 127.0.0.1 (RFC 6455 through NIOWebSocket, so frames are
 /// checked as a real server checks them), for relay tests.
@@ -15,13 +15,13 @@ import NIOWebSocket
 /// frame with a close frame. A client offering the subprotocol `chat` gets it.
 public final class WebSocketEchoOrigin: Sendable {
     private let channel: any Channel
-    private let handshakes: NIOLockedValueBox<[HTTPRequestHead]>
+    private let handshakes: HandshakeLog
     private let isTLS: Bool
 
     /// The PEM file of the test CA that signed the TLS origin's certificate, or `nil` for plain HTTP.
     public let caCertificatePath: String?
 
-    private init(channel: any Channel, handshakes: NIOLockedValueBox<[HTTPRequestHead]>, isTLS: Bool, caCertificatePath: String?) {
+    private init(channel: any Channel, handshakes: HandshakeLog, isTLS: Bool, caCertificatePath: String?) {
         self.channel = channel
         self.handshakes = handshakes
         self.isTLS = isTLS
@@ -32,7 +32,7 @@ public final class WebSocketEchoOrigin: Sendable {
     /// signed by a fresh test CA (see ``caCertificatePath``).
     public static func start(tls: Bool = false) async throws -> WebSocketEchoOrigin {
         let server = tls ? try LocalhostTLSServer() : nil
-        let handshakes = NIOLockedValueBox<[HTTPRequestHead]>([])
+        let handshakes = HandshakeLog()
         let context = server?.context
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -59,7 +59,7 @@ public final class WebSocketEchoOrigin: Sendable {
 
     /// The handshake requests received, oldest first.
     public var handshakeRequests: [HTTPRequestHead] {
-        self.handshakes.withLockedValue { $0 }
+        self.handshakes.heads.withLock { $0 }
     }
 
     /// Stops listening (open streams are closed too).
@@ -67,14 +67,14 @@ public final class WebSocketEchoOrigin: Sendable {
         try await self.channel.close()
     }
 
-    private static func configure(_ channel: any Channel, tlsContext: NIOSSLContext?, handshakes: NIOLockedValueBox<[HTTPRequestHead]>) throws {
+    private static func configure(_ channel: any Channel, tlsContext: NIOSSLContext?, handshakes: HandshakeLog) throws {
         let operations = channel.pipeline.syncOperations
         if let tlsContext {
             try operations.addHandler(NIOSSLServerHandler(context: tlsContext))
         }
         let upgrader = NIOWebSocketServerUpgrader(
             shouldUpgrade: { channel, head in
-                handshakes.withLockedValue { $0.append(head) }
+                handshakes.heads.withLock { $0.append(head) }
                 guard !head.uri.hasPrefix("/refuse") else {
                     return channel.eventLoop.makeSucceededFuture(nil)
                 }
@@ -152,4 +152,9 @@ private final class WebSocketEchoHandler: ChannelInboundHandler {
     private func send(_ opcode: WebSocketOpcode, _ data: ByteBuffer, context: ChannelHandlerContext) {
         context.writeAndFlush(self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: opcode, data: data)), promise: nil)
     }
+}
+
+/// The handshake requests an origin received, shared by its connections.
+private final class HandshakeLog: Sendable {
+    let heads = Mutex<[HTTPRequestHead]>([])
 }

@@ -1,8 +1,8 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// A WebSocket client that goes through a forward proxy the way a browser does: `ws://` as an
 /// absolute-form `GET` with `Upgrade: websocket`, `wss://` as a `CONNECT`, TLS inside it (trusting
@@ -169,15 +169,15 @@ private final class ReceivedBytes: Sendable {
         var isClosed = false
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
     private static let deadline = Duration.seconds(20)
 
     func append(_ buffer: ByteBuffer) {
-        self.state.withLockedValue { $0.bytes += buffer.readableBytesView }
+        self.state.withLock { $0.bytes += buffer.readableBytesView }
     }
 
     func markClosed() {
-        self.state.withLockedValue { $0.isClosed = true }
+        self.state.withLock { $0.isClosed = true }
     }
 
     /// Takes an HTTP head (through its blank line) and returns it with its status code.
@@ -221,7 +221,7 @@ private final class ReceivedBytes: Sendable {
     private func take(_ length: @escaping @Sendable ([UInt8]) -> Int?, orWhenClosed: Bool = false) async throws -> [UInt8] {
         let start = ContinuousClock.now
         while true {
-            let result: [UInt8]? = try self.state.withLockedValue { state in
+            let result: [UInt8]? = try self.state.withLock { state in
                 if let count = length(state.bytes) {
                     defer { state.bytes.removeFirst(count) }
                     return Array(state.bytes[0..<count])

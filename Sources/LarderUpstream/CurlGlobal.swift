@@ -6,10 +6,10 @@ enum CurlGlobal {
     private static let initializationResult: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 
     /// Initialises libcurl if no one has yet.
-    static func initialize() throws(CurlUpstream.ConfigurationError) {
+    static func initialize() throws(UpstreamConfigurationError) {
         let result = Self.initializationResult
         guard result == CURLE_OK else {
-            throw CurlUpstream.ConfigurationError(
+            throw UpstreamConfigurationError(
                 message: "curl_global_init failed with curl error \(result.rawValue): "
                     + String(cString: curl_easy_strerror(result))
             )

@@ -2,6 +2,7 @@ import CCurl
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// Runs one libcurl multi handle on a dedicated thread, the only thread that calls curl.
 ///
@@ -30,18 +31,25 @@ final class CurlMultiDriver: @unchecked Sendable {
     private struct Inbox {
         var commands: [Command] = []
         /// The multi handle while the thread takes commands; `nil` before it runs and after it stopped.
-        var multi: UnsafeMutableRawPointer?
+        var multi: WakeHandle?
         var shutdownWasRequested = false
+    }
+
+    /// The multi handle as other threads hold it. `@unchecked Sendable`: they only pass it to
+    /// `curl_multi_wakeup`, which is safe from any thread.
+    private struct WakeHandle: @unchecked Sendable {
+        let multi: UnsafeMutableRawPointer
     }
 
     /// How long `curl_multi_poll` waits at most when nothing happens.
     private static let pollTimeoutMilliseconds: Int32 = 1000
 
-    private let inbox = NIOLockedValueBox(Inbox())
+    private let inbox = Mutex(Inbox())
+    // Condition locks, not `Mutex`: the starting and stopping threads wait for the curl thread's signal.
     private let hasStarted = ConditionLock(value: false)
     private let hasStopped = ConditionLock(value: false)
-    private let startFailure = NIOLockedValueBox<CurlUpstream.ConfigurationError?>(nil)
-    private let curlThreadID = NIOLockedValueBox<pthread_t?>(nil)
+    private let startFailure = Mutex<UpstreamConfigurationError?>(nil)
+    private let curlThreadID = Mutex<pthread_t?>(nil)
     private let configuration: CurlUpstream.Configuration
     private let logger: Logger
 
@@ -49,7 +57,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
     /// Starts the curl thread and waits until its multi handle is set up.
-    init(configuration: CurlUpstream.Configuration, logger: Logger) throws(CurlUpstream.ConfigurationError) {
+    init(configuration: CurlUpstream.Configuration, logger: Logger) throws(UpstreamConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         let thread = Thread { [self] in
@@ -59,7 +67,7 @@ final class CurlMultiDriver: @unchecked Sendable {
         thread.start()
         self.hasStarted.lock(whenValue: true)
         self.hasStarted.unlock()
-        if let failure = self.startFailure.withLockedValue({ $0 }) {
+        if let failure = self.startFailure.withLock({ $0 }) {
             throw failure
         }
     }
@@ -69,8 +77,8 @@ final class CurlMultiDriver: @unchecked Sendable {
     /// - Returns: `false` when the thread has stopped (or is not running), so the command will never run.
     @discardableResult
     func enqueue(_ command: Command) -> Bool {
-        self.inbox.withLockedValue { inbox in
-            guard let multi = inbox.multi else {
+        self.inbox.withLock { inbox in
+            guard let multi = inbox.multi?.multi else {
                 return false
             }
             let wasEmpty = inbox.commands.isEmpty
@@ -87,14 +95,14 @@ final class CurlMultiDriver: @unchecked Sendable {
     ///
     /// Idempotent. With `waitUntilStopped`, returns once the thread has stopped (unless called on that thread).
     func shutdown(waitUntilStopped: Bool) {
-        let isFirstRequest = self.inbox.withLockedValue { inbox in
+        let isFirstRequest = self.inbox.withLock { inbox in
             defer { inbox.shutdownWasRequested = true }
             return !inbox.shutdownWasRequested
         }
         if isFirstRequest {
             self.enqueue(.shutdown)
         }
-        let isCurlThread = self.curlThreadID.withLockedValue { id in
+        let isCurlThread = self.curlThreadID.withLock { id in
             id.map { pthread_equal($0, pthread_self()) != 0 } ?? false
         }
         if waitUntilStopped, !isCurlThread {
@@ -106,7 +114,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     // MARK: The curl thread
 
     private func run() {
-        self.curlThreadID.withLockedValue { $0 = pthread_self() }
+        self.curlThreadID.withLock { $0 = pthread_self() }
         guard let multi = self.makeMultiHandle() else {
             self.hasStopped.lock()
             self.hasStopped.unlock(withValue: true)
@@ -114,13 +122,14 @@ final class CurlMultiDriver: @unchecked Sendable {
             self.hasStarted.unlock(withValue: true)
             return
         }
-        self.inbox.withLockedValue { $0.multi = multi }
+        let wakeHandle = WakeHandle(multi: multi)
+        self.inbox.withLock { $0.multi = wakeHandle }
         self.hasStarted.lock()
         self.hasStarted.unlock(withValue: true)
 
         var runningTransfers: Int32 = 0
         while true {
-            let commands = self.inbox.withLockedValue { inbox in
+            let commands = self.inbox.withLock { inbox in
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
                 return inbox.commands
             }
@@ -145,7 +154,7 @@ final class CurlMultiDriver: @unchecked Sendable {
 
     private func makeMultiHandle() -> UnsafeMutableRawPointer? {
         func fail(_ message: String) {
-            self.startFailure.withLockedValue { $0 = CurlUpstream.ConfigurationError(message: message) }
+            self.startFailure.withLock { $0 = UpstreamConfigurationError(message: message) }
         }
         guard let multi = curl_multi_init() else {
             fail("curl_multi_init failed")
@@ -222,7 +231,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     }
 
     private func stop(multi: UnsafeMutableRawPointer, unhandled: ArraySlice<Command>) {
-        let queued = self.inbox.withLockedValue { inbox in
+        let queued = self.inbox.withLock { inbox in
             inbox.multi = nil
             defer { inbox.commands = [] }
             return inbox.commands

@@ -41,7 +41,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Settings from the client's configuration that every transfer applies.
     struct Settings: Sendable {
-        /// The trusted CAs when an additional CA is configured; `nil` uses curl's default (system) store.
+        /// The trusted roots when an additional CA is configured; `nil` uses curl's default (system) store.
         var certificateBundle: CertificateBundle?
         /// The `User-Agent` for requests without one.
         var userAgent: String?

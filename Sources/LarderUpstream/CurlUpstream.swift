@@ -12,19 +12,17 @@ public final class CurlUpstream: Upstream, Sendable {
 
     /// Starts a client and its curl thread.
     ///
-    /// - Throws: ``ConfigurationError`` when the configuration is unusable, e.g. an additional CA file that cannot
-    ///   be read or holds no PEM certificate, or a negative connection limit.
+    /// - Throws: ``UpstreamConfigurationError`` when the configuration is unusable, e.g. an additional CA file that
+    ///   cannot be read or holds no PEM certificate, or a negative connection limit.
     public init(configuration: Configuration = .init(), logger: Logger = Logger(label: "larder.upstream")) throws {
         try CurlGlobal.initialize()
         guard configuration.maxConnectionsPerHost >= 0, configuration.maxTotalConnections >= 0 else {
-            throw ConfigurationError(
+            throw UpstreamConfigurationError(
                 message: "connection limits must be 0 (no limit) or more, not maxConnectionsPerHost "
                     + "\(configuration.maxConnectionsPerHost) and maxTotalConnections \(configuration.maxTotalConnections)"
             )
         }
-        let bundle = try configuration.additionalCAFile.map { path throws(ConfigurationError) in
-            try CertificateBundle(additionalCAFile: path, logger: logger)
-        }
+        let bundle = try configuration.trust.rootsPEM(logger: logger).map(CertificateBundle.init(pem:))
         self.settings = CurlTransfer.Settings(certificateBundle: bundle, userAgent: configuration.userAgent)
         self.driver = try CurlMultiDriver(configuration: configuration, logger: logger)
         self.logger = logger

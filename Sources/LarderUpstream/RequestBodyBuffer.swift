@@ -1,5 +1,5 @@
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// Carries request body bytes from the task that produces them to curl's read callback on the curl thread.
 ///
@@ -59,7 +59,7 @@ final class RequestBodyBuffer: Sendable {
         }
     }
 
-    private let state: NIOLockedValueBox<State>
+    private let state: Mutex<State>
     /// The whole body, when it was given up front, so it can be sent again.
     private let completeBody: ByteBuffer?
     private let declaredLength: Int64?
@@ -104,7 +104,7 @@ final class RequestBodyBuffer: Sendable {
         url: String,
         onReadable: @escaping @Sendable () -> Void
     ) {
-        self.state = NIOLockedValueBox(State())
+        self.state = Mutex(State())
         self.completeBody = completeBody
         self.declaredLength = declaredLength
         self.limit = limit
@@ -119,7 +119,7 @@ final class RequestBodyBuffer: Sendable {
     ///   twice.
     func rewind() -> Bool {
         if let completeBody = self.completeBody {
-            self.state.withLockedValue { state in
+            self.state.withLock { state in
                 state.chunks.removeAll()
                 if completeBody.readableBytes > 0 {
                     state.chunks.append(completeBody)
@@ -130,7 +130,7 @@ final class RequestBodyBuffer: Sendable {
             }
             return true
         }
-        return self.state.withLockedValue { state in
+        return self.state.withLock { state in
             guard state.isReplayable, !state.isClosed else {
                 return false
             }
@@ -146,7 +146,7 @@ final class RequestBodyBuffer: Sendable {
 
     /// Why the body failed, if it did.
     var failure: UpstreamError? {
-        self.state.withLockedValue { $0.failure }
+        self.state.withLock { $0.failure }
     }
 
     /// Adds a chunk, then waits while more than ``limit`` bytes are buffered.
@@ -154,7 +154,7 @@ final class RequestBodyBuffer: Sendable {
     /// - Throws: `CancellationError` once the transfer is over, or ``UpstreamError`` when the body exceeds its
     ///   declared length.
     func write(_ chunk: ByteBuffer) async throws {
-        let (mustWait, notify, error): (Bool, Bool, (any Error)?) = self.state.withLockedValue { state in
+        let (mustWait, notify, error): (Bool, Bool, (any Error)?) = self.state.withLock { state in
             if state.isClosed {
                 return (false, false, CancellationError())
             }
@@ -187,7 +187,7 @@ final class RequestBodyBuffer: Sendable {
             return
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let resumption: Result<Void, any Error>? = self.state.withLockedValue { state in
+            let resumption: Result<Void, any Error>? = self.state.withLock { state in
                 if state.isClosed {
                     return .failure(CancellationError())
                 }
@@ -205,7 +205,7 @@ final class RequestBodyBuffer: Sendable {
 
     /// Marks the end of the body.
     func finish() {
-        let notify = self.state.withLockedValue { state -> Bool in
+        let notify = self.state.withLock { state -> Bool in
             guard !state.isClosed, !state.isFinished, state.failure == nil else {
                 return false
             }
@@ -228,7 +228,7 @@ final class RequestBodyBuffer: Sendable {
 
     /// Fails the body because producing it threw `error`.
     func fail(_ error: any Error) {
-        let notify = self.state.withLockedValue { state -> Bool in
+        let notify = self.state.withLock { state -> Bool in
             guard !state.isClosed, state.failure == nil else {
                 return false
             }
@@ -246,7 +246,7 @@ final class RequestBodyBuffer: Sendable {
 
     /// Ends the buffer because the transfer is over: drops buffered bytes and fails a waiting ``write(_:)``.
     func close() {
-        let writer = self.state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
+        let writer = self.state.withLock { state -> CheckedContinuation<Void, any Error>? in
             state.isClosed = true
             state.chunks.removeAll()
             state.bufferedBytes = 0
@@ -260,7 +260,7 @@ final class RequestBodyBuffer: Sendable {
 
     /// Copies buffered bytes into `destination`; called by curl's read callback.
     func read(into destination: UnsafeMutableRawBufferPointer) -> ReadResult {
-        let (result, writer) = self.state.withLockedValue {
+        let (result, writer) = self.state.withLock {
             state -> (ReadResult, CheckedContinuation<Void, any Error>?) in
             if state.failure != nil {
                 return (.failed, nil)

@@ -1,36 +1,26 @@
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 
 /// Waits for SIGINT or SIGTERM.
 enum TerminationSignal {
     /// Returns the name of the first SIGINT or SIGTERM received from now on.
     static func wait() async -> String {
         let signals: [(number: Int32, name: String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")]
-        let sources = NIOLockedValueBox<[any DispatchSourceSignal]>([])
-        let name = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            let resumed = NIOLockedValueBox(false)
-            for (number, name) in signals {
-                // The default action would end the process before the origin stops.
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    let first = resumed.withLockedValue { resumed in
-                        defer { resumed = true }
-                        return !resumed
-                    }
-                    if first {
-                        continuation.resume(returning: name)
-                    }
-                }
-                source.resume()
-                sources.withLockedValue { $0.append(source) }
-            }
+        let (received, receiver) = AsyncStream.makeStream(of: String.self)
+        var sources: [any DispatchSourceSignal] = []
+        for (number, name) in signals {
+            // The default action would end the process before the origin stops.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { receiver.yield(name) }
+            source.resume()
+            sources.append(source)
         }
-        sources.withLockedValue { sources in
-            for source in sources {
-                source.cancel()
-            }
+        var names = received.makeAsyncIterator()
+        // The stream never finishes: the first signal is always there.
+        let name = await names.next() ?? "SIGTERM"
+        for source in sources {
+            source.cancel()
         }
         return name
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LarderStore
+import LarderUpstream
 import Logging
 
 /// `--upstream-ca`, shared by the commands that fetch from upstream.
@@ -10,6 +11,11 @@ struct UpstreamCAOption: ParsableArguments {
         help: ArgumentHelp("A PEM file of CA certificates to trust upstream, besides the system's.", valueName: "file")
     )
     var path: String?
+
+    /// What upstream TLS trusts, for every kind of upstream connection.
+    var trust: UpstreamTrust {
+        UpstreamTrust(additionalCAFile: self.path)
+    }
 
     func validate() throws {
         if let path, !FileManager.default.isReadableFile(atPath: path) {

@@ -83,7 +83,7 @@ struct PrecacheCommand: AsyncParsableCommand {
         }
         let directory = self.cacheDirectory.resolved()
         let store = try CommandSupport.openStore(directory)
-        let upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA.path), logger: Logger(label: "larder.upstream"))
+        let upstream = try CurlUpstream(configuration: .init(trust: self.upstreamCA.trust), logger: Logger(label: "larder.upstream"))
         var options = PrecacheOptions()
         configFile.apply(to: &options)
         options.concurrency = self.concurrency

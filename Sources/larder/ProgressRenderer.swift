@@ -1,43 +1,47 @@
 import Foundation
 import LarderPrecache
+import Synchronization
 
 /// Shows a precache's progress on standard error: a redrawn bar on a terminal, plain lines
-/// (every few seconds, and each failure) otherwise.
-final class ProgressRenderer: @unchecked Sendable {
-    // @unchecked: all state is behind `lock`; events arrive from the runner's worker tasks.
+/// (every few seconds, and each failure) otherwise. Events arrive from the runner's worker tasks.
+final class ProgressRenderer: Sendable {
+    private struct State {
+        var total = 0
+        var done = 0
+        var failed = 0
+        var bytes: Int64 = 0
+        var currentGame = ""
+        var lastDraw = Date.distantPast
+    }
+
     private let interactive: Bool
-    private let lock = NSLock()
     private let started = Date()
-    private var total = 0
-    private var done = 0
-    private var failed = 0
-    private var bytes: Int64 = 0
-    private var currentGame = ""
-    private var lastDraw = Date.distantPast
+    // Drawing happens under the lock too, so lines never interleave.
+    private let state = Mutex(State())
 
     init(interactive: Bool) {
         self.interactive = interactive
     }
 
     func handle(_ event: PrecacheProgress) {
-        self.lock.withLock {
+        self.state.withLock { state in
             switch event {
             case .fetchingManifests(let count):
                 self.write("precache: fetching \(count) manifest\(count == 1 ? "" : "s")\n")
             case .planned(let toFetch, let alreadyCached):
-                self.total = toFetch
+                state.total = toFetch
                 self.write("precache: \(toFetch) file\(toFetch == 1 ? "" : "s") to download, \(alreadyCached) already cached\n")
             case .fileFinished(let url, let game, let size, let error):
-                self.done += 1
-                self.bytes += size
-                if let game { self.currentGame = game }
+                state.done += 1
+                state.bytes += size
+                if let game { state.currentGame = game }
                 if let error {
-                    self.failed += 1
+                    state.failed += 1
                     self.write(self.interactive ? "\r\u{1B}[2K" : "")
                     self.write("precache: failed \(url): \(error)\n")
-                    self.lastDraw = .distantPast
+                    state.lastDraw = .distantPast
                 }
-                self.draw()
+                self.draw(&state)
             case .finished:
                 break
             }
@@ -45,27 +49,27 @@ final class ProgressRenderer: @unchecked Sendable {
     }
 
     func finish() {
-        self.lock.withLock {
-            if self.interactive && self.total > 0 {
-                self.lastDraw = .distantPast
-                self.draw()
+        self.state.withLock { state in
+            if self.interactive && state.total > 0 {
+                state.lastDraw = .distantPast
+                self.draw(&state)
                 self.write("\n")
             }
         }
     }
 
-    private func draw() {
+    private func draw(_ state: inout State) {
         let now = Date()
         let interval: TimeInterval = self.interactive ? 0.1 : 2
-        guard now.timeIntervalSince(self.lastDraw) >= interval || self.done == self.total else { return }
-        self.lastDraw = now
+        guard now.timeIntervalSince(state.lastDraw) >= interval || state.done == state.total else { return }
+        state.lastDraw = now
         let elapsed = max(now.timeIntervalSince(self.started), 0.001)
-        let rate = Double(self.bytes) / elapsed
-        let remaining = self.done > 0 ? elapsed / Double(self.done) * Double(self.total - self.done) : 0
-        let status = "\(self.done)/\(self.total) files  \(ByteFormat.string(self.bytes))  \(ByteFormat.string(Int64(rate)))/s  ETA \(Self.duration(remaining))  \(self.currentGame)"
+        let rate = Double(state.bytes) / elapsed
+        let remaining = state.done > 0 ? elapsed / Double(state.done) * Double(state.total - state.done) : 0
+        let status = "\(state.done)/\(state.total) files  \(ByteFormat.string(state.bytes))  \(ByteFormat.string(Int64(rate)))/s  ETA \(Self.duration(remaining))  \(state.currentGame)"
         if self.interactive {
             let width = 24
-            let filled = self.total > 0 ? width * self.done / self.total : width
+            let filled = state.total > 0 ? width * state.done / state.total : width
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             self.write("\r\u{1B}[2K[\(bar)] \(status)")
         } else {

@@ -164,7 +164,6 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = self.host
         configuration.port = self.port
         configuration.offline = self.offline
-        configuration.upstreamCAFile = self.upstreamCA.path
         configuration.allowList = ClientAllowList(networks: try self.allowedNetworks())
         configuration.routeRules.connectPorts = try self.allowedConnectPorts()
         configuration.maxSize = try self.maximumSize() ?? configuration.maxSize ?? Self.defaultMaximumSize
@@ -189,8 +188,11 @@ struct ServeCommand: AsyncParsableCommand {
 
         let store = try CommandSupport.openStore(directory)
         let upstream: CurlUpstream
+        let connector: UpstreamConnector
         do {
-            upstream = try CurlUpstream(configuration: .init(additionalCAFile: self.upstreamCA.path), logger: Logger(label: "larder.upstream"))
+            let upstreamLogger = Logger(label: "larder.upstream")
+            upstream = try CurlUpstream(configuration: .init(trust: self.upstreamCA.trust), logger: upstreamLogger)
+            connector = try UpstreamConnector(trust: self.upstreamCA.trust, logger: upstreamLogger)
         } catch {
             throw CommandFailure("cannot set up the upstream client: \(error)")
         }
@@ -211,6 +213,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: configuration,
             store: store,
             upstream: upstream,
+            connector: connector,
             precacheJobs: { upstream in
                 var options = precacheOptions
                 options.queryFilter = configuration.queryFilter

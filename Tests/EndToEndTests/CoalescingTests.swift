@@ -1,6 +1,7 @@
 import Foundation
 import LarderHTTP
 import LarderTestSupport
+import Synchronization
 import Testing
 
 /// Concurrent misses for one URL make one upstream request.
@@ -78,16 +79,14 @@ struct CoalescingTests {
 }
 
 /// Counts requests across the origin's threads.
-private final class RequestCounter: @unchecked Sendable {
-    // @unchecked: `count` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count = 0
+private final class RequestCounter: Sendable {
+    private let count = Mutex(0)
 
     /// Counts one more and returns the new count.
     func next() -> Int {
-        self.lock.withLock {
-            self.count += 1
-            return self.count
+        self.count.withLock { count in
+            count += 1
+            return count
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import LarderUpstream
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// An `Upstream` that answers from a table, records what it was asked, counts requests in
 /// flight per host, and injects faults: how the runner is tested without sockets.
@@ -22,7 +22,7 @@ final class FakeUpstream: Upstream {
         var peakInFlight: [String: Int] = [:]
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
     private let responder: Responder
     private let latency: Duration
 
@@ -32,22 +32,22 @@ final class FakeUpstream: Upstream {
     }
 
     /// URLs in the order they were requested (every try).
-    var requestedURLs: [String] { self.state.withLockedValue { $0.order } }
+    var requestedURLs: [String] { self.state.withLock { $0.order } }
     /// Tries per URL.
-    func attempts(_ url: String) -> Int { self.state.withLockedValue { $0.attempts[url] ?? 0 } }
+    func attempts(_ url: String) -> Int { self.state.withLock { $0.attempts[url] ?? 0 } }
     /// The most requests one host had in flight at once.
-    func peakInFlight(host: String) -> Int { self.state.withLockedValue { $0.peakInFlight[host] ?? 0 } }
+    func peakInFlight(host: String) -> Int { self.state.withLock { $0.peakInFlight[host] ?? 0 } }
 
     func execute(_ request: UpstreamRequest) async throws -> UpstreamResponse {
         let host = URLComponents(string: request.url).map { "\($0.host ?? ""):\($0.port ?? 80)" } ?? ""
-        let attempt = self.state.withLockedValue { state -> Int in
+        let attempt = self.state.withLock { state -> Int in
             state.attempts[request.url, default: 0] += 1
             state.order.append(request.url)
             state.inFlight[host, default: 0] += 1
             state.peakInFlight[host] = max(state.peakInFlight[host] ?? 0, state.inFlight[host] ?? 0)
             return state.attempts[request.url] ?? 1
         }
-        defer { self.state.withLockedValue { $0.inFlight[host, default: 1] -= 1 } }
+        defer { self.state.withLock { $0.inFlight[host, default: 1] -= 1 } }
         try await Task.sleep(for: self.latency)
         switch self.responder(request.url, attempt) {
         case .ok(let text, let contentType):

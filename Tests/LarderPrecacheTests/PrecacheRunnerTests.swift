@@ -2,6 +2,7 @@ import Foundation
 import LarderHTTP
 import LarderStore
 import LarderUpstream
+import Synchronization
 import Testing
 
 @testable import LarderPrecache
@@ -203,7 +204,11 @@ struct PrecacheRunnerTests {
 }
 
 /// A switch a fake upstream's responder reads, flipped between runs.
-final class ManifestVersion: @unchecked Sendable {
-    // @unchecked: flipped between runs, never while one runs.
-    var isNew = false
+final class ManifestVersion: Sendable {
+    private let state = Mutex(false)
+
+    var isNew: Bool {
+        get { self.state.withLock { $0 } }
+        set { self.state.withLock { $0 = newValue } }
+    }
 }

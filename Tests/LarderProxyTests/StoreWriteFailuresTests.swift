@@ -1,13 +1,18 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
+import Synchronization
 import Testing
 
 @testable import LarderProxy
 
+/// The log lines a logger wrote.
+private final class LogLines: Sendable {
+    let lines = Mutex<[String]>([])
+}
+
 /// Counts the log lines a logger writes.
 private struct CountingLogHandler: LogHandler {
-    let lines: NIOLockedValueBox<[String]>
+    let lines: LogLines
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
 
@@ -17,7 +22,7 @@ private struct CountingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        self.lines.withLockedValue { $0.append("\(event.level) \(event.message)") }
+        self.lines.lines.withLock { $0.append("\(event.level) \(event.message)") }
     }
 }
 
@@ -25,19 +30,19 @@ private struct CountingLogHandler: LogHandler {
 struct StoreWriteFailuresTests {
     @Test("a burst of failures is one log line, counted and shown; a success ends it")
     func burst() {
-        let lines = NIOLockedValueBox<[String]>([])
+        let lines = LogLines()
         let failures = StoreWriteFailures(logger: Logger(label: "test") { _ in CountingLogHandler(lines: lines) })
         #expect(!failures.isFailing)
         for index in 0..<9_295 {
             failures.record(StoreTestError(), url: "http://a.example/\(index)")
         }
-        #expect(lines.withLockedValue { $0.count } == 1)
+        #expect(lines.lines.withLock { $0.count } == 1)
         #expect(failures.isFailing)
         #expect(failures.current?.failures == 9_295)
         #expect(failures.current?.lastError == "No space left on device")
         failures.recordSuccess()
         #expect(!failures.isFailing)
-        #expect(lines.withLockedValue { $0.last?.hasPrefix("notice storing responses again") } == true)
+        #expect(lines.lines.withLock { $0.last?.hasPrefix("notice storing responses again") } == true)
     }
 
     @Test("/dev/offline shows that responses are not being stored")

@@ -11,7 +11,7 @@ struct CurlUpstreamTLSTests {
         let origin = try await TestOrigin.start(tls: true)
         origin.setRoute("/secure", .text("secret"))
         let caPath = try #require(origin.caCertificatePath)
-        let upstream = try CurlUpstream(configuration: .init(additionalCAFile: caPath))
+        let upstream = try CurlUpstream(configuration: .init(trust: UpstreamTrust(additionalCAFile: caPath)))
         defer { upstream.shutdown() }
 
         let response = try await upstream.execute(UpstreamRequest(url: origin.url("/secure")))
@@ -43,7 +43,7 @@ struct CurlUpstreamTLSTests {
         let origin = try await TestOrigin.start(tls: true)
         origin.setRoute("/secure", .text("secret"))
         let caPath = try #require(origin.caCertificatePath)
-        let upstream = try CurlUpstream(configuration: .init(additionalCAFile: caPath))
+        let upstream = try CurlUpstream(configuration: .init(trust: UpstreamTrust(additionalCAFile: caPath)))
         defer { upstream.shutdown() }
 
         // The IPv4-mapped IPv6 address reaches the same listener, but the leaf only names localhost and 127.0.0.1.
@@ -59,8 +59,8 @@ struct CurlUpstreamTLSTests {
     @Test("an unreadable additional CA file is a configuration error naming it")
     func unreadableCAFile() throws {
         let path = "/nonexistent/larder-ca.pem"
-        let error = #expect(throws: CurlUpstream.ConfigurationError.self) {
-            _ = try CurlUpstream(configuration: .init(additionalCAFile: path))
+        let error = #expect(throws: UpstreamConfigurationError.self) {
+            _ = try CurlUpstream(configuration: .init(trust: UpstreamTrust(additionalCAFile: path)))
         }
         #expect(error?.message.contains(path) == true)
     }
@@ -71,8 +71,8 @@ struct CurlUpstreamTLSTests {
         try Data("just text\n".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
 
-        let error = #expect(throws: CurlUpstream.ConfigurationError.self) {
-            _ = try CurlUpstream(configuration: .init(additionalCAFile: path))
+        let error = #expect(throws: UpstreamConfigurationError.self) {
+            _ = try CurlUpstream(configuration: .init(trust: UpstreamTrust(additionalCAFile: path)))
         }
         #expect(error?.message.contains("no PEM certificate") == true)
     }

@@ -1,5 +1,5 @@
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// Bookkeeping for one client connection: graceful shutdown (an idle connection, between
 /// requests, closes at once; a busy one finishes its response first) and room for others (a
@@ -12,7 +12,7 @@ final class ConnectionLifecycle: Sendable {
         var waitingSince: NIODeadline?
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
     private let channel: any Channel
     /// The client's address without its port: what the per-client limit counts.
     let client: String
@@ -24,17 +24,17 @@ final class ConnectionLifecycle: Sendable {
 
     /// Whether graceful shutdown has begun.
     var isShuttingDown: Bool {
-        self.state.withLockedValue { $0.isShuttingDown }
+        self.state.withLock { $0.isShuttingDown }
     }
 
     /// Since when the connection has waited for a request, if it does.
     var waitingSince: NIODeadline? {
-        self.state.withLockedValue { $0.waitingSince }
+        self.state.withLock { $0.waitingSince }
     }
 
     /// Marks the connection idle (its task waits for a request) or busy.
     func setIdle(_ idle: Bool) {
-        let close = self.state.withLockedValue { state in
+        let close = self.state.withLock { state in
             state.isIdle = idle
             return idle && state.isShuttingDown
         }
@@ -45,7 +45,7 @@ final class ConnectionLifecycle: Sendable {
 
     /// Records whether the connection waits for a request with no byte of it, and since when.
     func setWaitingForRequest(since: NIODeadline?) {
-        self.state.withLockedValue { $0.waitingSince = since }
+        self.state.withLock { $0.waitingSince = since }
     }
 
     /// Closes the connection to make room for another; it was waiting for a request, so nothing
@@ -56,7 +56,7 @@ final class ConnectionLifecycle: Sendable {
 
     /// Begins graceful shutdown for this connection.
     func shutdown() {
-        let close = self.state.withLockedValue { state in
+        let close = self.state.withLock { state in
             state.isShuttingDown = true
             return state.isIdle
         }
@@ -101,11 +101,11 @@ final class ConnectionRegistry: Sendable {
         case refused(reason: String)
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     /// How many connections are tracked.
     var count: Int {
-        self.state.withLockedValue { $0.connections.count }
+        self.state.withLock { $0.connections.count }
     }
 
     /// Tracks a new connection from `client`, closing the connection that has waited longest for a
@@ -113,7 +113,7 @@ final class ConnectionRegistry: Sendable {
     /// at the limit is busy.
     func admit(_ channel: any Channel, client: String, limits: ConnectionCounts) -> Admission {
         let lifecycle = ConnectionLifecycle(channel: channel, client: client)
-        let (admission, evicted, shuttingDown) = self.state.withLockedValue { state -> (Admission, [ConnectionLifecycle], Bool) in
+        let (admission, evicted, shuttingDown) = self.state.withLock { state -> (Admission, [ConnectionLifecycle], Bool) in
             var victims: [ConnectionLifecycle] = []
             if (state.perClient[client] ?? 0) >= limits.perClient {
                 guard let oldest = state.longestWaiting(client: client) else {
@@ -145,12 +145,12 @@ final class ConnectionRegistry: Sendable {
 
     /// Stops tracking a closed connection.
     func remove(_ lifecycle: ConnectionLifecycle) {
-        _ = self.state.withLockedValue { $0.remove(lifecycle) }
+        _ = self.state.withLock { $0.remove(lifecycle) }
     }
 
     /// Begins graceful shutdown of every connection.
     func shutdown() {
-        let connections = self.state.withLockedValue { state in
+        let connections = self.state.withLock { state in
             state.isShuttingDown = true
             return Array(state.connections.values)
         }

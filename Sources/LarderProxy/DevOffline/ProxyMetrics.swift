@@ -1,8 +1,8 @@
+import CoreMetrics
 import Foundation
 import LarderStore
-import CoreMetrics
-import NIOConcurrencyHelpers
 import Prometheus
+import Synchronization
 
 /// Larder's Prometheus metrics, served at `/metrics`.
 ///
@@ -22,7 +22,7 @@ final class ProxyMetrics: Sendable {
     private let transportFailures: CoreMetrics.Counter
     private let serverErrors: CoreMetrics.Counter
     /// What `larder_requests_total` was last brought up to, per outcome.
-    private let reportedOutcomes = NIOLockedValueBox<[ProxyStatistics.Outcome: Int]>([:])
+    private let reportedOutcomes = Mutex<[ProxyStatistics.Outcome: Int]>([:])
 
     /// Creates the metrics with a registry of their own.
     init() {
@@ -49,7 +49,7 @@ final class ProxyMetrics: Sendable {
     /// Brings the scrape-time values up to date and returns the Prometheus text exposition.
     func exposition(store: Store, statistics: ProxyStatistics, health: UpstreamHealthRegistry, offline: OfflineSwitch, maxSize: Int64?) async throws -> String {
         let counts = statistics.counts()
-        let increments = self.reportedOutcomes.withLockedValue { reported -> [(ProxyStatistics.Outcome, Int)] in
+        let increments = self.reportedOutcomes.withLock { reported -> [(ProxyStatistics.Outcome, Int)] in
             var increments: [(ProxyStatistics.Outcome, Int)] = []
             for outcome in ProxyStatistics.Outcome.allCases {
                 let delta = (counts[outcome] ?? 0) - (reported[outcome] ?? 0)

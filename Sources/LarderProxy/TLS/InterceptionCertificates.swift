@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOSSL
+import Synchronization
 import X509
 
 /// The certificates and TLS server contexts Larder uses to intercept HTTPS, one per host, issued on demand by a
@@ -13,7 +13,7 @@ public final class InterceptionCertificates: Sendable {
     /// The CA that signs the leaves.
     public let authority: CertificateAuthority
 
-    private let cache: NIOLockedValueBox<LeastRecentlyUsedCache<String, HostCredentials>>
+    private let cache: Mutex<LeastRecentlyUsedCache<String, HostCredentials>>
     private let clock: @Sendable () -> Date
 
     /// A cached leaf is replaced once it would expire within this interval.
@@ -39,7 +39,7 @@ public final class InterceptionCertificates: Sendable {
     init(authority: CertificateAuthority, capacity: Int, clock: @escaping @Sendable () -> Date) {
         self.authority = authority
         self.clock = clock
-        self.cache = NIOLockedValueBox(LeastRecentlyUsedCache(capacity: capacity))
+        self.cache = Mutex(LeastRecentlyUsedCache(capacity: capacity))
     }
 
     /// The leaf certificate for `host`: the cached one, or a new one.
@@ -75,20 +75,20 @@ public final class InterceptionCertificates: Sendable {
 
     /// The number of hosts cached.
     var cachedHostCount: Int {
-        self.cache.withLockedValue { $0.count }
+        self.cache.withLock { $0.count }
     }
 
     private func credentials(for host: InterceptionHost) throws(CertificateAuthorityError) -> HostCredentials {
         let now = self.clock()
         let usableUntil = now + Self.renewalMargin
-        if let cached = self.cache.withLockedValue({ $0.value(for: host.name) }),
+        if let cached = self.cache.withLock({ $0.value(for: host.name) }),
             cached.leaf.certificate.notValidAfter > usableUntil
         {
             return cached
         }
         // Issued outside the lock so that other hosts are not held up; a host issued twice at once keeps the first.
         let fresh = try self.makeCredentials(for: host, now: now)
-        return self.cache.withLockedValue { cache in
+        return self.cache.withLock { cache in
             if let cached = cache.value(for: host.name), cached.leaf.certificate.notValidAfter > usableUntil {
                 return cached
             }

@@ -1,19 +1,19 @@
 import Foundation
 import LarderHTTP
 import LarderTestSupport
+import Synchronization
 import Testing
 
 /// The real `larder` binary, started as a child process for end-to-end tests.
 final class LarderProcess: @unchecked Sendable {
-    // @unchecked: the process and pipe are only touched from the test task; output is
-    // collected under `lock`.
+    // @unchecked: the pipe, port and host are only touched from the test task; output is
+    // collected in `collected`.
     let process = ChildProcess()
     let cacheDirectory: String
     private(set) var port = 0
     private(set) var host = "127.0.0.1"
     private let output = Pipe()
-    private let lock = NSLock()
-    private var collected = Data()
+    private let collected = Mutex(Data())
 
     /// The package root, from this file's location.
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
@@ -50,7 +50,7 @@ final class LarderProcess: @unchecked Sendable {
         self.output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.collected.append(data) }
+            self.collected.withLock { $0.append(data) }
         }
         try self.process.run()
         let deadline = Date().addingTimeInterval(60)
@@ -74,7 +74,7 @@ final class LarderProcess: @unchecked Sendable {
 
     /// Everything the process printed so far.
     var log: String {
-        self.lock.withLock { String(decoding: self.collected, as: UTF8.self) }
+        self.collected.withLock { String(decoding: $0, as: UTF8.self) }
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -6,8 +6,7 @@ import Glibc
 
 /// A raw TCP connection, for sending bytes no well-behaved client would (malformed requests,
 /// pipelined requests in one write).
-final class RawConnection: @unchecked Sendable {
-    // @unchecked: a connection is used by one test at a time; reads run on their own thread.
+final class RawConnection: Sendable {
     private let descriptor: Int32
 
     /// Connects to `host:port` (IPv4 literal).

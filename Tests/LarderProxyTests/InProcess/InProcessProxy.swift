@@ -1,6 +1,7 @@
 import Foundation
 import LarderHTTP
 import LarderStore
+import LarderUpstream
 import Logging
 import NIOCore
 import NIOPosix
@@ -39,6 +40,7 @@ struct InProcessProxy: Sendable {
             configuration: configuration,
             store: store,
             upstream: upstream,
+            connector: try UpstreamConnector(trust: UpstreamTrust()),
             precacheJobs: { _ in QueuedPrecacheJobs() },
             logger: Logger(label: "test"),
             onListening: { address in

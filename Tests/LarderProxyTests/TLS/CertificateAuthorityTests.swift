@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import NIOConcurrencyHelpers
 import SwiftASN1
+import Synchronization
 import Testing
 import X509
 
@@ -283,13 +283,13 @@ struct CertificateAuthorityTests {
     @Test("CAs created concurrently on one directory all end up as the same CA")
     func concurrentCreation() throws {
         let directory = try TLSTestDirectory()
-        let results = NIOLockedValueBox<[Result<Certificate, any Error>]>([])
+        let results = Mutex<[Result<Certificate, any Error>]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let result = Result { try CertificateAuthority.loadOrCreate(directory: directory.path).certificate }
-            results.withLockedValue { $0.append(result) }
+            results.withLock { $0.append(result) }
         }
 
-        let certificates = try results.withLockedValue { try $0.map { try $0.get() } }
+        let certificates = try results.withLock { try $0.map { try $0.get() } }
         #expect(certificates.count == 8)
         #expect(Set(certificates.map(\.serialNumber)).count == 1)
         let onDisk = try Certificate(pemEncoded: String(contentsOfFile: directory.certificatePath, encoding: .utf8))

@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 import NIOSSL
 import Testing
 import X509
@@ -88,13 +88,13 @@ struct InterceptionCertificatesTests {
     @Test("many threads asking for one host all get the same leaf")
     func concurrentRequests() throws {
         let certificates = try self.makeCertificates()
-        let serials = NIOLockedValueBox<[Certificate.SerialNumber]>([])
+        let serials = Mutex<[Certificate.SerialNumber]>([])
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             if let leaf = try? certificates.leaf(for: "games.example") {
-                serials.withLockedValue { $0.append(leaf.certificate.serialNumber) }
+                serials.withLock { $0.append(leaf.certificate.serialNumber) }
             }
         }
-        let collected = serials.withLockedValue { $0 }
+        let collected = serials.withLock { $0 }
         #expect(collected.count == 16)
         #expect(Set(collected).count == 1)
     }

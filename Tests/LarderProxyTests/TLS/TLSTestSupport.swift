@@ -1,7 +1,7 @@
 import Foundation
 import LarderTestSupport
-import NIOConcurrencyHelpers
 import SwiftASN1
+import Synchronization
 import Testing
 import X509
 
@@ -75,16 +75,16 @@ func isCritical(_ certificate: Certificate, _ oid: ASN1ObjectIdentifier) -> Bool
 
 /// A time source tests can move.
 final class TestClock: Sendable {
-    private let current: NIOLockedValueBox<Date>
+    private let current: Mutex<Date>
 
     init(_ start: Date = Date()) {
-        self.current = NIOLockedValueBox(start)
+        self.current = Mutex(start)
     }
 
-    var now: Date { self.current.withLockedValue { $0 } }
+    var now: Date { self.current.withLock { $0 } }
 
     func advance(by interval: TimeInterval) {
-        self.current.withLockedValue { $0 += interval }
+        self.current.withLock { $0 += interval }
     }
 }
 

@@ -16,9 +16,6 @@ public struct ProxyConfiguration: Sendable {
     public var routeRules = RequestRoute.Rules()
     /// Query parameters left out of cache keys.
     public var queryFilter: QueryParameterFilter = .default
-    /// Read by nothing: upstream trust is the `UpstreamTrust` that `CurlUpstream` and the server's
-    /// `UpstreamConnector` are made with. Goes once ForwardProxy.swift no longer passes it on.
-    public var upstreamCAFile: String?
     /// How long to wait for an upstream connection.
     public var connectTimeout: Duration = .seconds(5)
     /// How long an upstream transfer may stall before it fails.

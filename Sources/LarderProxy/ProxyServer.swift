@@ -10,10 +10,12 @@ import Synchronization
 /// Larder's proxy as a service: listens, serves each connection, and on graceful shutdown
 /// stops accepting, lets in-flight responses finish, and closes idle connections.
 ///
-/// Embed it in an app by running it in a `ServiceGroup` (or calling `run()`), with a `Store`
-/// on a cache directory, an `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for
-/// tunnels and WebSockets (both with the same `UpstreamTrust`), and the precache job queue
-/// (`PrecacheJobs` of LarderPrecache), made on the upstream the proxy counts failures of.
+/// Embed it in an app by running it in a `ServiceGroup`, with a `Store` on a cache directory, an
+/// `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for tunnels and WebSockets (both
+/// with the same `UpstreamTrust`), a ``BackgroundWork``, and the precache job queue (`PrecacheJobs`
+/// of LarderPrecache), made on the upstream the proxy counts failures of. The group's services, in
+/// order: `StoreService`, `CurlUpstreamService`, the ``BackgroundWork``, the server; it stops them in
+/// reverse order.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let proxy: ForwardProxy
@@ -35,8 +37,10 @@ public final class ProxyServer: Service, Sendable {
 
     /// Precache jobs started through `POST /dev/offline/precache`.
     public let precacheJobs: any PrecacheJobQueue
-    /// Work that outlives its request (background refreshes, late answers).
-    public let background = BackgroundWork()
+    /// Work that outlives the request that started it. Not run by the server: run it as a service
+    /// ahead of the server in the same `ServiceGroup` (after the store and upstream), so that it
+    /// finishes once the server has stopped, and before the upstream and store stop.
+    public let background: BackgroundWork
     /// Answers by outcome and the most recent requests.
     public let statistics = ProxyStatistics()
 
@@ -46,6 +50,7 @@ public final class ProxyServer: Service, Sendable {
         store: Store,
         upstream: any Upstream,
         connector: UpstreamConnector,
+        background: BackgroundWork,
         precacheJobs: (any Upstream) -> any PrecacheJobQueue,
         interception: Interception? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -70,12 +75,13 @@ public final class ProxyServer: Service, Sendable {
             configuration: configuration,
             usage: self.usage,
             budget: self.budget,
-            background: self.background,
+            background: background,
             logger: logger
         )
         self.precacheJobs = precacheJobs(upstream)
         self.interception = interception
         self.connector = connector
+        self.background = background
         self.group = group
         self.logger = logger
         self.onListening = onListening

@@ -44,6 +44,9 @@ final class InstallQueue: Sendable {
                 return !state.isCommitting
             }
             if startsCommitting {
+                // Unstructured so that one submitter's cancellation (its client gone) cannot abort a
+                // batch holding others' installs; each submitter awaits its outcome, so the task ends
+                // with the last of them.
                 Task { await self.commitUntilEmpty(commit) }
             }
         }

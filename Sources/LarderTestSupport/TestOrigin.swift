@@ -206,6 +206,7 @@ public final class TestOrigin: Sendable {
         channel.closeFuture.whenComplete { _ in
             _ = self.state.withLock { $0.connections.removeValue(forKey: id) }
         }
+        // NIO's child channel initializer is synchronous; the task ends when its connection closes.
         Task {
             await TestOriginConnection(origin: self, channel: asyncChannel).run()
         }

@@ -346,6 +346,8 @@ final class CurlTransfer: @unchecked Sendable {
         guard case .stream(let pump) = self.request.body?.content, let requestBody = self.requestBody else {
             return
         }
+        // Unstructured: curl's thread asks for the body while `execute` may already have returned the
+        // head; the transfer cancels the pump when it completes, so it never outlives the transfer.
         self.requestBodyPump = Task {
             do {
                 try await pump { chunk in

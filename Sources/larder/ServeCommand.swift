@@ -209,11 +209,13 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let offline = self.offline
+        let background = BackgroundWork()
         let server = ProxyServer(
             configuration: configuration,
             store: store,
             upstream: upstream,
             connector: connector,
+            background: background,
             precacheJobs: { upstream in
                 var options = precacheOptions
                 options.queryFilter = configuration.queryFilter
@@ -233,9 +235,11 @@ struct ServeCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(banner.utf8))
             }
         )
+        // Stopped in reverse order: the server, then the work it left, then the upstream, then the
+        // store. A service that fails stops the others in that order too.
+        let services: [any Service] = [StoreService(store: store), CurlUpstreamService(upstream: upstream), background, server]
         var groupConfiguration = ServiceGroupConfiguration(
-            // Shut down in reverse: the server first, then the background work it started.
-            services: [server.background, server],
+            services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
@@ -244,12 +248,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch {
-            upstream.shutdown()
-            try? store.close()
             throw CommandFailure("\(error)")
         }
-        upstream.shutdown()
-        try store.close()
     }
 
     private func allowedNetworks() throws -> [CIDR] {

@@ -36,11 +36,13 @@ struct InProcessProxy: Sendable {
         configuration.port = 0
         configure(&configuration)
         let listening = AsyncStream<Int>.makeStream()
+        let background = BackgroundWork()
         let server = ProxyServer(
             configuration: configuration,
             store: store,
             upstream: upstream,
             connector: try UpstreamConnector(trust: UpstreamTrust()),
+            background: background,
             precacheJobs: { _ in QueuedPrecacheJobs() },
             logger: Logger(label: "test"),
             onListening: { address in

@@ -73,7 +73,9 @@ public enum CacheDecision: Sendable, Hashable {
     }
 
     /// RFC 9111 section 4 (with RFC 5861 and RFC 8246) for a private cache.
-    private static func decideHTTP(_ context: Context, stored freshness: ResponseFreshness, withinRouteMaxAge: Bool, now: Date) -> CacheDecision {
+    private static func decideHTTP(_ context: Context, stored freshness: ResponseFreshness, withinRouteMaxAge: Bool, now: Date)
+        -> CacheDecision
+    {
         let request = context.request
         let age = freshness.age(now: now)
         let fresh = freshness.isFresh(now: now) && withinRouteMaxAge

@@ -1,4 +1,3 @@
-
 /// One `routes` entry of the config file: which URLs it covers and how they are served.
 public struct CacheRoute: Sendable {
     /// The URLs a route covers.

@@ -1,4 +1,3 @@
-
 /// How a stored or fetched representation reaches a client whose `Accept-Encoding` may not allow
 /// its `Content-Encoding` (Larder asks upstream for gzip itself and stores what comes back).
 public enum EncodingNegotiation {
@@ -18,7 +17,9 @@ public enum EncodingNegotiation {
     }
 
     public static func plan(contentEncoding: [String], request: some HeaderFields) -> Plan {
-        let codings = contentEncoding.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace().lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
+        let codings = contentEncoding.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace().lowercased() }.filter {
+            !$0.isEmpty && $0 != "identity"
+        }
         guard let coding = codings.first else { return .asIs }
         let accept = AcceptEncoding(request["accept-encoding"])
         if codings.allSatisfy({ accept.accepts($0) }) {

@@ -1,4 +1,3 @@
-
 /// A `--exclude` pattern for manifest entries.
 ///
 /// `*` matches any run of characters except `/`, `**` any run including `/`; every other character

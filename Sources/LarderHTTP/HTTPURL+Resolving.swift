@@ -1,4 +1,3 @@
-
 extension HTTPURL {
     /// The http(s) URL a reference (`/a`, `../b`, `https://host/c`) names relative to this URL, as a
     /// browser resolves it (RFC 3986 section 5.2), or nil when it names no http(s) URL.

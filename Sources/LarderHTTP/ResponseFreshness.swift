@@ -58,7 +58,8 @@ public struct ResponseFreshness: Sendable, Hashable {
 
         // RFC 9111 4.2.3.
         // Age is delta-seconds (digits only); anything else is ignored (RFC 9111 section 5.1).
-        let ageValue = header("age").first.flatMap { CacheControlDirectives.deltaSeconds($0.trimmingWhitespace()) }.map(TimeInterval.init) ?? 0
+        let ageValue =
+            header("age").first.flatMap { CacheControlDirectives.deltaSeconds($0.trimmingWhitespace()) }.map(TimeInterval.init) ?? 0
         let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         self.initialAge = max(apparentAge, max(0, ageValue) + responseDelay)

@@ -100,10 +100,12 @@ public struct StoredAnswer: Sendable, Hashable {
         let via = stored.headers["via"]
         let etag = stored.headers.first(name: "etag")
         let lastModified = stored.headers.first(name: "last-modified")
-        var answer = StoredAnswer(status: stored.status, storedPart: [], age: age, cacheStatus: cacheStatus, close: !request.keepAlive, body: .none)
+        var answer = StoredAnswer(
+            status: stored.status, storedPart: [], age: age, cacheStatus: cacheStatus, close: !request.keepAlive, body: .none)
 
         if stored.status == 200,
-            ClientConditionals.notModified(request.headers, etag: etag, lastModified: lastModified, date: stored.headers.first(name: "date"))
+            ClientConditionals.notModified(
+                request.headers, etag: etag, lastModified: lastModified, date: stored.headers.first(name: "date"))
         {
             answer.status = 304
             answer.storedPart = Self.withVia(headers.filter { ClientConditionals.notModifiedHeaderNames.contains($0.name.lowercased()) })

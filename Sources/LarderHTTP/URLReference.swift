@@ -1,4 +1,3 @@
-
 /// A URL reference as a manifest lists it (`flipart/a.js`, `../x`, `/abs`, `?q`, `https://...`),
 /// split into its RFC 3986 components and resolved as a browser would.
 public struct URLReference {

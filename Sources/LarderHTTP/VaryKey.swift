@@ -1,4 +1,3 @@
-
 /// Which stored variant answers a request (RFC 9111 section 4.1).
 ///
 /// `Accept-Encoding` is left out: Larder negotiates encodings itself (it stores one representation
@@ -31,9 +30,10 @@ public enum VaryKey {
     public static func matches(storedVary: [String], storedValues: [HeaderField], request: some HeaderFields) -> Bool {
         let wanted = self.values(storedVary, request: request)
         let recorded = storedValues.filter { $0.name.lowercased() != "accept-encoding" }
-        return wanted.count == recorded.count && zip(wanted, recorded.sorted { $0.name < $1.name }).allSatisfy {
-            $0.name == $1.name.lowercased() && $0.value == Self.normalised($1.value)
-        }
+        return wanted.count == recorded.count
+            && zip(wanted, recorded.sorted { $0.name < $1.name }).allSatisfy {
+                $0.name == $1.name.lowercased() && $0.value == Self.normalised($1.value)
+            }
     }
 
     /// Whether a stored response answers a request with these headers: its varied headers match,

@@ -31,4 +31,3 @@ public struct PlannedFetch: Sendable, Hashable {
         self.revision = revision
     }
 }
-

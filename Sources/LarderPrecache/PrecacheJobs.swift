@@ -48,7 +48,8 @@ public final class PrecacheJobs: Sendable {
             if $0.count >= 100, let finished = $0.values.first(where: { $0.state == "finished" })?.id {
                 $0.removeValue(forKey: finished)
             }
-            $0[id] = Status(id: id, state: "queued", requestedBy: origin, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
+            $0[id] = Status(
+                id: id, state: "queued", requestedBy: origin, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
         }
         self.continuation.yield(Request(id: id, list: list))
         return id

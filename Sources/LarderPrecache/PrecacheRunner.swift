@@ -17,7 +17,8 @@ public final class PrecacheRunner: Sendable {
     private let logger: Logger
 
     /// Creates a runner over a store and an upstream client.
-    public init(store: Store, upstream: any Upstream, options: PrecacheOptions = .init(), logger: Logger = Logger(label: "larder.precache")) {
+    public init(store: Store, upstream: any Upstream, options: PrecacheOptions = .init(), logger: Logger = Logger(label: "larder.precache"))
+    {
         self.store = store
         self.upstream = upstream
         self.options = options
@@ -153,7 +154,8 @@ public final class PrecacheRunner: Sendable {
                         files.append(GameFileRecord(key: key, url: key.rawValue, state: .cached, reason: nil, revision: revisions[key]))
                     case .failure(let failure)?:
                         failures.append(.init(url: key.rawValue, reason: failure.reason))
-                        files.append(GameFileRecord(key: key, url: key.rawValue, state: .failed, reason: failure.reason, revision: revisions[key]))
+                        files.append(
+                            GameFileRecord(key: key, url: key.rawValue, state: .failed, reason: failure.reason, revision: revisions[key]))
                     case nil:
                         if let state = stored[key] {
                             cachedCount += 1
@@ -229,10 +231,12 @@ public final class PrecacheRunner: Sendable {
         for fetch in plan.fetches where fetch.kind == .page {
             switch results[fetch.key] {
             case .success?:
-                pageRecords.append(PrecachePageRecord(key: fetch.key, url: fetch.url.absoluteString, state: .cached, reason: nil, lastRun: now))
+                pageRecords.append(
+                    PrecachePageRecord(key: fetch.key, url: fetch.url.absoluteString, state: .cached, reason: nil, lastRun: now))
             case .failure(let failure)?:
                 pageFailures.append(.init(url: fetch.url.absoluteString, reason: failure.reason))
-                pageRecords.append(PrecachePageRecord(key: fetch.key, url: fetch.url.absoluteString, state: .failed, reason: failure.reason, lastRun: now))
+                pageRecords.append(
+                    PrecachePageRecord(key: fetch.key, url: fetch.url.absoluteString, state: .failed, reason: failure.reason, lastRun: now))
             case nil:
                 break
             }
@@ -338,36 +342,36 @@ public final class PrecacheRunner: Sendable {
     private func fetchSmall(_ url: HTTPURL, limit: Int, limiter: HostLimiter) async throws(DownloadFailure) -> SmallResponse {
         try await self.withRetries(url) { () throws(DownloadFailure) -> SmallResponse in
             try await self.withHostSlot(url, limiter: limiter) { () throws(DownloadFailure) -> SmallResponse in
-            let requestTime = Date()
-            let response = try await self.execute(url, headers: [("Cache-Control", "no-cache"), ("Accept", "application/json")])
-            let responseTime = Date()
-            if RetryPolicy.isTransient(status: response.head.status) {
-                throw DownloadFailure(reason: "answered HTTP \(response.head.status)", isTransient: true)
-            }
-            var body: [UInt8] = []
-            var isComplete = true
-            do {
-                for try await chunk in response.body {
-                    body += chunk.readableBytesView
-                    if body.count > limit {
-                        // The parser reports the size; the rest is not needed, and the prefix is never stored.
-                        isComplete = false
-                        break
-                    }
+                let requestTime = Date()
+                let response = try await self.execute(url, headers: [("Cache-Control", "no-cache"), ("Accept", "application/json")])
+                let responseTime = Date()
+                if RetryPolicy.isTransient(status: response.head.status) {
+                    throw DownloadFailure(reason: "answered HTTP \(response.head.status)", isTransient: true)
                 }
-            } catch let error as UpstreamError {
-                throw DownloadFailure(reason: error.description, isTransient: RetryPolicy.isTransient(error))
-            } catch {
-                throw DownloadFailure(reason: "\(error)", isTransient: false)
-            }
-            return SmallResponse(
-                status: response.head.status,
-                headers: response.head.headers,
-                body: body,
-                isComplete: isComplete,
-                requestTime: requestTime,
-                responseTime: responseTime
-            )
+                var body: [UInt8] = []
+                var isComplete = true
+                do {
+                    for try await chunk in response.body {
+                        body += chunk.readableBytesView
+                        if body.count > limit {
+                            // The parser reports the size; the rest is not needed, and the prefix is never stored.
+                            isComplete = false
+                            break
+                        }
+                    }
+                } catch let error as UpstreamError {
+                    throw DownloadFailure(reason: error.description, isTransient: RetryPolicy.isTransient(error))
+                } catch {
+                    throw DownloadFailure(reason: "\(error)", isTransient: false)
+                }
+                return SmallResponse(
+                    status: response.head.status,
+                    headers: response.head.headers,
+                    body: body,
+                    isComplete: isComplete,
+                    requestTime: requestTime,
+                    responseTime: responseTime
+                )
             }
         }
     }
@@ -409,7 +413,8 @@ public final class PrecacheRunner: Sendable {
             let size = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> Int64 in
                 // The host's slot is held while the body arrives, not while it is synced and indexed:
                 // the connection is free again by then, and the next file can come down it.
-                let received = try await self.withHostSlot(fetch.url, position: position, limiter: limiter) { () throws(DownloadFailure) -> ReceivedBody in
+                let received = try await self.withHostSlot(fetch.url, position: position, limiter: limiter) {
+                    () throws(DownloadFailure) -> ReceivedBody in
                     try await self.receive(fetch)
                 }
                 return try await self.commit(received, for: fetch)

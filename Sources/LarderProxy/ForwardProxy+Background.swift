@@ -19,7 +19,8 @@ extension ForwardProxy {
             let requestTime = Date()
             do {
                 let response = try await self.upstream.execute(self.upstreamRequest(refresh, url: url, validating: entry))
-                await self.absorb(response, request: refresh, url: url, key: key, strategy: .http, validating: entry, requestTime: requestTime)
+                await self.absorb(
+                    response, request: refresh, url: url, key: key, strategy: .http, validating: entry, requestTime: requestTime)
             } catch {
                 if let error = error as? UpstreamError, error.isConnectFailure {
                     self.health.recordConnectFailure(host: url.host, description: error.description)

@@ -24,7 +24,10 @@ extension ForwardProxy {
         let age = freshness.currentAge(now: now)
         let cacheStatus = cacheStatus ?? CacheStatus.hit(ttl: Int(freshness.lifetime) - age, detail: detail)
         self.usage.recordUse(entry.key)
-        guard let answer = StoredAnswer.plan(entry.storedForAnswer, request: StoredAnswer.Request(head: request), age: age, cacheStatus: cacheStatus) else {
+        guard
+            let answer = StoredAnswer.plan(
+                entry.storedForAnswer, request: StoredAnswer.Request(head: request), age: age, cacheStatus: cacheStatus)
+        else {
             return nil
         }
         let status = HTTPResponseStatus(statusCode: answer.status)

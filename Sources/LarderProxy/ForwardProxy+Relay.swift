@@ -38,7 +38,9 @@ extension ForwardProxy {
         var closeAfter = !request.isKeepAlive
         // Larder asked for gzip; a client that cannot take it gets the body decoded (and stored coded).
         var decoder: ContentDecoder?
-        if case .decode(let coding) = EncodingNegotiation.plan(contentEncoding: upstreamHeaders["content-encoding"], request: request.headers) {
+        if case .decode(let coding) = EncodingNegotiation.plan(
+            contentEncoding: upstreamHeaders["content-encoding"], request: request.headers)
+        {
             decoder = ContentDecoder(coding: coding)
             EncodingNegotiation.decodedHeaders(&headers)
         }
@@ -105,7 +107,8 @@ extension ForwardProxy {
                 } else if let slice {
                     let lower = max(chunkStart, slice.lowerBound)
                     let upper = min(position, slice.upperBound)
-                    if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower)) {
+                    if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower))
+                    {
                         try await writer.body(part)
                     }
                 } else {
@@ -138,5 +141,4 @@ extension ForwardProxy {
         let answered = rangeUnsatisfiable ? 416 : (status206 ? 206 : response.head.status)
         return Outcome(status: answered, cacheStatus: cacheStatus, reusable: !closeAfter)
     }
-
 }

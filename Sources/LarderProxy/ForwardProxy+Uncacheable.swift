@@ -26,7 +26,8 @@ extension ForwardProxy {
             try await writer.page(page, cacheStatus: status, close: false, isHead: isHead)
             return Outcome(status: 504, cacheStatus: status, reusable: true)
         }
-        var request = UpstreamRequest(method: head.method.rawValue, url: url.absoluteString, headers: Self.upstreamHeaders(head.headers), body: body)
+        var request = UpstreamRequest(
+            method: head.method.rawValue, url: url.absoluteString, headers: Self.upstreamHeaders(head.headers), body: body)
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
         let response: UpstreamResponse
@@ -46,7 +47,9 @@ extension ForwardProxy {
         if (200..<400).contains(response.head.status) {
             await self.invalidate(after: response.head, url: url)
         }
-        return try await self.relay(response, request: head, writer: writer, relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil))
+        return try await self.relay(
+            response, request: head, writer: writer,
+            relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil))
     }
 
     /// After an unsafe method succeeds, the stored responses for its target URI and for the
@@ -71,5 +74,4 @@ extension ForwardProxy {
             }
         }
     }
-
 }

@@ -101,7 +101,10 @@ final class ForwardProxy: Sendable {
         while true {
             switch action {
             case .answerStored(let entry, let detail, let cacheStatus, let refresh):
-                guard let outcome = try await self.serveCached(entry, request: head, writer: writer, detail: detail, now: self.configuration.now(), cacheStatus: cacheStatus) else {
+                guard
+                    let outcome = try await self.serveCached(
+                        entry, request: head, writer: writer, detail: detail, now: self.configuration.now(), cacheStatus: cacheStatus)
+                else {
                     action = transaction.storedAnswerFailed()
                     continue
                 }
@@ -129,14 +132,20 @@ final class ForwardProxy: Sendable {
             case .fetch(let plan):
                 let requestTime = Date()
                 do {
-                    switch try await self.fetch(self.upstreamRequest(head, url: url, validating: plan.validating), headTimeout: plan.headTimeout, late: { late in
-                        await self.absorb(late, request: head, url: url, key: key, strategy: strategy, validating: plan.validating, requestTime: requestTime)
-                    }) {
+                    switch try await self.fetch(
+                        self.upstreamRequest(head, url: url, validating: plan.validating), headTimeout: plan.headTimeout,
+                        late: { late in
+                            await self.absorb(
+                                late, request: head, url: url, key: key, strategy: strategy, validating: plan.validating,
+                                requestTime: requestTime)
+                        })
+                    {
                     case .response(let answer):
                         self.health.recordSuccess(host: url.host)
                         response = answer
                         let headers = answer.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
-                        action = transaction.upstreamAnswered(status: answer.head.status, headers: headers, requestTime: requestTime, now: Date())
+                        action = transaction.upstreamAnswered(
+                            status: answer.head.status, headers: headers, requestTime: requestTime, now: Date())
                     case .timedOut:
                         action = transaction.upstreamTimedOut(now: Date())
                     }
@@ -144,7 +153,8 @@ final class ForwardProxy: Sendable {
                     if error.isConnectFailure {
                         self.health.recordConnectFailure(host: url.host, description: error.description)
                     }
-                    action = transaction.upstreamFailed(isTimeout: error.kind == .timeout || error.kind == .connectTimeout, description: error.description, now: Date())
+                    action = transaction.upstreamFailed(
+                        isTimeout: error.kind == .timeout || error.kind == .connectTimeout, description: error.description, now: Date())
                 }
             case .mergeNotModified(let entry):
                 guard let response else { preconditionFailure("a merge follows an answer") }
@@ -169,9 +179,11 @@ final class ForwardProxy: Sendable {
                 url: url.absoluteString
             )
         case .disconnected(let status, let reason?, let unusable):
-            return StatusPage.upstreamFailure(url: url.absoluteString, status: HTTPResponseStatus(statusCode: status), reason: reason, cachedButUnusable: unusable)
+            return StatusPage.upstreamFailure(
+                url: url.absoluteString, status: HTTPResponseStatus(statusCode: status), reason: reason, cachedButUnusable: unusable)
         case .disconnected(_, nil, let unusable?):
-            return StatusPage.upstreamFailure(url: url.absoluteString, status: .gatewayTimeout, reason: "Larder is in offline mode.", cachedButUnusable: unusable)
+            return StatusPage.upstreamFailure(
+                url: url.absoluteString, status: .gatewayTimeout, reason: "Larder is in offline mode.", cachedButUnusable: unusable)
         case .disconnected(_, nil, nil):
             return .offlineMiss(url: url.absoluteString)
         }
@@ -203,9 +215,11 @@ final class ForwardProxy: Sendable {
     /// entry changed meanwhile or the index cannot be written.
     func refresh(_ entry: CachedEntry, with response: UpstreamResponse, requestTime: Date) async -> CachedEntry? {
         let fields = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
-        let headers = NotModifiedMerge.merge(stored: entry.headers, notModified: HopByHopHeaders.removing(from: fields).map { ($0.name, $0.value) })
+        let headers = NotModifiedMerge.merge(
+            stored: entry.headers, notModified: HopByHopHeaders.removing(from: fields).map { ($0.name, $0.value) })
         do {
-            return try await self.store.refreshHead(key: entry.key, bodyHash: entry.bodyHash, headers: headers, requestTime: requestTime, responseTime: Date())
+            return try await self.store.refreshHead(
+                key: entry.key, bodyHash: entry.bodyHash, headers: headers, requestTime: requestTime, responseTime: Date())
         } catch {
             self.logger.warning("cannot refresh a revalidated entry", metadata: ["key": "\(entry.key)", "error": "\(error)"])
             return nil

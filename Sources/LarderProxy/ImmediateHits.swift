@@ -135,7 +135,8 @@ struct ImmediateHits: Sendable {
         }
         // The ordinary path's plan for the plainest request (a keep-alive GET with no conditional
         // or range), kept serialised up to the per-request headers: one plan, so the same bytes.
-        let plainGet = StoredAnswer.Request(isHead: false, headers: [HeaderField(name: "Accept-Encoding", value: "*")], keepAlive: true, supportsChunked: true)
+        let plainGet = StoredAnswer.Request(
+            isHead: false, headers: [HeaderField(name: "Accept-Encoding", value: "*")], keepAlive: true, supportsChunked: true)
         guard let plan = StoredAnswer.plan(entry.storedForAnswer, request: plainGet, age: 0, cacheStatus: .hit()),
             plan.status == 200, plan.body == .bytes(0..<entry.bodySize)
         else { return nil }

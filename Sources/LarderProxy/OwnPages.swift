@@ -24,7 +24,8 @@ struct OwnPages: Sendable {
             return Int(response.status.code)
         }
         guard request.method == .GET || isHead else {
-            try await writer.page(.refusal(.methodNotAllowed, reason: "\(path) answers GET and HEAD only."), cacheStatus: nil, close: false, isHead: isHead)
+            try await writer.page(
+                .refusal(.methodNotAllowed, reason: "\(path) answers GET and HEAD only."), cacheStatus: nil, close: false, isHead: isHead)
             return 405
         }
         var headers = HTTPHeaders()

@@ -47,12 +47,15 @@ struct PrecacheAPI: Sendable {
             try await self.json(status, status: .ok, cors: cors, writer: writer)
             return 200
         default:
-            try await self.json(["error": "use POST \(Self.path) or GET \(Self.path)/ID"], status: .methodNotAllowed, cors: cors, writer: writer)
+            try await self.json(
+                ["error": "use POST \(Self.path) or GET \(Self.path)/ID"], status: .methodNotAllowed, cors: cors, writer: writer)
             return 405
         }
     }
 
-    private func submit(request: HTTPRequestHead, body: ByteBuffer, origin: String?, cors: HTTPHeaders, writer: ResponseWriter) async throws -> Int {
+    private func submit(request: HTTPRequestHead, body: ByteBuffer, origin: String?, cors: HTTPHeaders, writer: ResponseWriter) async throws
+        -> Int
+    {
         let lines: [String]
         do {
             lines = try Self.urlLines(body: body, contentType: request.headers.first(name: "content-type"))
@@ -62,11 +65,16 @@ struct PrecacheAPI: Sendable {
         }
         let id: String
         let problems: [String]
-        switch self.jobs.submit(lines: lines, source: "request", requestedBy: origin, allowed: { url in
-            origin == nil || self.ownOrigins.contains(origin!) || Self.origin(of: url) == origin
-        }) {
+        switch self.jobs.submit(
+            lines: lines, source: "request", requestedBy: origin,
+            allowed: { url in
+                origin == nil || self.ownOrigins.contains(origin!) || Self.origin(of: url) == origin
+            })
+        {
         case .nothingToPrecache(let problems):
-            try await self.json(["error": "no URL to precache" + (problems.isEmpty ? "" : ": " + problems.joined(separator: "; "))], status: .badRequest, cors: cors, writer: writer)
+            try await self.json(
+                ["error": "no URL to precache" + (problems.isEmpty ? "" : ": " + problems.joined(separator: "; "))], status: .badRequest,
+                cors: cors, writer: writer)
             return 400
         case .refused(let url):
             try await self.json(
@@ -120,7 +128,8 @@ struct PrecacheAPI: Sendable {
         return url.effectivePort == defaultPort ? "\(url.scheme)://\(host)" : "\(url.scheme)://\(host):\(url.effectivePort)"
     }
 
-    private func json<Value: Encodable>(_ value: Value, status: HTTPResponseStatus, cors: HTTPHeaders, writer: ResponseWriter) async throws {
+    private func json<Value: Encodable>(_ value: Value, status: HTTPResponseStatus, cors: HTTPHeaders, writer: ResponseWriter) async throws
+    {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(value)

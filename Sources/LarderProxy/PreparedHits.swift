@@ -1,7 +1,7 @@
 import LarderHTTP
 import LarderStore
-import Synchronization
 import NIOCore
+import Synchronization
 
 /// Recent plain hits with their answers serialised up to the headers that change per request
 /// (`Age`, `Cache-Status`, `Connection`), by request target, shared by every connection.

@@ -22,7 +22,9 @@ extension ProxyConnection {
         if proxy.offline.isOffline {
             let offline = CacheStatus.forward(.bypass, detail: "offline")
             let paragraphs = ["Larder is in offline mode; a WebSocket needs the network."]
-            try await writer.page(StatusPage(status: .gatewayTimeout, title: "Offline", paragraphs: paragraphs, url: url.absoluteString), cacheStatus: offline, close: true)
+            try await writer.page(
+                StatusPage(status: .gatewayTimeout, title: "Offline", paragraphs: paragraphs, url: url.absoluteString),
+                cacheStatus: offline, close: true)
             self.log(head, status: 504, cacheStatus: offline, since: started)
             return
         }
@@ -44,7 +46,8 @@ extension ProxyConnection {
         } catch let error as UpstreamError where error.kind == .tls {
             // The host was reached: a certificate it cannot prove is no reason to back off from it.
             proxy.health.recordSuccess(host: url.host)
-            try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: Self.tlsFailure(url, error.message), writer: writer, started: started)
+            try await self.refuseWebSocket(
+                head, url: url, status: .badGateway, reason: Self.tlsFailure(url, error.message), writer: writer, started: started)
             return
         } catch {
             proxy.health.recordConnectFailure(host: url.host, description: "\(error)")
@@ -63,7 +66,9 @@ extension ProxyConnection {
             }
             let answer: HTTPResponseHead?
             do {
-                try await upstreamOutbound.write(contentsOf: [.http(.head(WebSocketHandshake.upstreamRequest(head, url: url))), .http(.end(nil))])
+                try await upstreamOutbound.write(contentsOf: [
+                    .http(.head(WebSocketHandshake.upstreamRequest(head, url: url))), .http(.end(nil)),
+                ])
                 answer = try await Self.responseHead(&upstreamIterator)
                 watchdog.cancel()
             } catch {
@@ -83,7 +88,8 @@ extension ProxyConnection {
 
             let relayed = CacheStatus.forward(.bypass, status: Int(answer.status.code), detail: "websocket")
             guard answer.status == .switchingProtocols else {
-                try await writer.outbound.write(.http(.head(WebSocketHandshake.refusalResponse(answer, version: writer.version, cacheStatus: relayed))))
+                try await writer.outbound.write(
+                    .http(.head(WebSocketHandshake.refusalResponse(answer, version: writer.version, cacheStatus: relayed))))
                 while case .http(let part)? = try await upstreamIterator.next() {
                     if case .body(let buffer) = part {
                         try await writer.body(buffer)
@@ -96,7 +102,8 @@ extension ProxyConnection {
                 return
             }
 
-            try await writer.outbound.write(.http(.head(WebSocketHandshake.switchingResponse(answer, version: writer.version, cacheStatus: relayed))))
+            try await writer.outbound.write(
+                .http(.head(WebSocketHandshake.switchingResponse(answer, version: writer.version, cacheStatus: relayed))))
             try await writer.outbound.write(.http(.end(nil)))
             try await outbound.write(.enterTunnelMode)
             try await upstreamOutbound.write(.switchToStream)

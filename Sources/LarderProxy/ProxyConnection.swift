@@ -59,7 +59,8 @@ struct ProxyConnection {
             let writer = ResponseWriter(outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1)
             let started = ContinuousClock.now
 
-            let route = tunnel.map { RequestRoute.classifyInTunnel(head, host: $0.host, port: $0.port, rules: self.rules) }
+            let route =
+                tunnel.map { RequestRoute.classifyInTunnel(head, host: $0.host, port: $0.port, rules: self.rules) }
                 ?? RequestRoute.classify(head, own: self.own, rules: self.rules)
             let keepGoing: Bool
             switch route {
@@ -80,9 +81,12 @@ struct ProxyConnection {
             case .connect(let host, let port):
                 guard try await Self.skipBody(&iterator) else { return }
                 if let interception = self.interception, interception.intercepts(host: host) {
-                    try await self.intercept(host: host, port: port, head: head, interception: interception, iterator: &iterator, outbound: outbound, started: started)
+                    try await self.intercept(
+                        host: host, port: port, head: head, interception: interception, iterator: &iterator, outbound: outbound,
+                        started: started)
                 } else {
-                    try await self.tunnel(host: host, port: port, head: head, iterator: &iterator, outbound: outbound, writer: writer, started: started)
+                    try await self.tunnel(
+                        host: host, port: port, head: head, iterator: &iterator, outbound: outbound, writer: writer, started: started)
                 }
                 return
             case .forward(let url) where WebSocketHandshake.isUpgrade(head):
@@ -134,7 +138,11 @@ struct ProxyConnection {
         var headers = HTTPHeaders()
         headers.add(name: "Via", value: "1.1 larder")
         let status = CacheStatus.forward(.bypass, detail: "intercepted")
-        try await outbound.write(.http(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers))))
+        try await outbound.write(
+            .http(
+                .head(
+                    HTTPResponseHead(
+                        version: head.version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers))))
         try await outbound.write(.http(.end(nil)))
         try await outbound.write(.startTLS(factory))
         self.log(head, status: 200, cacheStatus: status, since: started)
@@ -251,7 +259,11 @@ struct ProxyConnection {
         var headers = HTTPHeaders()
         headers.add(name: "Via", value: "1.1 larder")
         headers.add(name: "Cache-Status", value: bypass.description)
-        try await outbound.write(.http(.head(HTTPResponseHead(version: head.version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers))))
+        try await outbound.write(
+            .http(
+                .head(
+                    HTTPResponseHead(
+                        version: head.version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers))))
         try await outbound.write(.http(.end(nil)))
         try await outbound.write(.enterTunnelMode)
         self.log(head, status: 200, cacheStatus: bypass, since: started)

@@ -119,15 +119,18 @@ public final class ProxyServer: Service, Sendable {
                     // Clients outside the allow list, and clients over the limits, are answered at
                     // once and never read: they hold no socket for long.
                     guard self.configuration.allowList.allows(remote) else {
-                        let reason = "Larder does not serve \(remote.map { "\($0)" } ?? "this client"); start it with --allow CIDR to let other addresses in."
+                        let reason =
+                            "Larder does not serve \(remote.map { "\($0)" } ?? "this client"); start it with --allow CIDR to let other addresses in."
                         try operations.addHandler(ClientRefusal(status: "403 Forbidden", reason: reason))
                         return nil
                     }
                     let lifecycle: ConnectionLifecycle
                     switch registry.admit(channel, client: remote?.ipAddress ?? "local", limits: counts) {
                     case .refused(let reason):
-                        self.logger.warning("connection refused", metadata: ["client": "\(remote.map { "\($0)" } ?? "?")", "reason": "\(reason)"])
-                        try operations.addHandler(ClientRefusal(status: "503 Service Unavailable", reason: "Too many connections: \(reason)."))
+                        self.logger.warning(
+                            "connection refused", metadata: ["client": "\(remote.map { "\($0)" } ?? "?")", "reason": "\(reason)"])
+                        try operations.addHandler(
+                            ClientRefusal(status: "503 Service Unavailable", reason: "Too many connections: \(reason)."))
                         return nil
                     case .admitted(let admitted):
                         lifecycle = admitted

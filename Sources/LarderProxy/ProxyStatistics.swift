@@ -90,7 +90,8 @@ public final class ProxyStatistics: Sendable {
     /// The most recent answers, newest first.
     public func recentRequests() -> [RecentRequest] {
         self.state.withLock { state in
-            let ordered = state.recent.count < self.recentCapacity
+            let ordered =
+                state.recent.count < self.recentCapacity
                 ? state.recent
                 : Array(state.recent[state.nextSlot...] + state.recent[..<state.nextSlot])
             return ordered.reversed()

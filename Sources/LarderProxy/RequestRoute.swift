@@ -69,7 +69,8 @@ public enum RequestRoute: Sendable, Equatable {
         func limitProblem(_ head: HTTPRequestHead) -> RequestRoute? {
             let uri = head.uri
             if uri.utf8.count > self.maximumURILength {
-                return .reject(.uriTooLong, "The request target is \(uri.utf8.count) bytes; Larder accepts at most \(self.maximumURILength).")
+                return .reject(
+                    .uriTooLong, "The request target is \(uri.utf8.count) bytes; Larder accepts at most \(self.maximumURILength).")
             }
             if head.headers.count > self.maximumHeaderCount {
                 return .reject(

@@ -50,7 +50,8 @@ final class StoreBudget: Sendable {
         do {
             let totals = try await self.store.totals()
             if totals.precachedBytes > budget {
-                let text = "Precached entries take \(ByteSize(bytes: totals.precachedBytes)), more than --max-size \(ByteSize(bytes: budget)); they are kept, and runtime entries get no space."
+                let text =
+                    "Precached entries take \(ByteSize(bytes: totals.precachedBytes)), more than --max-size \(ByteSize(bytes: budget)); they are kept, and runtime entries get no space."
                 let isNew = self.warningText.withLock { warning in
                     defer { warning = text }
                     return warning == nil

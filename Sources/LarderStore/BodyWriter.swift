@@ -1,6 +1,7 @@
 import Crypto
-import protocol Foundation.ContiguousBytes
 import LarderHTTP
+
+import protocol Foundation.ContiguousBytes
 
 #if canImport(Glibc)
     import Glibc

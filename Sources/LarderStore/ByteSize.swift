@@ -57,7 +57,9 @@ public struct ByteSize: Sendable, Hashable, CustomStringConvertible {
         if parts.count == 2 {
             // A fraction of the unit, rounded down to whole bytes.
             let digits = parts[1].prefix(12)
-            guard digits.allSatisfy(\.isNumber), !(parts[0].isEmpty && digits.isEmpty), let fraction = Int64(digits.isEmpty ? "0" : String(digits)) else {
+            guard digits.allSatisfy(\.isNumber), !(parts[0].isEmpty && digits.isEmpty),
+                let fraction = Int64(digits.isEmpty ? "0" : String(digits))
+            else {
                 throw ParseError(text: text, problem: "'\(number)' is not a number")
             }
             var scale: Int64 = 1

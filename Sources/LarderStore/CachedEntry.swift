@@ -1,5 +1,6 @@
-import struct Foundation.Date
 import LarderHTTP
+
+import struct Foundation.Date
 
 /// One stored response, as read back from the index.
 public struct CachedEntry: Sendable {

@@ -1,5 +1,6 @@
-import struct Foundation.Date
 import LarderHTTP
+
+import struct Foundation.Date
 
 /// What the entry list shows of one entry (see ``Store/listEntries(matching:sort:page:pageSize:)``).
 public struct EntrySummary: Sendable, Hashable, Codable {

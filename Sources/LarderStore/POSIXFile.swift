@@ -1,3 +1,7 @@
+import Dispatch
+
+import struct Foundation.UUID
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,9 +9,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-import Dispatch
-import struct Foundation.UUID
 
 /// Thin wrappers over the POSIX calls the store needs, throwing ``StoreError/io(path:operation:errno:)``.
 enum POSIXFile {

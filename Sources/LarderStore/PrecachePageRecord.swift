@@ -1,5 +1,6 @@
-import struct Foundation.Date
 import LarderHTTP
+
+import struct Foundation.Date
 
 /// A page games.txt lists (a `.html` line), and what became of it (see ``Store/savePages(_:)``).
 public struct PrecachePageRecord: Sendable, Hashable {

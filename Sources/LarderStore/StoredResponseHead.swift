@@ -1,5 +1,6 @@
-import struct Foundation.Date
 import LarderHTTP
+
+import struct Foundation.Date
 
 /// What the proxy hands the store about a response it is storing (the body goes through a ``BodyWriter``).
 public struct StoredResponseHead: Sendable {

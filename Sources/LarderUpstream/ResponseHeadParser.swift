@@ -1,4 +1,5 @@
 import LarderHTTP
+
 /// Turns the header lines curl's header callback delivers into a response head.
 ///
 /// curl hands over every line of every response head it reads, status line first, each ending in CRLF, and a

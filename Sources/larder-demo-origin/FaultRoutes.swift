@@ -17,47 +17,61 @@ enum FaultRoutes {
 
     static func install(on origin: TestOrigin) {
         origin.setRoute("/faults/", .text(Self.index))
-        origin.setRoute("/faults/generated", .dynamic { request in
-            let query = Query(request.uri)
-            return Self.generated(query.int("bytes", default: 1 << 20))
-        })
-        origin.setRoute("/faults/chunked", .dynamic { request in
-            let query = Query(request.uri)
-            let size = query.int("size", default: 1024)
-            let chunks = (0..<query.int("chunks", default: 8)).map { index in
-                GeneratedBody.bytes(Int64(index * size)..<Int64((index + 1) * size))
-            }
-            return TestResponse(headers: Self.octetStream, body: .chunked(chunks))
-        })
-        origin.setRoute("/faults/slow", .dynamic { request in
-            let query = Query(request.uri)
-            var response = Self.generated(query.int("bytes", default: 64 * 1024))
-            response.faults = [
-                .chunkSize(query.int("piece", default: 4096)),
-                .delayChunks(.milliseconds(query.int("delay", default: 100))),
-            ]
-            return response
-        })
-        origin.setRoute("/faults/delay", .dynamic { request in
-            .text("answered late\n", faults: [.delayHead(.milliseconds(Query(request.uri).int("ms", default: 5000)))])
-        })
-        origin.setRoute("/faults/reset", .dynamic { request in
-            let query = Query(request.uri)
-            var response = Self.generated(query.int("bytes", default: 1 << 20))
-            response.faults = [.resetAfter(bytes: Int64(query.int("after", default: 1000)))]
-            return response
-        })
-        origin.setRoute("/faults/close", .dynamic { request in
-            let query = Query(request.uri)
-            var response = Self.generated(query.int("bytes", default: 1 << 20))
-            response.faults = [.closeAfter(bytes: Int64(query.int("after", default: 1000)))]
-            return response
-        })
+        origin.setRoute(
+            "/faults/generated",
+            .dynamic { request in
+                let query = Query(request.uri)
+                return Self.generated(query.int("bytes", default: 1 << 20))
+            })
+        origin.setRoute(
+            "/faults/chunked",
+            .dynamic { request in
+                let query = Query(request.uri)
+                let size = query.int("size", default: 1024)
+                let chunks = (0..<query.int("chunks", default: 8)).map { index in
+                    GeneratedBody.bytes(Int64(index * size)..<Int64((index + 1) * size))
+                }
+                return TestResponse(headers: Self.octetStream, body: .chunked(chunks))
+            })
+        origin.setRoute(
+            "/faults/slow",
+            .dynamic { request in
+                let query = Query(request.uri)
+                var response = Self.generated(query.int("bytes", default: 64 * 1024))
+                response.faults = [
+                    .chunkSize(query.int("piece", default: 4096)),
+                    .delayChunks(.milliseconds(query.int("delay", default: 100))),
+                ]
+                return response
+            })
+        origin.setRoute(
+            "/faults/delay",
+            .dynamic { request in
+                .text("answered late\n", faults: [.delayHead(.milliseconds(Query(request.uri).int("ms", default: 5000)))])
+            })
+        origin.setRoute(
+            "/faults/reset",
+            .dynamic { request in
+                let query = Query(request.uri)
+                var response = Self.generated(query.int("bytes", default: 1 << 20))
+                response.faults = [.resetAfter(bytes: Int64(query.int("after", default: 1000)))]
+                return response
+            })
+        origin.setRoute(
+            "/faults/close",
+            .dynamic { request in
+                let query = Query(request.uri)
+                var response = Self.generated(query.int("bytes", default: 1 << 20))
+                response.faults = [.closeAfter(bytes: Int64(query.int("after", default: 1000)))]
+                return response
+            })
         origin.setRoute("/faults/hangup", TestResponse(faults: [.closeWithoutResponse]))
-        origin.setRoute("/faults/status", .dynamic { request in
-            let code = Query(request.uri).int("code", default: 503)
-            return .text("status \(code)\n", status: (100...599).contains(code) ? code : 500)
-        })
+        origin.setRoute(
+            "/faults/status",
+            .dynamic { request in
+                let code = Query(request.uri).int("code", default: 503)
+                return .text("status \(code)\n", status: (100...599).contains(code) ? code : 500)
+            })
     }
 
     private static let octetStream = [(name: "Content-Type", value: "application/octet-stream")]

@@ -55,7 +55,9 @@ struct DebugCommand: AsyncParsableCommand {
                             let kind = index % types.count
                             let url = Self.url(index, extension: extensions[kind])
                             // Bodies differ in size and content; a few hundred bytes keeps the fill quick.
-                            let body = Array("entry \(index) \(url)\n".utf8) + [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: index % 700)
+                            let body =
+                                Array("entry \(index) \(url)\n".utf8)
+                                + [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: index % 700)
                             let writer = try store.makeBodyWriter()
                             try writer.write(contentsOf: body)
                             let now = Date()
@@ -70,7 +72,8 @@ struct DebugCommand: AsyncParsableCommand {
                                 requestTime: now,
                                 responseTime: now
                             )
-                            _ = try await writer.commit(key: try CacheKey(url: url), head: head, kind: .runtime, expectedLength: Int64(body.count))
+                            _ = try await writer.commit(
+                                key: try CacheKey(url: url), head: head, kind: .runtime, expectedLength: Int64(body.count))
                             index += workers
                         }
                     }

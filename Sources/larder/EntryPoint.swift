@@ -38,7 +38,10 @@ struct LarderCommand: AsyncParsableCommand {
             Point a browser or webview at the proxy (default 127.0.0.1:8080). Larder keeps what \
             it serves and answers from its cache when the network fails.
             """,
-        subcommands: [ServeCommand.self, PrecacheCommand.self, StatusCommand.self, PurgeCommand.self, VerifyCommand.self, CACommand.self, DebugCommand.self],
+        subcommands: [
+            ServeCommand.self, PrecacheCommand.self, StatusCommand.self, PurgeCommand.self, VerifyCommand.self, CACommand.self,
+            DebugCommand.self,
+        ],
         defaultSubcommand: nil
     )
 }

@@ -38,10 +38,16 @@ struct PrecacheCommand: AsyncParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "Milliseconds between the starts of two requests to one host.")
     var delayMilliseconds = 0
 
-    @Option(name: .customLong("exclude"), help: ArgumentHelp("Leave out manifest files matching this glob (repeatable, added to the config file's precache.exclude; * within a path segment, ** across).", valueName: "glob"))
+    @Option(
+        name: .customLong("exclude"),
+        help: ArgumentHelp(
+            "Leave out manifest files matching this glob (repeatable, added to the config file's precache.exclude; * within a path segment, ** across).",
+            valueName: "glob"))
     var excludes: [String] = []
 
-    @Flag(name: .customLong("allow-cross-origin"), help: "Let manifests list files on other origins (as allowCrossOrigin in the config file).")
+    @Flag(
+        name: .customLong("allow-cross-origin"), help: "Let manifests list files on other origins (as allowCrossOrigin in the config file)."
+    )
     var allowCrossOrigin = false
 
     @OptionGroup var upstreamCA: UpstreamCAOption

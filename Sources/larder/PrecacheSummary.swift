@@ -45,12 +45,16 @@ struct PrecacheSummary {
             lines.append("Problems in the list:")
             lines += self.report.listProblems.map { "  \($0)" }
         }
-        var totals = "Totals: \(self.report.alreadyCached) already cached, \(self.report.downloaded) downloaded (\(ByteFormat.string(self.report.downloadedBytes))), \(self.report.failed) failed"
+        var totals =
+            "Totals: \(self.report.alreadyCached) already cached, \(self.report.downloaded) downloaded (\(ByteFormat.string(self.report.downloadedBytes))), \(self.report.failed) failed"
         if self.report.excluded > 0 { totals += ", \(self.report.excluded) excluded" }
         if self.report.removed > 0 { totals += ", \(self.report.removed) no longer listed and removed" }
         totals += String(format: " in %.1f s", self.report.seconds)
         lines.append(totals)
-        lines.append(self.report.succeeded ? "Everything listed is ready offline (cache: \(self.cacheDirectory))." : "Some of it is not ready offline; see the failures above.")
+        lines.append(
+            self.report.succeeded
+                ? "Everything listed is ready offline (cache: \(self.cacheDirectory))."
+                : "Some of it is not ready offline; see the failures above.")
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -66,7 +66,8 @@ final class ProgressRenderer: Sendable {
         let elapsed = max(now.timeIntervalSince(self.started), 0.001)
         let rate = Double(state.bytes) / elapsed
         let remaining = state.done > 0 ? elapsed / Double(state.done) * Double(state.total - state.done) : 0
-        let status = "\(state.done)/\(state.total) files  \(ByteFormat.string(state.bytes))  \(ByteFormat.string(Int64(rate)))/s  ETA \(Self.duration(remaining))  \(state.currentGame)"
+        let status =
+            "\(state.done)/\(state.total) files  \(ByteFormat.string(state.bytes))  \(ByteFormat.string(Int64(rate)))/s  ETA \(Self.duration(remaining))  \(state.currentGame)"
         if self.interactive {
             let width = 24
             let filled = state.total > 0 ? width * state.done / state.total : width

@@ -81,13 +81,17 @@ struct PurgeCommand: AsyncParsableCommand {
             try await self.purgeGame(game, store: store)
         } else if self.runtime {
             let removed = try await store.removeRuntimeEntries()
-            print("Removed \(HumanFormat.count(removed)) runtime \(removed == 1 ? "entry" : "entries") from \(store.directory); precached entries stay.")
+            print(
+                "Removed \(HumanFormat.count(removed)) runtime \(removed == 1 ? "entry" : "entries") from \(store.directory); precached entries stay."
+            )
         } else if self.all {
             let totals = try await store.totals()
             let games = try await store.games().count
             let pages = try await store.pages().count
             let removed = try await store.removeAllEntries()
-            print("Removed everything from \(store.directory): \(HumanFormat.count(removed)) \(removed == 1 ? "entry" : "entries") (\(HumanFormat.bytes(totals.bytes))), \(games) game record\(games == 1 ? "" : "s"), \(pages) page record\(pages == 1 ? "" : "s").")
+            print(
+                "Removed everything from \(store.directory): \(HumanFormat.count(removed)) \(removed == 1 ? "entry" : "entries") (\(HumanFormat.bytes(totals.bytes))), \(games) game record\(games == 1 ? "" : "s"), \(pages) page record\(pages == 1 ? "" : "s")."
+            )
         } else {
             try await self.purgeURLs(store: store, filter: configFile.queryFilter)
         }
@@ -128,6 +132,8 @@ struct PurgeCommand: AsyncParsableCommand {
             throw CommandFailure("the game \(record.slug) disappeared while purging it")
         }
         let name = record.displayName.map { "\($0) (\(record.slug))" } ?? record.slug
-        print("Purged \(name): removed \(HumanFormat.count(removed)) \(removed == 1 ? "entry" : "entries"); it is not ready offline until precached again.")
+        print(
+            "Purged \(name): removed \(HumanFormat.count(removed)) \(removed == 1 ? "entry" : "entries"); it is not ready offline until precached again."
+        )
     }
 }

@@ -90,7 +90,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("header-timeout"),
-        help: ArgumentHelp("How long a request head may take to arrive; slower clients get 408 and are closed (seconds).", valueName: "seconds")
+        help: ArgumentHelp(
+            "How long a request head may take to arrive; slower clients get 408 and are closed (seconds).", valueName: "seconds")
     )
     var headerTimeout = 30
 
@@ -135,7 +136,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...3600).contains(self.shutdownGrace) else {
             throw ValidationError("--shutdown-grace \(self.shutdownGrace) is not between 0 and 3600 seconds.")
         }
-        for (name, value) in [("--header-timeout", self.headerTimeout), ("--idle-timeout", self.idleTimeout), ("--tunnel-idle-timeout", self.tunnelIdleTimeout)] {
+        for (name, value) in [
+            ("--header-timeout", self.headerTimeout), ("--idle-timeout", self.idleTimeout),
+            ("--tunnel-idle-timeout", self.tunnelIdleTimeout),
+        ] {
             guard (1...86_400).contains(value) else {
                 throw ValidationError("\(name) \(value) is not between 1 and 86400 seconds.")
             }

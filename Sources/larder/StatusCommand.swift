@@ -130,9 +130,13 @@ struct StatusText {
         var lines: [String] = []
         let store = self.report.store
         lines.append("Cache \(self.report.cacheDirectory)" + (self.cacheExists ? "" : " (none yet: nothing was precached or stored there)"))
-        lines.append("  Entries  \(HumanFormat.count(store.entries)), \(HumanFormat.bytes(store.bytes)) (\(HumanFormat.count(store.precachedEntries)) precached, \(HumanFormat.count(store.runtimeEntries)) runtime)")
+        lines.append(
+            "  Entries  \(HumanFormat.count(store.entries)), \(HumanFormat.bytes(store.bytes)) (\(HumanFormat.count(store.precachedEntries)) precached, \(HumanFormat.count(store.runtimeEntries)) runtime)"
+        )
         if let maxSize = store.maxSize {
-            lines.append("  Budget   \(HumanFormat.bytes(store.bytes)) of \(HumanFormat.bytes(maxSize)) (\(HumanFormat.percent(store.bytes, of: maxSize) ?? "0%"))")
+            lines.append(
+                "  Budget   \(HumanFormat.bytes(store.bytes)) of \(HumanFormat.bytes(maxSize)) (\(HumanFormat.percent(store.bytes, of: maxSize) ?? "0%"))"
+            )
         } else if self.live != nil, self.live?.cacheDirectory == self.report.cacheDirectory {
             lines.append("  Budget   none set")
         }
@@ -150,7 +154,8 @@ struct StatusText {
                 let label = self.label(game).padding(toLength: max(width, self.label(game).count), withPad: " ", startingAt: 0)
                 var line = "  \(mark) \(readiness) \(label)"
                 if game.state != .skipped && game.filesListed > 0 {
-                    line += "  \(game.filesCached) of \(game.filesListed) files, \(HumanFormat.bytes(game.bytes)), precached \(HumanFormat.relative(game.lastPrecache))"
+                    line +=
+                        "  \(game.filesCached) of \(game.filesListed) files, \(HumanFormat.bytes(game.bytes)), precached \(HumanFormat.relative(game.lastPrecache))"
                 }
                 lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
                 if let error = game.lastError, !game.ready, game.state != .skipped {
@@ -183,7 +188,9 @@ struct StatusText {
                 }
                 if let requests = live.requests {
                     let ratio = requests.hitRatio.map { "\(Int(($0 * 100).rounded()))%" } ?? "-"
-                    lines.append("  Requests \(requests.hits) hits, \(requests.misses) misses, \(requests.stale) stale, \(requests.errors) errors; hit ratio \(ratio)")
+                    lines.append(
+                        "  Requests \(requests.hits) hits, \(requests.misses) misses, \(requests.stale) stale, \(requests.errors) errors; hit ratio \(ratio)"
+                    )
                 }
                 for host in live.upstream ?? [] where host.state != "ok" {
                     var line = "  Upstream \(host.host): \(host.state)"

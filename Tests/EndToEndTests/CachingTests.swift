@@ -11,7 +11,9 @@ struct CachingTests {
     func onlineThenOriginDown() async throws {
         try await withProxy { larder, origin in
             let page = "<!doctype html><title>hello</title><p>cached page " + String(repeating: "x", count: 5000)
-            origin.setRoute("/page.html", .text(page, contentType: "text/html", headers: [("Cache-Control", "max-age=0"), ("Set-Cookie", "session=secret")]))
+            origin.setRoute(
+                "/page.html",
+                .text(page, contentType: "text/html", headers: [("Cache-Control", "max-age=0"), ("Set-Cookie", "session=secret")]))
 
             let first = try await Curl.run(origin.url("/page.html"), proxy: larder.proxyURL)
             #expect(first.exitCode == 0)
@@ -68,7 +70,8 @@ struct CachingTests {
             origin.setRoute("/runtime.html", .text("runtime", contentType: "text/html"))
             // curl drops fragments itself, so send the request line by hand.
             let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
-            try connection.send("GET \(origin.url("/runtime.html"))#gameplay=1a2b&bg=FFEEBB HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            try connection.send(
+                "GET \(origin.url("/runtime.html"))#gameplay=1a2b&bg=FFEEBB HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             #expect(await connection.readToEnd().contains("stored"))
             try await origin.stop()
             let cached = try await Curl.run(origin.url("/runtime.html"), proxy: larder.proxyURL)
@@ -116,7 +119,8 @@ struct CachingTests {
             let bad = [UInt8](repeating: 0x62, count: 200_000)
             origin.setRoute("/asset.bin", TestResponse(body: .bytes(bad), faults: [.closeAfter(bytes: 100_000)]))
             let broken = try await Curl.run(origin.url("/asset.bin"), proxy: larder.proxyURL)
-            #expect(broken.exitCode != 0, "curl must see the truncation, not a complete response: \(broken.headers) \(broken.body.prefix(3))")
+            #expect(
+                broken.exitCode != 0, "curl must see the truncation, not a complete response: \(broken.headers) \(broken.body.prefix(3))")
             #expect(broken.body.count < 200_000)
 
             // Reset mid-body on a URL never stored: nothing may be stored for it.
@@ -202,16 +206,18 @@ struct RevalidationEdgeTests {
             // Over the in-memory size, so the body is read from its file.
             let body = GeneratedBody.bytes(0..<300_000)
             let bodies = larder.cacheDirectory + "/bodies"
-            origin.setRoute("/big.bin", .dynamic { request in
-                if request.header("if-none-match") == "\"b1\"" {
-                    // Evicted or purged while the revalidation was on its way.
-                    for file in filesUnder(bodies) {
-                        try? FileManager.default.removeItem(atPath: bodies + "/" + file)
+            origin.setRoute(
+                "/big.bin",
+                .dynamic { request in
+                    if request.header("if-none-match") == "\"b1\"" {
+                        // Evicted or purged while the revalidation was on its way.
+                        for file in filesUnder(bodies) {
+                            try? FileManager.default.removeItem(atPath: bodies + "/" + file)
+                        }
+                        return TestResponse(status: 304, headers: [("ETag", "\"b1\"")])
                     }
-                    return TestResponse(status: 304, headers: [("ETag", "\"b1\"")])
-                }
-                return TestResponse(headers: [("ETag", "\"b1\""), ("Cache-Control", "max-age=0")], body: .bytes(body))
-            })
+                    return TestResponse(headers: [("ETag", "\"b1\""), ("Cache-Control", "max-age=0")], body: .bytes(body))
+                })
             _ = try await Curl.run(origin.url("/big.bin"), proxy: larder.proxyURL)
             await entriesStored(in: larder)
             let again = try await Curl.run(origin.url("/big.bin"), proxy: larder.proxyURL)
@@ -224,14 +230,16 @@ struct RevalidationEdgeTests {
     @Test("a precached file whose response varies (a CDN's Vary: Origin) is served to any request offline")
     func precachedEntriesIgnoreVary() async throws {
         try await withProxy { larder, origin in
-            origin.setRoute("/cdn/page.html", .text("<p>cors", contentType: "text/html", headers: [("Vary", "Origin, Access-Control-Request-Headers")]))
+            origin.setRoute(
+                "/cdn/page.html", .text("<p>cors", contentType: "text/html", headers: [("Vary", "Origin, Access-Control-Request-Headers")]))
             let list = larder.cacheDirectory + "-games.txt"
             defer { try? FileManager.default.removeItem(atPath: list) }
             try "\(origin.url("/cdn/page.html"))\n".write(toFile: list, atomically: true, encoding: .utf8)
             let run = try await LarderCLI.run(["precache", list, "--cache-dir", larder.cacheDirectory])
             #expect(run.exitCode == 0, "\(run.stdout)\(run.stderr)")
             try await origin.stop()
-            let answer = try await Curl.run(origin.url("/cdn/page.html"), proxy: larder.proxyURL, arguments: ["-H", "Origin: https://game.example"])
+            let answer = try await Curl.run(
+                origin.url("/cdn/page.html"), proxy: larder.proxyURL, arguments: ["-H", "Origin: https://game.example"])
             #expect(answer.status == 200)
             #expect(answer.text == "<p>cors")
         }

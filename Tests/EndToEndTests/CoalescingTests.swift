@@ -26,7 +26,8 @@ struct CoalescingTests {
             let length: Int64 = 200_000
             origin.setRoute(
                 "/shared.bin",
-                TestResponse(headers: [("Cache-Control", "max-age=600")], body: .generated(length: length), faults: [.delayHead(.milliseconds(300))])
+                TestResponse(
+                    headers: [("Cache-Control", "max-age=600")], body: .generated(length: length), faults: [.delayHead(.milliseconds(300))])
             )
             let results = try await Self.fetchConcurrently(origin.url("/shared.bin"), proxy: larder.proxyURL, count: 20)
             #expect(origin.requestCount("/shared.bin") == 1, "concurrent misses were not coalesced")

@@ -149,7 +149,8 @@ struct ConnectionTests {
                 let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
                 try connection.send(request)
                 let answer = await connection.readToEnd()
-                #expect(answer.hasPrefix("HTTP/1.1 400") || answer.hasPrefix("HTTP/1.1 431"), "\(request.prefix(60)) -> \(answer.prefix(80))")
+                #expect(
+                    answer.hasPrefix("HTTP/1.1 400") || answer.hasPrefix("HTTP/1.1 431"), "\(request.prefix(60)) -> \(answer.prefix(80))")
             }
             let after = try await Curl.run(origin.url("/ok"), proxy: larder.proxyURL)
             #expect(after.text == "ok")
@@ -222,7 +223,8 @@ struct ConnectionTests {
     @Test("SIGTERM lets an in-flight response finish, then larder exits 0")
     func gracefulShutdown() async throws {
         let origin = try await TestOrigin.start()
-        origin.setRoute("/slow.bin", TestResponse(body: .generated(length: 2_000_000), faults: [.chunkSize(100_000), .delayChunks(.milliseconds(100))]))
+        origin.setRoute(
+            "/slow.bin", TestResponse(body: .generated(length: 2_000_000), faults: [.chunkSize(100_000), .delayChunks(.milliseconds(100))]))
         // A grace far longer than the body needs even on a loaded machine: this checks finishing, not the limit.
         let larder = try await LarderProcess(serve: ["--shutdown-grace", "120"])
         let download = Task { try await Curl.run(origin.url("/slow.bin"), proxy: larder.proxyURL) }
@@ -244,7 +246,8 @@ struct ConnectionTests {
     @Test("SIGTERM cuts a response still running when --shutdown-grace ends, and larder exits")
     func shutdownGraceEnds() async throws {
         let origin = try await TestOrigin.start()
-        origin.setRoute("/endless.bin", TestResponse(body: .generated(length: 2_000_000), faults: [.chunkSize(20_000), .delayChunks(.seconds(1))]))
+        origin.setRoute(
+            "/endless.bin", TestResponse(body: .generated(length: 2_000_000), faults: [.chunkSize(20_000), .delayChunks(.seconds(1))]))
         let larder = try await LarderProcess(serve: ["--shutdown-grace", "1"])
         let download = Task { try await Curl.run(origin.url("/endless.bin"), proxy: larder.proxyURL) }
         for _ in 0..<500 where origin.requestCount("/endless.bin") == 0 {

@@ -11,7 +11,9 @@ struct DevOfflineTests {
     private static func demoOrigin() async throws -> TestOrigin {
         let origin = try await TestOrigin.start()
         origin.serveDirectory(DemoSite.root)
-        origin.setRoute("/games/holey/offline.meta.json", .text(#"{"files": ["holey/index.html", "holey/missing.js"]}"#, contentType: "application/json"))
+        origin.setRoute(
+            "/games/holey/offline.meta.json",
+            .text(#"{"files": ["holey/index.html", "holey/missing.js"]}"#, contentType: "application/json"))
         origin.setRoute("/games/holey/index.html", .text("<p>holey</p>", contentType: "text/html"))
         return origin
     }
@@ -35,7 +37,8 @@ struct DevOfflineTests {
     }
 
     /// POSTs a control form, as the page's own button would (or as `origin` when given).
-    private static func control(_ larder: LarderProcess, _ name: String, form: [String: String], origin: String?) async throws -> CurlResult {
+    private static func control(_ larder: LarderProcess, _ name: String, form: [String: String], origin: String?) async throws -> CurlResult
+    {
         var arguments = ["-X", "POST"]
         if let origin { arguments += ["-H", "Origin: \(origin)"] }
         for (key, value) in form.sorted(by: { $0.key < $1.key }) {
@@ -288,14 +291,18 @@ struct DevOfflineTests {
             // Browsing keeps what the page loads as runtime entries.
             let page = origin.url("/index.html")
             let online = try await Chromium.run(page, proxy: larder.proxyURL, arguments: ["--dump-dom"])
-            #expect(online.stdout.contains("app.js ran"), "app.js did not run online:\n\(online.stdout.prefix(2000))\n\(online.stderr.suffix(2000))")
+            #expect(
+                online.stdout.contains("app.js ran"),
+                "app.js did not run online:\n\(online.stdout.prefix(2000))\n\(online.stderr.suffix(2000))")
             #expect(origin.requestCount("/style.css") == 1, "the browser fetched the CSS through the proxy")
             #expect(origin.requestCount("/app.js") == 1)
 
             // With the origin gone, a new browser (empty browser cache) gets the page from Larder.
             try await origin.stop()
             let offline = try await Chromium.run(page, proxy: larder.proxyURL, arguments: ["--dump-dom"])
-            #expect(offline.stdout.contains("<p id=\"status\" class=\"status ran\">app.js ran</p>"), "app.js did not run from the cache:\n\(offline.stdout.prefix(2000))")
+            #expect(
+                offline.stdout.contains("<p id=\"status\" class=\"status ran\">app.js ran</p>"),
+                "app.js did not run from the cache:\n\(offline.stdout.prefix(2000))")
             #expect(offline.stdout.contains("Larder demo site"))
             let report = try await Self.json(larder.proxyURL + "/dev/offline.json")
             let recent = report["recentRequests"] as? [[String: Any]] ?? []
@@ -305,7 +312,8 @@ struct DevOfflineTests {
                 #expect(["hit", "stale"].contains(answer?["outcome"] as? String ?? ""), "\(asset): \(answer ?? [:])")
             }
             let output = Chromium.outputDirectory
-            _ = try await Chromium.run(page, proxy: larder.proxyURL, arguments: ["--screenshot=\(output)/demo-from-cache.png", "--window-size=390,800"])
+            _ = try await Chromium.run(
+                page, proxy: larder.proxyURL, arguments: ["--screenshot=\(output)/demo-from-cache.png", "--window-size=390,800"])
 
             // Then the games are precached beside the running proxy, and /dev/offline is pictured.
             try await origin.restart()
@@ -313,7 +321,8 @@ struct DevOfflineTests {
             for (name, size) in [("devoffline-phone.png", "390,1200"), ("devoffline-desktop.png", "1280,1000")] {
                 let path = output + "/" + name
                 try? FileManager.default.removeItem(atPath: path)
-                let shot = try await Chromium.run(larder.proxyURL + "/dev/offline", proxy: larder.proxyURL, arguments: ["--screenshot=\(path)", "--window-size=\(size)"])
+                let shot = try await Chromium.run(
+                    larder.proxyURL + "/dev/offline", proxy: larder.proxyURL, arguments: ["--screenshot=\(path)", "--window-size=\(size)"])
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
                 #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name) is a PNG (chromium: \(shot.stderr.suffix(500)))")
                 #expect(data.count > 10_000, "\(name) has content")

@@ -54,7 +54,8 @@ struct EncodingTests {
             let stored = try Data(contentsOf: URL(fileURLWithPath: larder.cacheDirectory + "/bodies/" + bodies[0]))
             #expect(Bytes([UInt8](stored)) == Bytes(gzip))
 
-            let raw = try await Curl.run(origin.url("/text"), proxy: larder.proxyURL, arguments: ["-H", "Accept-Encoding: gzip, deflate, br"])
+            let raw = try await Curl.run(
+                origin.url("/text"), proxy: larder.proxyURL, arguments: ["-H", "Accept-Encoding: gzip, deflate, br"])
             #expect(raw.header("cache-status")?.hasPrefix("larder; hit") == true)
             #expect(raw.header("content-encoding") == "gzip")
             #expect(raw.header("content-length") == String(gzip.count))
@@ -67,7 +68,8 @@ struct EncodingTests {
 
             // Offline too, and a range of a decoded answer is the whole decoded body.
             try await origin.stop()
-            let offline = try await Curl.run(origin.url("/text"), proxy: larder.proxyURL, arguments: ["-H", "Cache-Control: max-age=0", "-r", "0-9"])
+            let offline = try await Curl.run(
+                origin.url("/text"), proxy: larder.proxyURL, arguments: ["-H", "Cache-Control: max-age=0", "-r", "0-9"])
             #expect(offline.status == 200)
             #expect(Bytes(offline.body) == Bytes(Self.text))
         }
@@ -77,11 +79,15 @@ struct EncodingTests {
     func identityEntryServesEveryone() async throws {
         try await withProxy { larder, origin in
             // An origin that never compresses, as for the runner's fetches.
-            origin.setRoute("/plain", .text(String(decoding: Self.text, as: UTF8.self), headers: [("Cache-Control", "max-age=3600"), ("Vary", "Accept-Encoding")]))
+            origin.setRoute(
+                "/plain",
+                .text(
+                    String(decoding: Self.text, as: UTF8.self), headers: [("Cache-Control", "max-age=3600"), ("Vary", "Accept-Encoding")]))
             _ = try await Curl.run(origin.url("/plain"), proxy: larder.proxyURL)
             await entriesStored(in: larder)
             for acceptEncoding in ["gzip, deflate, br, zstd", "gzip", "br"] {
-                let response = try await Curl.run(origin.url("/plain"), proxy: larder.proxyURL, arguments: ["-H", "Accept-Encoding: \(acceptEncoding)"])
+                let response = try await Curl.run(
+                    origin.url("/plain"), proxy: larder.proxyURL, arguments: ["-H", "Accept-Encoding: \(acceptEncoding)"])
                 #expect(response.header("cache-status")?.hasPrefix("larder; hit") == true, "\(acceptEncoding)")
                 #expect(Bytes(response.body) == Bytes(Self.text))
             }
@@ -94,10 +100,14 @@ struct EncodingTests {
         let gzip = try await gzipped(Self.text)
         try await withProxy { larder, origin in
             // no-store: nothing is stored, so both answers are relayed from upstream.
-            origin.setRoute("/live", .dynamic { request in
-                let wantsGzip = request.header("accept-encoding")?.contains("gzip") == true
-                return TestResponse(headers: [("Cache-Control", "no-store")] + (wantsGzip ? [("Content-Encoding", "gzip")] : []), body: .bytes(wantsGzip ? gzip : Self.text))
-            })
+            origin.setRoute(
+                "/live",
+                .dynamic { request in
+                    let wantsGzip = request.header("accept-encoding")?.contains("gzip") == true
+                    return TestResponse(
+                        headers: [("Cache-Control", "no-store")] + (wantsGzip ? [("Content-Encoding", "gzip")] : []),
+                        body: .bytes(wantsGzip ? gzip : Self.text))
+                })
             let compressed = try await Curl.run(origin.url("/live"), proxy: larder.proxyURL, arguments: ["--compressed"])
             #expect(Bytes(compressed.body) == Bytes(Self.text))
             #expect(compressed.header("content-encoding") == "gzip")

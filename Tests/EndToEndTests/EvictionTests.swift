@@ -16,7 +16,10 @@ struct EvictionEndToEndTests {
         defer { Task { try? await origin.stop() } }
         origin.serveDirectory(DemoSite.root)
         for index in 0..<5 {
-            origin.setRoute("/r\(index).bin", TestResponse(headers: [("Cache-Control", "max-age=600")], body: .bytes(Array(repeating: UInt8(index), count: Self.bodyLength))))
+            origin.setRoute(
+                "/r\(index).bin",
+                TestResponse(
+                    headers: [("Cache-Control", "max-age=600")], body: .bytes(Array(repeating: UInt8(index), count: Self.bodyLength))))
         }
         let directory = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -39,7 +42,8 @@ struct EvictionEndToEndTests {
             }
         }
         for index in 0..<3 {
-            #expect(try await Curl.run(origin.url("/r\(index).bin"), proxy: larder.proxyURL).header("cache-status")?.contains("stored") == true)
+            #expect(
+                try await Curl.run(origin.url("/r\(index).bin"), proxy: larder.proxyURL).header("cache-status")?.contains("stored") == true)
             try await committed(index)
         }
         // r0 is used again (a fresh hit, its use batched): r1 is now the least recently used, then r2.

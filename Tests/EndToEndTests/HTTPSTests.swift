@@ -58,7 +58,8 @@ struct HTTPSTests {
             origin.setRoute("/b", .text("B"))
             // One curl, two URLs: the second reuses the intercepted connection.
             let (code, stderr) = try await Curl.execute([
-                "-sS", "--cacert", larderCA, "-x", larder.proxyURL, "-o", "/dev/null", "-o", "/dev/null", origin.url("/a"), origin.url("/b"),
+                "-sS", "--cacert", larderCA, "-x", larder.proxyURL, "-o", "/dev/null", "-o", "/dev/null", origin.url("/a"),
+                origin.url("/b"),
             ])
             #expect(code == 0, "\(stderr)")
             #expect(origin.requestCount("/a") == 1)
@@ -206,7 +207,8 @@ struct HTTPSBrowserTests {
         )
         #expect(offline.stdout.contains("app.js ran"), "offline DOM:\n\(offline.stdout.prefix(2000))\n\(offline.stderr.suffix(2000))")
         let screenshot = Chromium.outputDirectory + "/https-demo-offline.png"
-        _ = try await Chromium.run(page, proxy: larder.proxyURL, arguments: ["--screenshot=\(screenshot)", "--window-size=1024,768"], trustedCA: caPath)
+        _ = try await Chromium.run(
+            page, proxy: larder.proxyURL, arguments: ["--screenshot=\(screenshot)", "--window-size=1024,768"], trustedCA: caPath)
         #expect(FileManager.default.fileExists(atPath: screenshot))
         await larder.stop()
     }

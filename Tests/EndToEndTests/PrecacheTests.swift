@@ -20,7 +20,9 @@ struct PrecacheTests {
         #expect(run.stdout.contains("ready"))
         #expect(run.stdout.contains("Flip Art"))
         #expect(run.stdout.contains("skipped"))
-        #expect(origin.requests().filter { $0.path.hasPrefix("/games/retired/") && !$0.path.hasSuffix(".json") }.isEmpty, "a skip:true game is not fetched")
+        #expect(
+            origin.requests().filter { $0.path.hasPrefix("/games/retired/") && !$0.path.hasSuffix(".json") }.isEmpty,
+            "a skip:true game is not fetched")
         try await origin.stop()
 
         let larder = try await LarderProcess(cacheDirectory: cache)
@@ -62,13 +64,15 @@ struct PrecacheTests {
         let origin = try await TestOrigin.start()
         origin.setRoute("/g/good/offline.meta.json", .text(#"{"files": ["good/a.js"]}"#, contentType: "application/json"))
         origin.setRoute("/g/good/a.js", .text("a", contentType: "text/javascript"))
-        origin.setRoute("/g/holey/offline.meta.json", .text(#"{"files": ["holey/a.js", "holey/missing.js"]}"#, contentType: "application/json"))
+        origin.setRoute(
+            "/g/holey/offline.meta.json", .text(#"{"files": ["holey/a.js", "holey/missing.js"]}"#, contentType: "application/json"))
         origin.setRoute("/g/holey/a.js", .text("a2", contentType: "text/javascript"))
         origin.setRoute("/g/plain/offline.meta.json", .text(#"{"files": ["plain/a.js"]}"#, contentType: "text/plain"))
         let directory = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let list = directory + "/games.txt"
-        try "\(origin.url("/g/good"))\n\(origin.url("/g/holey"))\n\(origin.url("/g/plain"))\nnot a url\n".write(toFile: list, atomically: true, encoding: .utf8)
+        try "\(origin.url("/g/good"))\n\(origin.url("/g/holey"))\n\(origin.url("/g/plain"))\nnot a url\n".write(
+            toFile: list, atomically: true, encoding: .utf8)
 
         let run = try await LarderCLI.run(["precache", list, "--cache-dir", directory + "/cache", "--json"])
         #expect(run.exitCode == 1)
@@ -121,7 +125,9 @@ struct PrecacheTests {
         for index in 0..<count {
             let path = "/big/asset-\(index).bin"
             files.append("big" + path.dropFirst(4))
-            origin.setRoute(path, TestResponse(body: .bytes(Array(repeating: UInt8(index), count: 40_000 + index)), faults: [.delayHead(.milliseconds(150))]))
+            origin.setRoute(
+                path,
+                TestResponse(body: .bytes(Array(repeating: UInt8(index), count: 40_000 + index)), faults: [.delayHead(.milliseconds(150))]))
         }
         let manifest = "{\"files\": [\(files.map { "\"\($0)\"" }.joined(separator: ","))]}"
         origin.setRoute("/big/offline.meta.json", .text(manifest, contentType: "application/json"))
@@ -194,7 +200,9 @@ struct PrecacheTests {
             let foreign = try await Curl.run(
                 larder.proxyURL + "/dev/offline/precache",
                 proxy: nil,
-                arguments: ["-X", "POST", "-H", "Origin: https://evil.example", "-H", "Content-Type: application/json", "--data-binary", body]
+                arguments: [
+                    "-X", "POST", "-H", "Origin: https://evil.example", "-H", "Content-Type: application/json", "--data-binary", body,
+                ]
             )
             #expect(foreign.status == 403)
 
@@ -229,7 +237,9 @@ struct PrecacheBesideServeTests {
             files.append("bulk/f\(index).bin")
             origin.setRoute("/bulk/f\(index).bin", TestResponse(body: .generated(length: 200_000), faults: [.delayHead(.milliseconds(30))]))
         }
-        origin.setRoute("/bulk/offline.meta.json", .text("{\"files\": [\(files.map { "\"\($0)\"" }.joined(separator: ","))]}", contentType: "application/json"))
+        origin.setRoute(
+            "/bulk/offline.meta.json",
+            .text("{\"files\": [\(files.map { "\"\($0)\"" }.joined(separator: ","))]}", contentType: "application/json"))
         let directory = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cache = directory + "/cache"

@@ -13,17 +13,24 @@ struct RangeTests {
         try await withProxy { larder, origin in
             origin.setRoute(
                 "/media.bin",
-                TestResponse(headers: [("Content-Type", "application/octet-stream"), ("ETag", "\"v1\""), ("Last-Modified", Self.lastModified)], body: .generated(length: Self.length))
+                TestResponse(
+                    headers: [("Content-Type", "application/octet-stream"), ("ETag", "\"v1\""), ("Last-Modified", Self.lastModified)],
+                    body: .generated(length: Self.length))
             )
             let full = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL)
             #expect(full.header("cache-status")?.contains("stored") == true)
             try await origin.stop()
 
-            let cases: [(String, Range<Int64>)] = [("0-99", 0..<100), ("1000-1999", 1000..<2000), ("-500", 9500..<10000), ("9000-", 9000..<10000), ("9990-20000", 9990..<10000)]
+            let cases: [(String, Range<Int64>)] = [
+                ("0-99", 0..<100), ("1000-1999", 1000..<2000), ("-500", 9500..<10000), ("9000-", 9000..<10000),
+                ("9990-20000", 9990..<10000),
+            ]
             for (range, expected) in cases {
                 let answer = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", range])
                 #expect(answer.status == 206, "range \(range)")
-                #expect(answer.header("content-range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(Self.length)", "range \(range)")
+                #expect(
+                    answer.header("content-range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(Self.length)",
+                    "range \(range)")
                 #expect(answer.header("content-length") == String(expected.count), "range \(range)")
                 #expect(answer.header("cache-status")?.hasPrefix("larder; hit") == true)
                 #expect(Bytes(answer.body) == Bytes(GeneratedBody.bytes(expected)), "range \(range)")
@@ -48,17 +55,21 @@ struct RangeTests {
     @Test("If-Range: a matching entity tag or date gives the range; a mismatch gives the whole body")
     func ifRange() async throws {
         try await withProxy { larder, origin in
-            origin.setRoute("/media.bin", TestResponse(headers: [("ETag", "\"v1\""), ("Last-Modified", Self.lastModified)], body: .generated(length: Self.length)))
+            origin.setRoute(
+                "/media.bin",
+                TestResponse(headers: [("ETag", "\"v1\""), ("Last-Modified", Self.lastModified)], body: .generated(length: Self.length)))
             _ = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL)
             try await origin.stop()
 
             for validator in ["\"v1\"", Self.lastModified] {
-                let match = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", "10-19", "-H", "If-Range: \(validator)"])
+                let match = try await Curl.run(
+                    origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", "10-19", "-H", "If-Range: \(validator)"])
                 #expect(match.status == 206, "If-Range \(validator)")
                 #expect(Bytes(match.body) == Bytes(GeneratedBody.bytes(10..<20)))
             }
             for validator in ["\"v2\"", "W/\"v1\"", "Wed, 16 Nov 2022 08:12:31 GMT"] {
-                let mismatch = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", "10-19", "-H", "If-Range: \(validator)"])
+                let mismatch = try await Curl.run(
+                    origin.url("/media.bin"), proxy: larder.proxyURL, arguments: ["-r", "10-19", "-H", "If-Range: \(validator)"])
                 #expect(mismatch.status == 200, "If-Range \(validator)")
                 #expect(mismatch.header("content-range") == nil)
                 #expect(Bytes(mismatch.body) == Bytes(GeneratedBody.bytes(0..<Self.length)))
@@ -101,12 +112,14 @@ struct RangeTests {
         try await origin.stop()
 
         let assets = DemoSite.root + "/games/flipart/assets"
-        let sound = try #require(try FileManager.default.contentsOfDirectory(atPath: assets).first { $0.hasPrefix("click-") && $0.hasSuffix(".wav") })
+        let sound = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: assets).first { $0.hasPrefix("click-") && $0.hasSuffix(".wav") })
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: assets + "/" + sound)))
         try #require(bytes.count >= 2000)
 
         let larder = try await LarderProcess(cacheDirectory: cache)
-        let answer = try await Curl.run(origin.url("/games/flipart/assets/" + sound), proxy: larder.proxyURL, arguments: ["-r", "1000-1999"])
+        let answer = try await Curl.run(
+            origin.url("/games/flipart/assets/" + sound), proxy: larder.proxyURL, arguments: ["-r", "1000-1999"])
         #expect(answer.status == 206)
         #expect(answer.header("content-range") == "bytes 1000-1999/\(bytes.count)")
         #expect(answer.header("cache-status")?.contains("detail=precached") == true)

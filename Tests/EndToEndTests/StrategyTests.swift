@@ -49,7 +49,8 @@ struct StrategyTests {
             // still asks again while it is young.
             let fetchedAt = ContinuousClock.now
             await entriesStored(in: larder, count: 2)
-            let hit = try await Curl.run(origin.url("/cache-first/a.js"), proxy: larder.proxyURL, arguments: ["-H", "Cache-Control: no-cache"])
+            let hit = try await Curl.run(
+                origin.url("/cache-first/a.js"), proxy: larder.proxyURL, arguments: ["-H", "Cache-Control: no-cache"])
             #expect(hit.header("cache-status")?.contains("detail=cache-first") == true)
             #expect(origin.requestCount("/cache-first/a.js") == 1)
             let young = try await Curl.run(origin.url("/aged/b.js"), proxy: larder.proxyURL)
@@ -68,7 +69,8 @@ struct StrategyTests {
             #expect(try await Curl.run(origin.url("/network-first/today.json"), proxy: larder.proxyURL).text == "v1")
             await entriesStored(in: larder)
             // Fresh, but network-first still asks the network; it answers slowly with v2.
-            origin.setRoute("/network-first/today.json", .text("v2", headers: [("Cache-Control", "max-age=3600")], faults: [.delayHead(.seconds(2))]))
+            origin.setRoute(
+                "/network-first/today.json", .text("v2", headers: [("Cache-Control", "max-age=3600")], faults: [.delayHead(.seconds(2))]))
             let timely = try await Curl.run(origin.url("/network-first/today.json"), proxy: larder.proxyURL)
             #expect(timely.text == "v1")
             #expect(timely.header("cache-status")?.contains("detail=network-timeout") == true)

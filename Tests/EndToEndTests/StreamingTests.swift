@@ -11,7 +11,8 @@ struct StreamingTests {
     func oneGibibyteFlatMemory() async throws {
         try await withProxy { larder, origin in
             let length: Int64 = 1 << 30
-            origin.setRoute("/big.bin", TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(length: length)))
+            origin.setRoute(
+                "/big.bin", TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(length: length)))
             let baseline = larder.residentBytes
             let sampler = Task {
                 var peak: Int64 = 0
@@ -114,7 +115,8 @@ struct StreamingTests {
             // The second event comes a minute after the first: a proxy that buffered would show nothing.
             origin.setRoute("/live", TestResponse(headers: headers, body: .chunked(events), faults: [.delayChunks(.seconds(60))]))
             let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
-            try connection.send("GET \(origin.url("/live")) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\nAccept: text/event-stream\r\n\r\n")
+            try connection.send(
+                "GET \(origin.url("/live")) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\nAccept: text/event-stream\r\n\r\n")
             let first = await connection.read(until: "data: one")
             #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
             #expect(first.contains("data: one"), "the first event arrives before upstream has finished")
@@ -127,7 +129,11 @@ struct StreamingTests {
     @Test("a chunked upstream response without a length is relayed and stored")
     func chunkedResponse() async throws {
         try await withProxy { larder, origin in
-            origin.setRoute("/stream.txt", TestResponse(headers: [("Content-Type", "text/plain")], body: .chunked([Array("one,".utf8), Array("two,".utf8), Array("three".utf8)])))
+            origin.setRoute(
+                "/stream.txt",
+                TestResponse(
+                    headers: [("Content-Type", "text/plain")],
+                    body: .chunked([Array("one,".utf8), Array("two,".utf8), Array("three".utf8)])))
             let response = try await Curl.run(origin.url("/stream.txt"), proxy: larder.proxyURL)
             #expect(response.text == "one,two,three")
             try await origin.stop()

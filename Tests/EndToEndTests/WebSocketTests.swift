@@ -29,7 +29,8 @@ struct WebSocketTests {
     @Test("ws:// through the proxy: the handshake reaches the origin, frames flow both ways byte for byte, nothing is stored")
     func plainWebSocket() async throws {
         try await self.withWebSocketOrigin { larder, origin in
-            let client = try await WebSocketTestClient.connect(through: larder.port, to: origin.url("/chat?room=1"), protocols: ["chat", "superchat"])
+            let client = try await WebSocketTestClient.connect(
+                through: larder.port, to: origin.url("/chat?room=1"), protocols: ["chat", "superchat"])
             defer { Task { await client.close() } }
 
             #expect(client.status == 101, "\(client.responseHead)")

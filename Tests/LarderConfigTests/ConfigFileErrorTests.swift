@@ -1,7 +1,7 @@
+import LarderHTTP
 import Testing
 
 @testable import LarderConfig
-import LarderHTTP
 
 /// Every kind of bad config file is refused with a message naming the file, the line and the key path.
 @Suite("Config file errors")

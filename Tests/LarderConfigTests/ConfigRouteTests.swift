@@ -1,8 +1,8 @@
+import LarderHTTP
 import LarderStore
 import Testing
 
 @testable import LarderConfig
-import LarderHTTP
 
 /// Which route of a config file a request's cache key falls under.
 @Suite("Config routes")
@@ -52,7 +52,9 @@ struct ConfigRouteTests {
         #expect(try self.strategy(self.configuration(#"{"routes": [{"match": "/games/**", "strategy": "http"}]}"#), url) == .http)
         #expect(try self.strategy(self.configuration(#"{"routes": [{"match": "index.html", "strategy": "http"}]}"#), url) == .http)
         #expect(try self.strategy(self.configuration(#"{"routes": [{"regex": "^games", "strategy": "http"}]}"#), url) == nil)
-        #expect(try self.strategy(self.configuration(#"{"routes": [{"regex": "^https://games\\.example/", "strategy": "http"}]}"#), url) == .http)
+        #expect(
+            try self.strategy(self.configuration(#"{"routes": [{"regex": "^https://games\\.example/", "strategy": "http"}]}"#), url)
+                == .http)
     }
 
     @Test("routes see the cache key: fragment gone, ignored query parameters gone")

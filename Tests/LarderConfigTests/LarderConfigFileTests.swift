@@ -1,9 +1,9 @@
 import Foundation
+import LarderHTTP
 import LarderStore
 import Testing
 
 @testable import LarderConfig
-import LarderHTTP
 
 /// What a valid config file sets, and where it goes.
 @Suite("Config file")

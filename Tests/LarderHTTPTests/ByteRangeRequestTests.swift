@@ -30,7 +30,9 @@ struct ByteRangeRequestTests {
         #expect(range.resolve(length: 10000) == expected)
     }
 
-    @Test("invalid syntax and other units are ignored", arguments: ["items=0-5", "bytes=", "bytes=5", "bytes=5-1", "bytes=a-b", "bytes=-", "bytes=1-2-3", "bytes=+1-2", "0-5", ""])
+    @Test(
+        "invalid syntax and other units are ignored",
+        arguments: ["items=0-5", "bytes=", "bytes=5", "bytes=5-1", "bytes=a-b", "bytes=-", "bytes=1-2-3", "bytes=+1-2", "0-5", ""])
     func invalid(value: String) {
         #expect(ByteRangeRequest(value) == nil)
     }

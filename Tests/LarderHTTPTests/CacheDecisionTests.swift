@@ -15,7 +15,9 @@ struct CacheDecisionTests {
         return ResponseFreshness(status: 200, header: { headers[$0] ?? [] }, requestTime: received, responseTime: received)
     }
 
-    private static func context(_ strategy: CachingStrategy = .http, request: String? = nil, pragma: String? = nil, maxAge: Duration? = nil) -> CacheDecision.Context {
+    private static func context(_ strategy: CachingStrategy = .http, request: String? = nil, pragma: String? = nil, maxAge: Duration? = nil)
+        -> CacheDecision.Context
+    {
         CacheDecision.Context(
             strategy: strategy,
             routeMaxAge: maxAge,
@@ -63,20 +65,30 @@ struct CacheDecisionTests {
         Row(response: "no-cache, max-age=60", expected: .forward(reason: .stale, timeout: nil)),
         Row(response: "max-age=60, stale-while-revalidate=30", age: 80, expected: .answerAndRefresh(detail: "stale-while-revalidate")),
         Row(response: "max-age=60, stale-while-revalidate=30", age: 91, expected: .forward(reason: .stale, timeout: nil)),
-        Row(response: "max-age=60, stale-while-revalidate=30", age: 80, request: "no-cache", expected: .forward(reason: .stale, timeout: nil)),
+        Row(
+            response: "max-age=60, stale-while-revalidate=30", age: 80, request: "no-cache",
+            expected: .forward(reason: .stale, timeout: nil)),
         Row(response: "max-age=60, stale-while-revalidate=30, must-revalidate", age: 80, expected: .forward(reason: .stale, timeout: nil)),
         Row(response: "max-age=600", routeMaxAge: .seconds(60), storedAgo: 120, expected: .forward(reason: .stale, timeout: nil)),
         Row(strategy: .cacheFirst, response: "max-age=0", request: "no-cache", expected: .answerFromCache(detail: "cache-first")),
-        Row(strategy: .cacheFirst, response: "max-age=0", routeMaxAge: .seconds(60), storedAgo: 120, expected: .forward(reason: .stale, timeout: nil)),
+        Row(
+            strategy: .cacheFirst, response: "max-age=0", routeMaxAge: .seconds(60), storedAgo: 120,
+            expected: .forward(reason: .stale, timeout: nil)),
         // The route bound counts from arrival here; an upstream Age (a CDN's) does not use it up.
-        Row(strategy: .cacheFirst, response: "max-age=0", age: 3000, routeMaxAge: .seconds(60), storedAgo: 30, expected: .answerFromCache(detail: "cache-first")),
+        Row(
+            strategy: .cacheFirst, response: "max-age=0", age: 3000, routeMaxAge: .seconds(60), storedAgo: 30,
+            expected: .answerFromCache(detail: "cache-first")),
         Row(response: "max-age=6000", age: 3000, routeMaxAge: .seconds(60), storedAgo: 30, expected: .answerFromCache(detail: nil)),
         Row(strategy: .cacheOnly, response: "no-store", expected: .answerFromCache(detail: "cache-only")),
         Row(strategy: .networkFirst, response: "max-age=600", expected: .forward(reason: .request, timeout: .seconds(3))),
-        Row(strategy: .networkFirst, response: "max-age=600", request: "only-if-cached", expected: .answerFromCache(detail: "only-if-cached")),
+        Row(
+            strategy: .networkFirst, response: "max-age=600", request: "only-if-cached",
+            expected: .answerFromCache(detail: "only-if-cached")),
         Row(strategy: .networkOnly, response: "max-age=600", expected: .forward(reason: .request, timeout: nil)),
         Row(strategy: .staleWhileRevalidate, response: "max-age=0", expected: .answerAndRefresh(detail: "stale-while-revalidate")),
-        Row(strategy: .staleWhileRevalidate, response: "max-age=0", routeMaxAge: .seconds(1), storedAgo: 5, expected: .forward(reason: .stale, timeout: nil)),
+        Row(
+            strategy: .staleWhileRevalidate, response: "max-age=0", routeMaxAge: .seconds(1), storedAgo: 5,
+            expected: .forward(reason: .stale, timeout: nil)),
     ]
 
     @Test(arguments: Self.rows)
@@ -107,7 +119,8 @@ struct ValidationPartsTests {
     func clientConditionals() {
         let lastModified = "Sat, 01 Jan 2000 00:00:00 GMT"
         func notModified(_ headers: [(String, String)], etag: String? = "\"a\"", lastModified: String? = lastModified) -> Bool {
-            ClientConditionals.notModified(headers.map { HeaderField(name: $0.0, value: $0.1) }, etag: etag, lastModified: lastModified, date: nil)
+            ClientConditionals.notModified(
+                headers.map { HeaderField(name: $0.0, value: $0.1) }, etag: etag, lastModified: lastModified, date: nil)
         }
         #expect(notModified([("If-None-Match", "\"a\"")]))
         #expect(notModified([("If-None-Match", "W/\"a\"")]))
@@ -131,10 +144,13 @@ struct ValidationPartsTests {
             HeaderField(name: "Content-Length", value: "10"), HeaderField(name: "Content-Encoding", value: "gzip"),
             HeaderField(name: "X-Old", value: "1"), HeaderField(name: "X-Old", value: "2"),
         ]
-        let merged = NotModifiedMerge.merge(stored: stored, notModified: [("cache-control", "max-age=60"), ("Content-Length", "0"), ("Content-Encoding", "identity"), ("x-old", "3")])
-        #expect(merged.map { "\($0.name): \($0.value)" } == [
-            "Content-Type: text/css", "Content-Length: 10", "Content-Encoding: gzip", "cache-control: max-age=60", "x-old: 3",
-        ])
+        let merged = NotModifiedMerge.merge(
+            stored: stored,
+            notModified: [("cache-control", "max-age=60"), ("Content-Length", "0"), ("Content-Encoding", "identity"), ("x-old", "3")])
+        #expect(
+            merged.map { "\($0.name): \($0.value)" } == [
+                "Content-Type: text/css", "Content-Length: 10", "Content-Encoding: gzip", "cache-control: max-age=60", "x-old: 3",
+            ])
     }
 
     @Test("Vary names leave Accept-Encoding out; values are canonical; * is refused; storage keys are stable")
@@ -145,10 +161,16 @@ struct ValidationPartsTests {
         let request = [HeaderField(name: "Accept-Language", value: "en,  fr"), HeaderField(name: "Accept-Encoding", value: "gzip")]
         let values = VaryKey.values(["Accept-Language, Accept-Encoding"], request: request)
         #expect(values == [HeaderField(name: "accept-language", value: "en, fr")])
-        #expect(VaryKey.matches(storedVary: ["Accept-Language"], storedValues: [HeaderField(name: "Accept-Language", value: "en,fr")], request: request))
-        #expect(!VaryKey.matches(storedVary: ["Accept-Language"], storedValues: [HeaderField(name: "accept-language", value: "de")], request: request))
+        #expect(
+            VaryKey.matches(
+                storedVary: ["Accept-Language"], storedValues: [HeaderField(name: "Accept-Language", value: "en,fr")], request: request))
+        #expect(
+            !VaryKey.matches(
+                storedVary: ["Accept-Language"], storedValues: [HeaderField(name: "accept-language", value: "de")], request: request))
         // Entries stored before Accept-Encoding was left out still match any encoding.
-        #expect(VaryKey.matches(storedVary: ["Accept-Encoding"], storedValues: [HeaderField(name: "accept-encoding", value: "br")], request: request))
+        #expect(
+            VaryKey.matches(
+                storedVary: ["Accept-Encoding"], storedValues: [HeaderField(name: "accept-encoding", value: "br")], request: request))
         let key = try CacheKey(url: "https://a.example/x")
         #expect(VaryKey.storageKey(key, values: []) == key)
         let variant = VaryKey.storageKey(key, values: values)

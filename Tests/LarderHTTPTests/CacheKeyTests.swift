@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LarderHTTP
 
 struct CacheKeyTests {

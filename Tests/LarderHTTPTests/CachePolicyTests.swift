@@ -7,7 +7,9 @@ import Testing
 struct CachePolicyTests {
     @Test("directives: case, quotes, duplicates, invalid numbers")
     func directives() {
-        let directives = CacheControlDirectives(["Max-Age=60, no-cache=\"Set-Cookie, X-Foo\"", "max-age=5, MUST-REVALIDATE", "s-maxage=abc"])
+        let directives = CacheControlDirectives([
+            "Max-Age=60, no-cache=\"Set-Cookie, X-Foo\"", "max-age=5, MUST-REVALIDATE", "s-maxage=abc",
+        ])
         #expect(directives.seconds("max-age") == .value(60))
         #expect(directives.contains("must-revalidate"))
         #expect(directives.contains("no-cache"))
@@ -25,7 +27,10 @@ struct CachePolicyTests {
     func maxAge() {
         let t0 = Date(timeIntervalSince1970: 1_000_000)
         let value = self.freshness(
-            ["cache-control": ["max-age=100"], "expires": [HTTPDate.format(t0.addingTimeInterval(5))], "date": [HTTPDate.format(t0)], "age": ["10"]],
+            [
+                "cache-control": ["max-age=100"], "expires": [HTTPDate.format(t0.addingTimeInterval(5))], "date": [HTTPDate.format(t0)],
+                "age": ["10"],
+            ],
             requestTime: t0,
             responseTime: t0.addingTimeInterval(2)
         )
@@ -38,7 +43,8 @@ struct CachePolicyTests {
     @Test("Expires relative to Date; invalid Expires is already stale")
     func expires() {
         let t0 = Date(timeIntervalSince1970: 2_000_000)
-        let valid = self.freshness(["expires": [HTTPDate.format(t0.addingTimeInterval(60))], "date": [HTTPDate.format(t0)]], requestTime: t0, responseTime: t0)
+        let valid = self.freshness(
+            ["expires": [HTTPDate.format(t0.addingTimeInterval(60))], "date": [HTTPDate.format(t0)]], requestTime: t0, responseTime: t0)
         #expect(valid.lifetime == 60)
         let invalid = self.freshness(["expires": ["0"], "date": [HTTPDate.format(t0)]], requestTime: t0, responseTime: t0)
         #expect(invalid.lifetime == 0)
@@ -57,7 +63,8 @@ struct CachePolicyTests {
     func noCache() {
         let t0 = Date()
         #expect(self.freshness(["cache-control": ["no-cache, max-age=600"]], requestTime: t0, responseTime: t0).lifetime == 0)
-        #expect(self.freshness(["cache-control": ["no-cache=\"Set-Cookie\", max-age=600"]], requestTime: t0, responseTime: t0).lifetime == 600)
+        #expect(
+            self.freshness(["cache-control": ["no-cache=\"Set-Cookie\", max-age=600"]], requestTime: t0, responseTime: t0).lifetime == 600)
     }
 
     @Test("must-revalidate is reported")
@@ -90,13 +97,16 @@ struct CachePolicyTests {
         ] as [(String, Int, [String], [String], [String], Bool)]
     )
     func storability(method: String, status: Int, request: [String], response: [String], vary: [String], expected: Bool) {
-        let result = Storability.evaluate(method: method, status: status, requestCacheControl: request, responseCacheControl: response, vary: vary)
+        let result = Storability.evaluate(
+            method: method, status: status, requestCacheControl: request, responseCacheControl: response, vary: vary)
         #expect((result == .storable) == expected)
     }
 
     @Test("server-sent events are never stored")
     func eventStream() {
-        let result = Storability.evaluate(method: "GET", status: 200, requestCacheControl: [], responseCacheControl: ["max-age=60"], vary: [], contentType: "Text/Event-Stream; charset=utf-8")
+        let result = Storability.evaluate(
+            method: "GET", status: 200, requestCacheControl: [], responseCacheControl: ["max-age=60"], vary: [],
+            contentType: "Text/Event-Stream; charset=utf-8")
         #expect(result == .notStorable(reason: "event-stream"))
     }
 

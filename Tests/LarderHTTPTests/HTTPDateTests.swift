@@ -25,7 +25,12 @@ struct HTTPDateTests {
         }
     }
 
-    @Test("rejects what is not an HTTP-date", arguments: ["", "0", "-1", "yesterday", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 0x Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:3x GMT", "Sun, 06 Nov 1994 08:49:37 UTC"])
+    @Test(
+        "rejects what is not an HTTP-date",
+        arguments: [
+            "", "0", "-1", "yesterday", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
+            "Sun, 0x Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:3x GMT", "Sun, 06 Nov 1994 08:49:37 UTC",
+        ])
     func rejects(text: String) {
         #expect(HTTPDate.parse(text) == nil)
     }

@@ -40,10 +40,11 @@ struct ManifestSamplesTests {
             root: try HTTPURL(parsing: "https://games.example/app"), allowCrossOrigin: false
         )
         #expect(vite.format == .vite)
-        #expect(Set(vite.files.map(\.url.absoluteString)) == [
-            "https://games.example/app/assets/index-Bx12.js", "https://games.example/app/assets/index-9aQk.css",
-            "https://games.example/app/assets/click-77fe.wav", "https://games.example/app/assets/levels-c0de.js",
-        ])
+        #expect(
+            Set(vite.files.map(\.url.absoluteString)) == [
+                "https://games.example/app/assets/index-Bx12.js", "https://games.example/app/assets/index-9aQk.css",
+                "https://games.example/app/assets/click-77fe.wav", "https://games.example/app/assets/levels-c0de.js",
+            ])
 
         let list = GamesList.parse(String(decoding: try self.bytes("Manifests/samples/games.txt"), as: UTF8.self), source: "games.txt")
         #expect(list.problems.isEmpty)

@@ -88,7 +88,10 @@ struct PrecacheRunnerTests {
             options.concurrency = 1
             _ = await PrecacheRunner(store: store, upstream: serial, options: options)
                 .run(GamesList.parse("http://h.example/a\nhttp://h.example/b\n", source: "t"))
-            #expect(serial.requestedURLs.filter { $0.hasSuffix(".js") } == ["http://h.example/a/1.js", "http://h.example/a/2.js", "http://h.example/b/1.js"])
+            #expect(
+                serial.requestedURLs.filter { $0.hasSuffix(".js") } == [
+                    "http://h.example/a/1.js", "http://h.example/a/2.js", "http://h.example/b/1.js",
+                ])
         }
     }
 

@@ -17,13 +17,26 @@ struct AnswerPathsTests {
     @Test(
         "same status line, headers in the same order, same body",
         arguments: [
-            ("fresh runtime entry", "http://site.example/a.js", [("Cache-Control", "max-age=3600"), ("Content-Type", "text/javascript")], EntryKind.runtime, HTTPMethod.GET, HTTPVersion.http1_1, [(String, String)]()),
+            (
+                "fresh runtime entry", "http://site.example/a.js",
+                [("Cache-Control", "max-age=3600"), ("Content-Type", "text/javascript")], EntryKind.runtime, HTTPMethod.GET,
+                HTTPVersion.http1_1, [(String, String)]()
+            ),
             ("HEAD", "http://site.example/b.js", [("Cache-Control", "max-age=3600")], .runtime, .HEAD, .http1_1, []),
             ("HTTP/1.0 client", "http://site.example/c.js", [("Cache-Control", "max-age=3600")], .runtime, .GET, .http1_0, []),
-            ("closing client", "http://site.example/d.js", [("Cache-Control", "max-age=3600")], .runtime, .GET, .http1_1, [("Connection", "close")]),
-            ("stored Via and ETag", "http://site.example/e.js", [("Cache-Control", "max-age=3600"), ("Via", "1.1 cdn"), ("ETag", "\"e\"")], .runtime, .GET, .http1_1, []),
+            (
+                "closing client", "http://site.example/d.js", [("Cache-Control", "max-age=3600")], .runtime, .GET, .http1_1,
+                [("Connection", "close")]
+            ),
+            (
+                "stored Via and ETag", "http://site.example/e.js",
+                [("Cache-Control", "max-age=3600"), ("Via", "1.1 cdn"), ("ETag", "\"e\"")], .runtime, .GET, .http1_1, []
+            ),
             ("precached, stale, cache-first", "http://site.example/f.js", [("Cache-Control", "max-age=1")], .precached, .GET, .http1_1, []),
-            ("gzip for a client that takes it", "http://site.example/g.js", [("Cache-Control", "max-age=3600"), ("Content-Encoding", "gzip")], .runtime, .GET, .http1_1, [("Accept-Encoding", "gzip")]),
+            (
+                "gzip for a client that takes it", "http://site.example/g.js",
+                [("Cache-Control", "max-age=3600"), ("Content-Encoding", "gzip")], .runtime, .GET, .http1_1, [("Accept-Encoding", "gzip")]
+            ),
         ]
     )
     func sameBytes(
@@ -37,7 +50,8 @@ struct AnswerPathsTests {
     ) async throws {
         let fixture = try ImmediateHitsTests.Fixture(now: { Self.now })
         try await fixture.store(url, body: "BODY of \(name)", headers: stored, kind: kind, responseTime: Self.now.addingTimeInterval(-30))
-        let immediate = try #require(await fixture.answer(url, method: method, version: version, headers: request), "\(name): no immediate answer")
+        let immediate = try #require(
+            await fixture.answer(url, method: method, version: version, headers: request), "\(name): no immediate answer")
         let ordinary = try await fixture.ordinaryAnswer(url, method: method, version: version, headers: request)
         #expect(immediate.head == ordinary.head, "\(name)")
         #expect(immediate.body == ordinary.body, "\(name)")

@@ -108,7 +108,10 @@ struct CacheTransactionTests {
             ("HEAD miss: fetched alone", Self.transaction(method: .HEAD), .fetch(conditional: false, timeout: nil)),
             ("range miss: fetched alone", Self.transaction(headers: [("Range", "bytes=0-1")]), .fetch(conditional: false, timeout: nil)),
             ("stale copy: validated", Self.transaction(stale), .fetch(conditional: true, timeout: nil)),
-            ("no-cache request: validated", Self.transaction(fresh, headers: [("Cache-Control", "no-cache")]), .fetch(conditional: true, timeout: nil)),
+            (
+                "no-cache request: validated", Self.transaction(fresh, headers: [("Cache-Control", "no-cache")]),
+                .fetch(conditional: true, timeout: nil)
+            ),
             (
                 "only-if-cached miss", Self.transaction(headers: [("Cache-Control", "only-if-cached")]),
                 .page(.notCached(detail: "only-if-cached"), cacheStatus: "larder; fwd=uri-miss; detail=only-if-cached")
@@ -119,7 +122,8 @@ struct CacheTransactionTests {
             ),
             (
                 "precached page: network-first with a timeout",
-                Self.transaction(Self.entry(kind: .precached, url: Self.page), url: Self.page), .fetch(conditional: true, timeout: .seconds(3))
+                Self.transaction(Self.entry(kind: .precached, url: Self.page), url: Self.page),
+                .fetch(conditional: true, timeout: .seconds(3))
             ),
             (
                 "stale-while-revalidate route", Self.transaction(stale, strategy: .staleWhileRevalidate),
@@ -130,7 +134,10 @@ struct CacheTransactionTests {
                 Self.transaction(Self.entry([("Cache-Control", "max-age=60, stale-while-revalidate=100")], age: 100)),
                 .stored(detail: "stale-while-revalidate", cacheStatus: nil, refresh: true)
             ),
-            ("network-only with a copy: unconditional, alone", Self.transaction(fresh, strategy: .networkOnly), .fetch(conditional: false, timeout: nil)),
+            (
+                "network-only with a copy: unconditional, alone", Self.transaction(fresh, strategy: .networkOnly),
+                .fetch(conditional: false, timeout: nil)
+            ),
             (
                 "cache-only miss", Self.transaction(strategy: .cacheOnly),
                 .page(.notCached(detail: "cache-only"), cacheStatus: "larder; fwd=uri-miss; detail=cache-only")
@@ -151,7 +158,10 @@ struct CacheTransactionTests {
                     cacheStatus: "larder; fwd=stale; detail=offline"
                 )
             ),
-            ("host backing off, stale copy", Self.transaction(stale, backingOff: true), .stored(detail: "upstream-backoff", cacheStatus: nil, refresh: false)),
+            (
+                "host backing off, stale copy", Self.transaction(stale, backingOff: true),
+                .stored(detail: "upstream-backoff", cacheStatus: nil, refresh: false)
+            ),
             (
                 "host backing off, miss", Self.transaction(backingOff: true),
                 .page(
@@ -171,7 +181,8 @@ struct CacheTransactionTests {
         var leader = Self.transaction()
         #expect(Step(leader.begin()) == .join)
         #expect(Step(leader.lead()) == .fetch(conditional: false, timeout: nil))
-        let answer = leader.upstreamAnswered(status: 200, headers: Self.fields([("Cache-Control", "max-age=60")]), requestTime: Self.now, now: Self.now)
+        let answer = leader.upstreamAnswered(
+            status: 200, headers: Self.fields([("Cache-Control", "max-age=60")]), requestTime: Self.now, now: Self.now)
         #expect(Step(answer) == .relay(forward: .uriMiss, stores: true, notStored: nil))
         #expect(leader.isDone)
 
@@ -194,12 +205,17 @@ struct CacheTransactionTests {
             if case .joinInFlight = action { action = transaction.lead() }
             return Step(transaction.upstreamAnswered(status: status, headers: Self.fields(headers), requestTime: Self.now, now: Self.now))
         }
-        #expect(relay(Self.transaction(), headers: [("Cache-Control", "no-store")]) == .relay(forward: .uriMiss, stores: false, notStored: "no-store"))
+        #expect(
+            relay(Self.transaction(), headers: [("Cache-Control", "no-store")])
+                == .relay(forward: .uriMiss, stores: false, notStored: "no-store"))
         #expect(relay(Self.transaction(method: .HEAD), headers: []) == .relay(forward: .uriMiss, stores: false, notStored: "head"))
         #expect(
-            relay(Self.transaction(headers: [("If-Match", "\"x\"")]), status: 412, headers: []) == .relay(forward: .uriMiss, stores: false, notStored: "precondition")
+            relay(Self.transaction(headers: [("If-Match", "\"x\"")]), status: 412, headers: [])
+                == .relay(forward: .uriMiss, stores: false, notStored: "precondition")
         )
-        #expect(relay(Self.transaction(strategy: .networkOnly), headers: []) == .relay(forward: .uriMiss, stores: false, notStored: "network-only"))
+        #expect(
+            relay(Self.transaction(strategy: .networkOnly), headers: [])
+                == .relay(forward: .uriMiss, stores: false, notStored: "network-only"))
         #expect(relay(Self.transaction(missReason: .varyMiss), headers: []) == .relay(forward: .varyMiss, stores: true, notStored: nil))
         #expect(relay(Self.transaction(Self.entry(age: 120)), headers: []) == .relay(forward: .stale, stores: true, notStored: nil))
     }
@@ -215,42 +231,55 @@ struct CacheTransactionTests {
                 == .stored(detail: nil, cacheStatus: "larder; fwd=stale; fwd-status=304; stored; detail=revalidated", refresh: false)
         )
         #expect(Step(transaction.storedAnswerFailed()) == .fetch(conditional: false, timeout: nil))
-        #expect(Step(transaction.upstreamAnswered(status: 200, headers: [], requestTime: Self.now, now: Self.now)) == .relay(forward: .stale, stores: true, notStored: nil))
+        #expect(
+            Step(transaction.upstreamAnswered(status: 200, headers: [], requestTime: Self.now, now: Self.now))
+                == .relay(forward: .stale, stores: true, notStored: nil))
 
         var unwritable = Self.transaction(Self.entry(age: 120))
         _ = unwritable.begin()
         _ = unwritable.upstreamAnswered(status: 304, headers: [], requestTime: Self.now, now: Self.now)
-        #expect(Step(unwritable.merged(nil)) == .stored(detail: nil, cacheStatus: "larder; fwd=stale; fwd-status=304; detail=revalidated", refresh: false))
+        #expect(
+            Step(unwritable.merged(nil))
+                == .stored(detail: nil, cacheStatus: "larder; fwd=stale; fwd-status=304; detail=revalidated", refresh: false))
     }
 
     @Test("stale-if-error: a 5xx is answered from a copy that may be served disconnected, else relayed")
     func staleIfError() {
         var usable = Self.transaction(Self.entry(age: 120))
         _ = usable.begin()
-        #expect(Step(usable.upstreamAnswered(status: 503, headers: [], requestTime: Self.now, now: Self.now)) == .stored(detail: "upstream-503", cacheStatus: nil, refresh: false))
+        #expect(
+            Step(usable.upstreamAnswered(status: 503, headers: [], requestTime: Self.now, now: Self.now))
+                == .stored(detail: "upstream-503", cacheStatus: nil, refresh: false))
         // The copy cannot be read: the 5xx goes to the client after all.
         #expect(Step(usable.storedAnswerFailed()) == .relay(forward: .stale, stores: false, notStored: "status-503"))
 
         var mustRevalidate = Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate")], age: 120))
         _ = mustRevalidate.begin()
         #expect(
-            Step(mustRevalidate.upstreamAnswered(status: 503, headers: [], requestTime: Self.now, now: Self.now)) == .relay(forward: .stale, stores: false, notStored: "status-503")
+            Step(mustRevalidate.upstreamAnswered(status: 503, headers: [], requestTime: Self.now, now: Self.now))
+                == .relay(forward: .stale, stores: false, notStored: "status-503")
         )
 
         var withinWindow = Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate, stale-if-error=600")], age: 120))
         _ = withinWindow.begin()
-        #expect(Step(withinWindow.upstreamAnswered(status: 500, headers: [], requestTime: Self.now, now: Self.now)) == .stored(detail: "upstream-500", cacheStatus: nil, refresh: false))
+        #expect(
+            Step(withinWindow.upstreamAnswered(status: 500, headers: [], requestTime: Self.now, now: Self.now))
+                == .stored(detail: "upstream-500", cacheStatus: nil, refresh: false))
     }
 
     @Test("upstream unreachable or slow: the copy when it may be served disconnected, else a page that says why")
     func upstreamFailures() {
         var withCopy = Self.transaction(Self.entry(age: 120))
         _ = withCopy.begin()
-        #expect(Step(withCopy.upstreamFailed(isTimeout: false, description: "refused", now: Self.now)) == .stored(detail: "upstream-unreachable", cacheStatus: nil, refresh: false))
+        #expect(
+            Step(withCopy.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+                == .stored(detail: "upstream-unreachable", cacheStatus: nil, refresh: false))
         #expect(
             Step(withCopy.storedAnswerFailed())
                 == .page(
-                    .disconnected(status: 504, reason: "refused", unusable: "The cached copy cannot be read, or is in a content coding this client does not accept."),
+                    .disconnected(
+                        status: 504, reason: "refused",
+                        unusable: "The cached copy cannot be read, or is in a content coding this client does not accept."),
                     cacheStatus: "larder; fwd=stale; detail=upstream-unreachable"
                 )
         )
@@ -260,7 +289,9 @@ struct CacheTransactionTests {
         _ = miss.lead()
         #expect(
             Step(miss.upstreamFailed(isTimeout: true, description: "timed out", now: Self.now))
-                == .page(.disconnected(status: 504, reason: "timed out", unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable")
+                == .page(
+                    .disconnected(status: 504, reason: "timed out", unusable: nil),
+                    cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable")
         )
 
         // network-only never answers from the copy, even when upstream fails.
@@ -268,7 +299,9 @@ struct CacheTransactionTests {
         _ = networkOnly.begin()
         #expect(
             Step(networkOnly.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
-                == .page(.disconnected(status: 502, reason: "refused", unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable")
+                == .page(
+                    .disconnected(status: 502, reason: "refused", unusable: nil),
+                    cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable")
         )
 
         // network-first: no answer within the timeout serves the copy (the fetch goes on).
@@ -282,7 +315,8 @@ struct CacheTransactionTests {
         #expect(
             Step(noCache.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
                 == .page(
-                    .disconnected(status: 504, reason: "refused", unusable: "The cached copy may not be served without revalidation (no-cache)."),
+                    .disconnected(
+                        status: 504, reason: "refused", unusable: "The cached copy may not be served without revalidation (no-cache)."),
                     cacheStatus: "larder; fwd=stale; detail=upstream-unreachable"
                 )
         )

@@ -1,6 +1,5 @@
 import Foundation
 import LarderHTTP
-@testable import LarderStore
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -8,6 +7,7 @@ import NIOHTTP1
 import Testing
 
 @testable import LarderProxy
+@testable import LarderStore
 
 /// The event-loop answers for plain hits, over a real store: what they say, and that a prepared
 /// answer never outlives what the store holds.
@@ -162,7 +162,8 @@ struct ImmediateHitsTests {
     func answerBytes() async throws {
         let fixture = try Fixture()
         let storedAt = ContinuousClock.now
-        try await fixture.store("http://site.example/a.js", body: "ONE", headers: [("Cache-Control", "max-age=3600"), ("Content-Type", "text/javascript")])
+        try await fixture.store(
+            "http://site.example/a.js", body: "ONE", headers: [("Cache-Control", "max-age=3600"), ("Content-Type", "text/javascript")])
         let answer = try #require(await fixture.answer("http://site.example/a.js"))
         let elapsed = ContinuousClock.now - storedAt
         #expect(answer.head.hasPrefix("HTTP/1.1 200 OK\r\n"))
@@ -234,7 +235,11 @@ struct ImmediateHitsTests {
         #expect(answer.head.contains("\r\ncontent-length: 204800\r\n"))
         #expect(try await fixture.answer(url, method: .HEAD)?.body == "")
         let entry = try #require(await fixture.store.entry(for: key))
-        guard case .file(let region, let file) = try #require(fixture.hits.answer(HTTPRequestHead(version: .http1_1, method: .GET, uri: url), allocator: ByteBufferAllocator())).body else {
+        guard
+            case .file(let region, let file) = try #require(
+                fixture.hits.answer(HTTPRequestHead(version: .http1_1, method: .GET, uri: url), allocator: ByteBufferAllocator())
+            ).body
+        else {
             Issue.record("a 200 KiB body is not answered from its file")
             return
         }
@@ -256,10 +261,14 @@ struct ImmediateHitsTests {
     func ordinaryPath() async throws {
         let fixture = try Fixture()
         // Stale under the http strategy: it must be revalidated.
-        try await fixture.store("http://site.example/stale.js", body: "S", headers: [("Cache-Control", "max-age=60")], responseTime: Date(timeIntervalSinceNow: -120))
+        try await fixture.store(
+            "http://site.example/stale.js", body: "S", headers: [("Cache-Control", "max-age=60")],
+            responseTime: Date(timeIntervalSinceNow: -120))
         #expect(try await fixture.answer("http://site.example/stale.js") == nil)
         // Precached assets are cache-first whatever their age.
-        try await fixture.store("http://site.example/game.js", body: "G", headers: [("Cache-Control", "max-age=60")], kind: .precached, responseTime: Date(timeIntervalSinceNow: -120))
+        try await fixture.store(
+            "http://site.example/game.js", body: "G", headers: [("Cache-Control", "max-age=60")], kind: .precached,
+            responseTime: Date(timeIntervalSinceNow: -120))
         #expect(try await fixture.answer("http://site.example/game.js")?.head.contains("Cache-Status: larder; hit; ttl=-") == true)
         #expect(try await fixture.answer("http://site.example/game.js")?.head.contains("detail=precached") == true)
         // Request directives, conditionals and ranges.
@@ -269,7 +278,8 @@ struct ImmediateHitsTests {
         }
         #expect(try await fixture.answer("http://site.example/c.js") != nil)
         // A stored gzip body goes as is only to a client that accepts gzip.
-        try await fixture.store("http://site.example/z.js", body: "Z", headers: [("Cache-Control", "max-age=60"), ("Content-Encoding", "gzip")])
+        try await fixture.store(
+            "http://site.example/z.js", body: "Z", headers: [("Cache-Control", "max-age=60"), ("Content-Encoding", "gzip")])
         #expect(try await fixture.answer("http://site.example/z.js", headers: [("Accept-Encoding", "gzip, br")]) != nil)
         #expect(try await fixture.answer("http://site.example/z.js") == nil)
         // Responses that vary on request headers.
@@ -279,7 +289,8 @@ struct ImmediateHitsTests {
         try await fixture.store("http://site.example/all.js", body: "A", headers: [("Cache-Control", "max-age=60"), ("Vary", "*")])
         #expect(try await fixture.answer("http://site.example/all.js") == nil)
         // ... but not on Accept-Encoding alone, and a precached file answers whatever it varies on.
-        try await fixture.store("http://site.example/ae.js", body: "E", headers: [("Cache-Control", "max-age=60"), ("Vary", "Accept-Encoding")])
+        try await fixture.store(
+            "http://site.example/ae.js", body: "E", headers: [("Cache-Control", "max-age=60"), ("Vary", "Accept-Encoding")])
         #expect(try await fixture.answer("http://site.example/ae.js")?.body == "E")
         try await fixture.store("http://site.example/pv.js", body: "P", headers: [("Vary", "Origin")], kind: .precached)
         #expect(try await fixture.answer("http://site.example/pv.js", headers: [("Origin", "http://a.example")])?.body == "P")

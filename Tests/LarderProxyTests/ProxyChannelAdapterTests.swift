@@ -12,7 +12,8 @@ struct ProxyChannelAdapterTests {
         var configuration = HTTPResponseEncoder.Configuration()
         configuration.automaticallySetFramingHeaders = false
         try channel.pipeline.syncOperations.addHandler(HTTPResponseEncoder(configuration: configuration), name: "enc")
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: "dec")
+        try channel.pipeline.syncOperations.addHandler(
+            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: "dec")
         try channel.pipeline.syncOperations.addHandler(ProxyChannelAdapter(decoderName: "dec", encoderName: "enc"))
         return channel
     }
@@ -68,7 +69,10 @@ struct ProxyChannelAdapterTests {
         let channel = try self.makeChannel()
         #expect(throws: (any Error).self) {
             try channel.writeInbound(
-                ByteBuffer(string: "POST http://a.example/ HTTP/1.1\r\nHost: a.example\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+                ByteBuffer(
+                    string:
+                        "POST http://a.example/ HTTP/1.1\r\nHost: a.example\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+                )
             )
         }
         _ = try? channel.finish()

@@ -14,14 +14,21 @@ struct RoutingTests {
     private func classify(_ method: HTTPMethod, _ uri: String, host: String? = nil) -> RequestRoute {
         var headers = HTTPHeaders()
         if let host { headers.add(name: "host", value: host) }
-        return RequestRoute.classify(HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: headers), own: self.own, rules: self.rules)
+        return RequestRoute.classify(
+            HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: headers), own: self.own, rules: self.rules)
     }
 
     @Test("an absolute-form request for the proxy's own pages must carry a Host that names the proxy")
     func ownPagesNeedAnOwnHost() {
-        #expect(self.classify(.POST, "http://127.0.0.1:8080/dev/offline/precache", host: "127.0.0.1:8080") == .ownPage(path: "/dev/offline/precache", query: nil))
-        #expect(self.classify(.GET, "http://127.0.0.1:8080/dev/offline", host: "localhost:8080") == .ownPage(path: "/dev/offline", query: nil))
-        guard case .reject(.badRequest, let reason) = self.classify(.POST, "http://127.0.0.1:8080/dev/offline/precache", host: "rebound.example:8080") else {
+        #expect(
+            self.classify(.POST, "http://127.0.0.1:8080/dev/offline/precache", host: "127.0.0.1:8080")
+                == .ownPage(path: "/dev/offline/precache", query: nil))
+        #expect(
+            self.classify(.GET, "http://127.0.0.1:8080/dev/offline", host: "localhost:8080") == .ownPage(path: "/dev/offline", query: nil))
+        guard
+            case .reject(.badRequest, let reason) = self.classify(
+                .POST, "http://127.0.0.1:8080/dev/offline/precache", host: "rebound.example:8080")
+        else {
             Issue.record("a foreign Host reached the precache API")
             return
         }
@@ -39,7 +46,10 @@ struct RoutingTests {
         }
         #expect(status == .requestHeaderFieldsTooLarge)
         #expect(reason.contains("101 header fields"))
-        guard case .reject(.requestHeaderFieldsTooLarge, _) = RequestRoute.classifyInTunnel(tooMany, host: "a.example", port: 443, rules: self.rules) else {
+        guard
+            case .reject(.requestHeaderFieldsTooLarge, _) = RequestRoute.classifyInTunnel(
+                tooMany, host: "a.example", port: 443, rules: self.rules)
+        else {
             Issue.record("101 header fields were accepted inside a tunnel")
             return
         }

@@ -31,7 +31,9 @@ struct ByteSizeTests {
         #expect(try ByteSize(parsing: text).bytes == bytes)
     }
 
-    @Test("invalid sizes name the text and the problem", arguments: ["", "KB", "12XB", "1..5GB", "1.2.3MB", "-5MB", "99999999999999999999", "9000000TiB", "2 GiB extra", "1.x MB", "."])
+    @Test(
+        "invalid sizes name the text and the problem",
+        arguments: ["", "KB", "12XB", "1..5GB", "1.2.3MB", "-5MB", "99999999999999999999", "9000000TiB", "2 GiB extra", "1.x MB", "."])
     func rejects(text: String) {
         let error = #expect(throws: ByteSize.ParseError.self) { try ByteSize(parsing: text) }
         #expect(error?.description.contains("'\(text)' is not a size") == true)

@@ -29,7 +29,9 @@ struct EvictionTests {
             #expect(result.removed == 3)
             #expect(result.freedBytes == 3000)
             for index in [3, 0, 4] {
-                #expect(try await store.entry(for: try CacheKey(url: "https://example.com/\(index)")) == nil, "entry \(index) was used least recently")
+                #expect(
+                    try await store.entry(for: try CacheKey(url: "https://example.com/\(index)")) == nil,
+                    "entry \(index) was used least recently")
             }
             for index in [1, 2] {
                 #expect(try await store.entry(for: try CacheKey(url: "https://example.com/\(index)")) != nil)
@@ -53,9 +55,12 @@ struct EvictionTests {
             let store = try Store(directory: directory)
             defer { try? store.close() }
             let count = Store.keysPerQuery + 100
-            let values = (0..<count).map { "('k\($0)', 'https://example.com/\($0)', 200, '[]', '[]', 'runtime', '\(String(repeating: "a", count: 64))', 10, 0, 0, 0, \($0))" }
+            let values = (0..<count).map {
+                "('k\($0)', 'https://example.com/\($0)', 200, '[]', '[]', 'runtime', '\(String(repeating: "a", count: 64))', 10, 0, 0, 0, \($0))"
+            }
             try await store.executeForTesting(
-                sql: "INSERT INTO entry (key, url, status, headers, vary, kind, body_hash, body_size, request_time, response_time, stored_at, last_used) VALUES "
+                sql:
+                    "INSERT INTO entry (key, url, status, headers, vary, kind, body_hash, body_size, request_time, response_time, stored_at, last_used) VALUES "
                     + values.joined(separator: ", ")
             )
             let result = try await store.evictRuntime(toFitWithin: 50)

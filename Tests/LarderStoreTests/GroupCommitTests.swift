@@ -24,7 +24,8 @@ struct GroupCommitTests {
                     nonisolated(unsafe) let handedOver = writer
                     group.addTask {
                         do {
-                            _ = try await handedOver.commit(key: try CacheKey(url: url), head: sampleHead(url: url), kind: .precached, expectedLength: nil)
+                            _ = try await handedOver.commit(
+                                key: try CacheKey(url: url), head: sampleHead(url: url), kind: .precached, expectedLength: nil)
                             return (index, true)
                         } catch {
                             return (index, false)
@@ -37,7 +38,9 @@ struct GroupCommitTests {
             }
             #expect(results.filter { !$0.value }.map(\.key) == [failing])
             for index in [0, 1, 99, 136, 138, 199] {
-                #expect(try await store.body(at: "http://site.example/group/\(index).bin") == sampleBody(count: 1_000 + index, seed: UInt8(index % 251)))
+                #expect(
+                    try await store.body(at: "http://site.example/group/\(index).bin")
+                        == sampleBody(count: 1_000 + index, seed: UInt8(index % 251)))
             }
             #expect(try await store.body(at: "http://site.example/group/\(failing).bin") == nil)
             let totals = try await store.totals()

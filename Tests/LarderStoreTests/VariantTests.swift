@@ -5,7 +5,9 @@ import Testing
 
 struct VariantTests {
     /// Commits `body` under `key` (a plain key or a variant's).
-    private func commit(_ store: Store, _ body: [UInt8], key: CacheKey, url: String, responseTime: TimeInterval, kind: EntryKind = .runtime) async throws {
+    private func commit(_ store: Store, _ body: [UInt8], key: CacheKey, url: String, responseTime: TimeInterval, kind: EntryKind = .runtime)
+        async throws
+    {
         let writer = try store.makeBodyWriter()
         try writer.write(contentsOf: body)
         var head = sampleHead(url: url)

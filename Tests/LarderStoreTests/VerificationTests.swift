@@ -30,13 +30,19 @@ struct VerificationTests {
 
             let found = try await store.verifyEntries(repair: false)
             #expect(!found.isClean)
-            #expect(Set(found.problems.map(\.subject)) == ["https://example.com/missing", "https://example.com/corrupted", "https://example.com/shrunk", directory + "/bodies/ab/" + orphanHash])
+            #expect(
+                Set(found.problems.map(\.subject)) == [
+                    "https://example.com/missing", "https://example.com/corrupted", "https://example.com/shrunk",
+                    directory + "/bodies/ab/" + orphanHash,
+                ])
             #expect(found.problems.first { $0.subject.hasSuffix("/missing") }?.kind == .missingBody(path: missing.bodyPath))
             guard case .wrongHash = found.problems.first(where: { $0.subject.hasSuffix("/corrupted") })?.kind else {
                 Issue.record("the corrupted body was not found by its hash")
                 return
             }
-            #expect(found.problems.first { $0.subject.hasSuffix("/shrunk") }?.kind == .wrongSize(path: shrunk.bodyPath, indexed: 1000, actual: 10))
+            #expect(
+                found.problems.first { $0.subject.hasSuffix("/shrunk") }?.kind
+                    == .wrongSize(path: shrunk.bodyPath, indexed: 1000, actual: 10))
             #expect(found.problems.allSatisfy { !$0.repaired })
 
             let repaired = try await store.verifyEntries(repair: true)

@@ -77,7 +77,8 @@ struct UpstreamConnectorTests {
         origin.setRoute("/plain", .text("plain"))
         let connector = try UpstreamConnector(trust: UpstreamTrust())
 
-        let channel = try await connector.openTunnel(host: "127.0.0.1", port: origin.port, connectTimeout: .seconds(5), eventLoop: self.eventLoop)
+        let channel = try await connector.openTunnel(
+            host: "127.0.0.1", port: origin.port, connectTimeout: .seconds(5), eventLoop: self.eventLoop)
         let answer = try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(string: "GET /plain HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
             var answer = ""

@@ -3,8 +3,8 @@
 //
 // Input: the file's bytes (also read as a size such as "512MB").
 import FuzzerDriver
-import LarderHTTP
 import LarderConfig
+import LarderHTTP
 import LarderStore
 
 #if canImport(Glibc)

@@ -70,7 +70,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     let again = GamesList.parse(lines: written, source: "games.txt")
     precondition(again.problems.isEmpty, "the entries written back have problems: \(again.problems)")
-    precondition(again.entries.count == list.entries.count, "the entries written back are \(again.entries.count), not \(list.entries.count)")
+    precondition(
+        again.entries.count == list.entries.count, "the entries written back are \(again.entries.count), not \(list.entries.count)")
     for (entry, reread) in zip(list.entries, again.entries) {
         switch (entry, reread) {
         case (.page(let url, let text), .page(let rereadURL, let rereadText)):

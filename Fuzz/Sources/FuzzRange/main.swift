@@ -36,13 +36,15 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
 
     // Written back, the ranges read the same.
-    let written = "bytes=" + request.specs.map { spec in
-        switch spec {
-        case .from(let first, let last?): return "\(first)-\(last)"
-        case .from(let first, nil): return "\(first)-"
-        case .suffix(let length): return "-\(length)"
-        }
-    }.joined(separator: ",")
+    let written =
+        "bytes="
+        + request.specs.map { spec in
+            switch spec {
+            case .from(let first, let last?): return "\(first)-\(last)"
+            case .from(let first, nil): return "\(first)-"
+            case .suffix(let length): return "-\(length)"
+            }
+        }.joined(separator: ",")
     precondition(ByteRangeRequest(written) == request, "\(value.debugDescription) written back as \(written) reads differently")
 
     var lengths: [Int64] = [0, 1, 2, 10, 10_000, Int64(Int32.max), Int64.max - 1, Int64.max]
@@ -67,9 +69,12 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             switch request.specs[0] {
             case .from(let first, let last):
                 precondition(range.lowerBound == first, "\(range) does not start at \(first)")
-                precondition(last.map { range.upperBound == min($0, length - 1) + 1 } ?? (range.upperBound == length), "\(range) for \(length)")
+                precondition(
+                    last.map { range.upperBound == min($0, length - 1) + 1 } ?? (range.upperBound == length), "\(range) for \(length)")
             case .suffix(let suffix):
-                precondition(range.upperBound == length && range.upperBound - range.lowerBound == min(suffix, length), "\(range) for -\(suffix) of \(length)")
+                precondition(
+                    range.upperBound == length && range.upperBound - range.lowerBound == min(suffix, length),
+                    "\(range) for -\(suffix) of \(length)")
             }
             _ = ByteRangeRequest.contentRange(range, length: length)
         case .unsatisfiable:

@@ -117,7 +117,10 @@ final class ConnectionRegistry: Sendable {
             var victims: [ConnectionLifecycle] = []
             if (state.perClient[client] ?? 0) >= limits.perClient {
                 guard let oldest = state.longestWaiting(client: client) else {
-                    return (.refused(reason: "this client has \(limits.perClient) connections open already (--max-connections-per-client)"), [], false)
+                    return (
+                        .refused(reason: "this client has \(limits.perClient) connections open already (--max-connections-per-client)"), [],
+                        false
+                    )
                 }
                 victims.append(oldest)
             }

@@ -42,7 +42,9 @@ struct DevOfflineActions {
             return self.pages.notice(
                 .unsupportedMediaType,
                 heading: "Unsupported form encoding",
-                paragraphs: ["The controls take application/x-www-form-urlencoded forms; this request sent \(contentType.isEmpty ? "no Content-Type" : contentType)."]
+                paragraphs: [
+                    "The controls take application/x-www-form-urlencoded forms; this request sent \(contentType.isEmpty ? "no Content-Type" : contentType)."
+                ]
             )
         }
         let fields = FormFields(String(decoding: body.readableBytesView, as: UTF8.self))
@@ -58,7 +60,8 @@ struct DevOfflineActions {
             return self.toggleOffline(fields, back: back)
         case "clear-runtime":
             let removed = try await self.pages.store.removeRuntimeEntries()
-            return Self.redirect(back, flash: "Removed \(HumanFormat.count(removed)) runtime \(removed == 1 ? "entry" : "entries"); precached entries stay.")
+            return Self.redirect(
+                back, flash: "Removed \(HumanFormat.count(removed)) runtime \(removed == 1 ? "entry" : "entries"); precached entries stay.")
         default:
             return self.pages.notice(.notFound, heading: "No such control", paragraphs: ["Larder has no control named \(name)."])
         }
@@ -72,7 +75,8 @@ struct DevOfflineActions {
         do {
             key = try CacheKey(url: text, filter: self.pages.queryFilter)
         } catch {
-            return self.pages.notice(.badRequest, heading: "Not a URL", paragraphs: ["\(text) is not a URL Larder could have cached: \(error)"])
+            return self.pages.notice(
+                .badRequest, heading: "Not a URL", paragraphs: ["\(text) is not a URL Larder could have cached: \(error)"])
         }
         let result = try await self.pages.store.purgeEntry(key)
         guard result.removed else {
@@ -87,11 +91,16 @@ struct DevOfflineActions {
 
     private func purgeGame(_ fields: FormFields, back: String) async throws -> DevOfflinePages.Response {
         let slug = fields["game"] ?? ""
-        guard let record = try await self.pages.store.game(slug: slug), let removed = try await self.pages.store.purgeGame(slug: slug) else {
+        guard let record = try await self.pages.store.game(slug: slug), let removed = try await self.pages.store.purgeGame(slug: slug)
+        else {
             return Self.redirect(back, flash: "No game \(slug) is recorded.")
         }
         let name = record.displayName ?? record.slug
-        return Self.redirect(back, flash: "Purged \(name): removed \(HumanFormat.count(removed)) \(removed == 1 ? "entry" : "entries"). It is not ready offline until precached again.")
+        return Self.redirect(
+            back,
+            flash:
+                "Purged \(name): removed \(HumanFormat.count(removed)) \(removed == 1 ? "entry" : "entries"). It is not ready offline until precached again."
+        )
     }
 
     private func precacheGame(_ fields: FormFields, origin: String?, back: String) async throws -> DevOfflinePages.Response {
@@ -122,7 +131,8 @@ struct DevOfflineActions {
         default: wanted = !self.pages.offline.isOffline
         }
         self.pages.offline.isOffline = wanted
-        let message = wanted
+        let message =
+            wanted
             ? "Offline mode is on: Larder answers from its cache only and never contacts the network."
             : "Offline mode is off: Larder uses the network again."
         return Self.redirect(back, flash: message)
@@ -131,7 +141,8 @@ struct DevOfflineActions {
     /// `path` when it is a page of /dev/offline (never another site, nor a scheme-relative `//host`),
     /// else `/dev/offline`.
     static func returnPath(_ path: String?) -> String {
-        guard let path, path == DevOfflinePages.root || path.hasPrefix(DevOfflinePages.root + "/") || path.hasPrefix(DevOfflinePages.root + "?"),
+        guard let path,
+            path == DevOfflinePages.root || path.hasPrefix(DevOfflinePages.root + "/") || path.hasPrefix(DevOfflinePages.root + "?"),
             !path.contains("//"), !path.contains("\\"),
             path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
         else {

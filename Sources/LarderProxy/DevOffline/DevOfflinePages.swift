@@ -68,7 +68,9 @@ struct DevOfflinePages: Sendable {
             return try await actions.respond(name: String(path.dropFirst(actionsPrefix.count)), request: request, body: body)
         }
         guard request.method == .GET || request.method == .HEAD else {
-            var response = self.notice(.methodNotAllowed, heading: "Method not allowed", paragraphs: ["\(path) answers GET and HEAD; the controls are POST forms under \(actionsPrefix)."])
+            var response = self.notice(
+                .methodNotAllowed, heading: "Method not allowed",
+                paragraphs: ["\(path) answers GET and HEAD; the controls are POST forms under \(actionsPrefix)."])
             response.headers.add(name: "Allow", value: "GET, HEAD")
             return response
         }
@@ -97,7 +99,12 @@ struct DevOfflinePages: Sendable {
             if json { slug.removeLast(5) }
             return try await self.game(slug: slug, query: query, json: json)
         default:
-            return self.notice(.notFound, heading: "Not found", paragraphs: ["Larder has no page at \(path).", "Its pages are /dev/offline, /dev/offline/entries, /dev/offline/games/SLUG (each also as .json) and /metrics."])
+            return self.notice(
+                .notFound, heading: "Not found",
+                paragraphs: [
+                    "Larder has no page at \(path).",
+                    "Its pages are /dev/offline, /dev/offline/entries, /dev/offline/games/SLUG (each also as .json) and /metrics.",
+                ])
         }
     }
 
@@ -176,7 +183,9 @@ struct DevOfflinePages: Sendable {
                 response.status = .notFound
                 return response
             }
-            return self.notice(.notFound, heading: "No such game", paragraphs: ["No game with the slug \(slug) is recorded. The overview lists every game Larder knows."])
+            return self.notice(
+                .notFound, heading: "No such game",
+                paragraphs: ["No game with the slug \(slug) is recorded. The overview lists every game Larder knows."])
         }
         if json {
             return try Self.json(detail)
@@ -198,7 +207,8 @@ struct DevOfflinePages: Sendable {
     func frame(title: String, returnPath: String, query: FormFields, now: Date) -> DevOfflineViews.Frame {
         let backingOff = self.health.snapshot().values.filter { !$0.shouldAttempt(now: now) }.count
         let flash = query["flash"].map { String($0.prefix(DevOfflineActions.maximumFlashLength)) }
-        return DevOfflineViews.Frame(title: title, offline: self.offline.isOffline, hostsBackingOff: backingOff, returnPath: returnPath, flash: flash)
+        return DevOfflineViews.Frame(
+            title: title, offline: self.offline.isOffline, hostsBackingOff: backingOff, returnPath: returnPath, flash: flash)
     }
 
     /// A page with a heading and paragraphs (errors, refusals).
@@ -216,7 +226,11 @@ struct DevOfflinePages: Sendable {
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         if contentType.hasPrefix("text/html") {
             // The pages need nothing from anywhere else, and no script; forms post only to Larder.
-            headers.add(name: "Content-Security-Policy", value: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+            headers.add(
+                name: "Content-Security-Policy",
+                value:
+                    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+            )
             headers.add(name: "Referrer-Policy", value: "same-origin")
         }
         return Response(status: status, headers: headers, body: body)

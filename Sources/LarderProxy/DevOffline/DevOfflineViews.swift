@@ -81,7 +81,8 @@ struct DevOfflineViews {
         values["runtimeBytes"] = HumanFormat.bytes(store.runtimeBytes)
         if let maxSize = store.maxSize, maxSize > 0 {
             let share = HumanFormat.percent(store.bytes, of: maxSize) ?? "0%"
-            values["budgetText"] = "Using \(HumanFormat.bytes(store.bytes)) of the \(HumanFormat.bytes(maxSize)) budget (\(share)); runtime entries are evicted least recently used first."
+            values["budgetText"] =
+                "Using \(HumanFormat.bytes(store.bytes)) of the \(HumanFormat.bytes(maxSize)) budget (\(share)); runtime entries are evicted least recently used first."
             let percent = min(100, Int((Double(store.bytes) / Double(maxSize) * 100).rounded()))
             values["budgetPercent"] = String(max(percent, store.bytes > 0 ? 1 : 0))
             values["budgetFull"] = percent >= 100
@@ -154,7 +155,8 @@ struct DevOfflineViews {
             ["url": file.url, "why": Self.why(file)]
         }
         let unlisted = game.filesMissing - game.missing.count
-        card["moreMissing"] = unlisted > 0 ? "\(game.missing.isEmpty ? "" : "and ")\(unlisted) more missing file\(unlisted == 1 ? "" : "s") →" : false
+        card["moreMissing"] =
+            unlisted > 0 ? "\(game.missing.isEmpty ? "" : "and ")\(unlisted) more missing file\(unlisted == 1 ? "" : "s") →" : false
         return card
     }
 
@@ -169,7 +171,8 @@ struct DevOfflineViews {
         case _ where game.ready:
             return "\(HumanFormat.count(game.filesListed)) file\(game.filesListed == 1 ? "" : "s") · \(size)"
         default:
-            return "\(HumanFormat.count(game.filesCached)) of \(HumanFormat.count(game.filesListed)) files cached · \(HumanFormat.count(game.filesMissing)) missing · \(size)"
+            return
+                "\(HumanFormat.count(game.filesCached)) of \(HumanFormat.count(game.filesListed)) files cached · \(HumanFormat.count(game.filesMissing)) missing · \(size)"
         }
     }
 
@@ -223,7 +226,8 @@ struct DevOfflineViews {
         let query = list.query ?? ""
         values["query"] = query.isEmpty ? false : query
         values["minimumSearchLength"] = String(Store.minimumSearchLength)
-        values["sortOptions"] = [(EntrySort.recent, "most recently stored"), (.size, "largest first"), (.url, "by URL")].map { sort, label -> [String: Any] in
+        values["sortOptions"] = [(EntrySort.recent, "most recently stored"), (.size, "largest first"), (.url, "by URL")].map {
+            sort, label -> [String: Any] in
             ["value": sort.rawValue, "label": label, "selected": sort == list.sort]
         }
         values["entriesNote"] = "\(HumanFormat.count(storeEntries)) in the cache"
@@ -286,11 +290,12 @@ struct DevOfflineViews {
                 state += ", \(job.filesDone) of \(job.filesToFetch) files fetched"
                 if job.filesFailed > 0 { state += ", \(job.filesFailed) failed" }
             }
-            values["job"] = [
-                "jobID": job.id,
-                "jobState": state,
-                "jobHref": "\(PrecacheAPI.path)/\(job.id)",
-            ] as [String: Any]
+            values["job"] =
+                [
+                    "jobID": job.id,
+                    "jobState": state,
+                    "jobHref": "\(PrecacheAPI.path)/\(job.id)",
+                ] as [String: Any]
         } else {
             values["job"] = false
         }
@@ -309,7 +314,8 @@ struct DevOfflineViews {
             return "Not ready: the last precache failed\(game.lastError.map { " (\($0))" } ?? ""). Precache it again when online."
         default:
             let missing = game.filesMissing
-            return "Not ready: \(HumanFormat.count(missing)) of \(HumanFormat.count(game.filesListed)) listed files \(missing == 1 ? "is" : "are") not cached; the list below says why. Precache it again when online."
+            return
+                "Not ready: \(HumanFormat.count(missing)) of \(HumanFormat.count(game.filesListed)) listed files \(missing == 1 ? "is" : "are") not cached; the list below says why. Precache it again when online."
         }
     }
 

@@ -28,8 +28,10 @@ final class ProxyMetrics: Sendable {
     init() {
         self.registry = PrometheusCollectorRegistry()
         self.factory = PrometheusMetricsFactory(registry: self.registry)
-        self.transportFailures = CoreMetrics.Counter(label: "larder_upstream_errors_total", dimensions: [("kind", "transport")], factory: self.factory)
-        self.serverErrors = CoreMetrics.Counter(label: "larder_upstream_errors_total", dimensions: [("kind", "status_5xx")], factory: self.factory)
+        self.transportFailures = CoreMetrics.Counter(
+            label: "larder_upstream_errors_total", dimensions: [("kind", "transport")], factory: self.factory)
+        self.serverErrors = CoreMetrics.Counter(
+            label: "larder_upstream_errors_total", dimensions: [("kind", "status_5xx")], factory: self.factory)
         for outcome in ProxyStatistics.Outcome.allCases {
             // Registered up front so every outcome shows, at 0, from the first scrape.
             _ = self.requestCounter(outcome)
@@ -47,7 +49,9 @@ final class ProxyMetrics: Sendable {
     }
 
     /// Brings the scrape-time values up to date and returns the Prometheus text exposition.
-    func exposition(store: Store, statistics: ProxyStatistics, health: UpstreamHealthRegistry, offline: OfflineSwitch, maxSize: Int64?) async throws -> String {
+    func exposition(store: Store, statistics: ProxyStatistics, health: UpstreamHealthRegistry, offline: OfflineSwitch, maxSize: Int64?)
+        async throws -> String
+    {
         let counts = statistics.counts()
         let increments = self.reportedOutcomes.withLock { reported -> [(ProxyStatistics.Outcome, Int)] in
             var increments: [(ProxyStatistics.Outcome, Int)] = []

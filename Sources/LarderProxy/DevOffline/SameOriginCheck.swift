@@ -39,7 +39,8 @@ struct SameOriginCheck: Sendable {
             accepted.insert(addressed)
         }
         if let site = request.headers.first(name: "sec-fetch-site")?.lowercased(), site != "same-origin", site != "none" {
-            return "The browser says this request comes from another site (Sec-Fetch-Site: \(site)). Use the buttons on Larder's own /dev/offline page."
+            return
+                "The browser says this request comes from another site (Sec-Fetch-Site: \(site)). Use the buttons on Larder's own /dev/offline page."
         }
         if let origin = request.headers.first(name: "origin") {
             guard let authority = Self.httpAuthority(origin), accepted.contains(authority) else {
@@ -53,7 +54,8 @@ struct SameOriginCheck: Sendable {
             }
             return nil
         }
-        return "The request has neither an Origin nor a Referer header, so Larder cannot tell that it comes from its own page. Browsers send Origin with every form; scripts should use `larder purge`, or send Origin: \(self.exampleOrigin)."
+        return
+            "The request has neither an Origin nor a Referer header, so Larder cannot tell that it comes from its own page. Browsers send Origin with every form; scripts should use `larder purge`, or send Origin: \(self.exampleOrigin)."
     }
 
     private var exampleOrigin: String {

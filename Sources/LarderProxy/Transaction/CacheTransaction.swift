@@ -63,7 +63,8 @@ struct CacheTransaction: Sendable {
         var headTimeout: Duration?
 
         static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.validating?.key == rhs.validating?.key && lhs.validating?.bodyHash == rhs.validating?.bodyHash && lhs.headTimeout == rhs.headTimeout
+            lhs.validating?.key == rhs.validating?.key && lhs.validating?.bodyHash == rhs.validating?.bodyHash
+                && lhs.headTimeout == rhs.headTimeout
         }
     }
 

@@ -50,7 +50,9 @@ final class StoringBody {
 
     /// Indexes the body under the target's key with `headers` (hop-by-hop ones already removed);
     /// a body whose length is not `expectedLength` is not stored. Returns whether it was.
-    func commit(status: Int, headers: [HeaderField], responseTime: Date, expectedLength: Int64?, budget: StoreBudget, logger: Logger) async -> Bool {
+    func commit(status: Int, headers: [HeaderField], responseTime: Date, expectedLength: Int64?, budget: StoreBudget, logger: Logger) async
+        -> Bool
+    {
         guard let writer = self.writer else { return false }
         self.writer = nil
         let head = StoredResponseHead(

@@ -47,14 +47,17 @@ enum DemoSite {
     static func gamesList(for originBaseURL: String, in directory: String) throws -> String {
         let text = try String(contentsOfFile: LarderProcess.packageRoot.appendingPathComponent("Examples/games.txt").path, encoding: .utf8)
         let path = directory + "/games.txt"
-        try text.replacingOccurrences(of: "http://127.0.0.1:8000", with: originBaseURL).write(toFile: path, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "http://127.0.0.1:8000", with: originBaseURL).write(
+            toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
     /// Every file a manifest of the demo lists, as site-relative paths (shell, flipart, wordbox).
     static func listedFiles() throws -> [String] {
         var files: [String] = []
-        for (manifest, base) in [("shell/offline.meta.json", ""), ("games/flipart/offline.meta.json", "games/"), ("games/wordbox/offline.meta.json", "games/")] {
+        for (manifest, base) in [
+            ("shell/offline.meta.json", ""), ("games/flipart/offline.meta.json", "games/"), ("games/wordbox/offline.meta.json", "games/"),
+        ] {
             let data = try Data(contentsOf: URL(fileURLWithPath: self.root + "/" + manifest))
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             files += (object?["files"] as? [String] ?? []).map { base + $0 }

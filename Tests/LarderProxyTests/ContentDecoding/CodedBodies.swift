@@ -38,7 +38,8 @@ enum CodedBodies {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("larder-gzip-\(UUID().uuidString).txt")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let (status, output) = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Int32, [UInt8]), any Error>) in
+        let (status, output) = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(Int32, [UInt8]), any Error>) in
             let thread = Thread {
                 let process = ChildProcess()
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

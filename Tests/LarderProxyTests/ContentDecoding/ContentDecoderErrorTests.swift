@@ -28,7 +28,8 @@ struct ContentDecoderErrorTests {
     func deflateCorrupt() throws {
         var badBlock = try CodedBodies.zlibStream(CodedBodies.repetitive)
         badBlock[2] = 0x07  // final block of the reserved type 3
-        #expect(Self.decodingError(badBlock, as: .deflate) == ContentDecodingError(coding: .deflate, reason: .corrupt("invalid block type")))
+        #expect(
+            Self.decodingError(badBlock, as: .deflate) == ContentDecodingError(coding: .deflate, reason: .corrupt("invalid block type")))
 
         var badChecksum = try CodedBodies.zlibStream(CodedBodies.repetitive)
         badChecksum[badChecksum.count - 1] ^= 0xff
@@ -38,7 +39,9 @@ struct ContentDecoderErrorTests {
 
         // A zlib header with FDICT set, then a dictionary id: HTTP has no way to supply the dictionary.
         let presetDictionary: [UInt8] = [0x78, 0xbb, 0x00, 0x00, 0x00, 0x01, 0x03, 0x00]
-        #expect(Self.decodingError(presetDictionary, as: .deflate) == ContentDecodingError(coding: .deflate, reason: .corrupt("needs a preset dictionary")))
+        #expect(
+            Self.decodingError(presetDictionary, as: .deflate)
+                == ContentDecodingError(coding: .deflate, reason: .corrupt("needs a preset dictionary")))
     }
 
     @Test("after an error the decoder keeps reporting it")

@@ -28,7 +28,8 @@ struct DevOfflineActionsTests {
     @Test("purge-entry from the page: 303 back with a flash; the entry is gone and its game is no longer ready")
     func purgeEntry() async throws {
         let fixture = try DevOfflineFixture()
-        try await fixture.storeGame(slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js", "http://games.example/flip/b.js"])
+        try await fixture.storeGame(
+            slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js", "http://games.example/flip/b.js"])
         let key = try CacheKey(url: "http://games.example/flip/a.js")
         let response = await fixture.post(
             "/dev/offline/actions/purge-entry",
@@ -63,7 +64,8 @@ struct DevOfflineActionsTests {
         try await fixture.storeEntry("http://site.example/runtime-1.css")
         try await fixture.storeEntry("http://site.example/runtime-2.css")
 
-        let purge = await fixture.post("/dev/offline/actions/purge-game", form: [("game", "flip")], headers: ["Referer": "http://localhost:8080/dev/offline"])
+        let purge = await fixture.post(
+            "/dev/offline/actions/purge-game", form: [("game", "flip")], headers: ["Referer": "http://localhost:8080/dev/offline"])
         #expect(purge.status == .seeOther)
         #expect(try await fixture.store.game(slug: "flip")?.state == .failed)
         let report = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
@@ -71,7 +73,9 @@ struct DevOfflineActionsTests {
 
         let clear = await fixture.post("/dev/offline/actions/clear-runtime", form: [], headers: self.own)
         #expect(clear.status == .seeOther)
-        #expect(FormFields(String(clear.headers.first(name: "location")?.split(separator: "?")[1] ?? ""))["flash"] == "Removed 2 runtime entries; precached entries stay.")
+        #expect(
+            FormFields(String(clear.headers.first(name: "location")?.split(separator: "?")[1] ?? ""))["flash"]
+                == "Removed 2 runtime entries; precached entries stay.")
         #expect(try await fixture.store.totals().entries == 0)
 
         let on = await fixture.post("/dev/offline/actions/offline", form: [("offline", "on")], headers: self.own)
@@ -101,7 +105,10 @@ struct DevOfflineActionsTests {
     func returnPath() {
         #expect(DevOfflineActions.returnPath("/dev/offline/entries?q=x") == "/dev/offline/entries?q=x")
         #expect(DevOfflineActions.returnPath("/dev/offline") == "/dev/offline")
-        for hostile in ["//evil.example/dev/offline", "https://evil.example/", "/dev/offlinex", "/dev/offline/..//evil", "/dev/offline/\r\nSet-Cookie: a", "/other", nil] {
+        for hostile in [
+            "//evil.example/dev/offline", "https://evil.example/", "/dev/offlinex", "/dev/offline/..//evil",
+            "/dev/offline/\r\nSet-Cookie: a", "/other", nil,
+        ] {
             #expect(DevOfflineActions.returnPath(hostile) == "/dev/offline", "\(hostile ?? "nil")")
         }
         let redirect = DevOfflineActions.redirect("/dev/offline?flash=old&x=1", flash: "new <b>")
@@ -111,7 +118,9 @@ struct DevOfflineActionsTests {
     @Test("a control that is not a form, or names nothing, gets a clear 4xx")
     func badForms() async throws {
         let fixture = try DevOfflineFixture()
-        let json = await fixture.send(.POST, "/dev/offline/actions/clear-runtime", headers: ["Origin": DevOfflineFixture.ownOrigin, "Content-Type": "application/json"], body: "{}")
+        let json = await fixture.send(
+            .POST, "/dev/offline/actions/clear-runtime",
+            headers: ["Origin": DevOfflineFixture.ownOrigin, "Content-Type": "application/json"], body: "{}")
         #expect(json.status == .unsupportedMediaType)
         let nothing = await fixture.post("/dev/offline/actions/purge-entry", form: [], headers: self.own)
         #expect(nothing.status == .badRequest)

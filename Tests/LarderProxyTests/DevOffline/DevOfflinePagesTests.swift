@@ -33,9 +33,14 @@ struct DevOfflinePagesTests {
     func escaping() async throws {
         let fixture = try DevOfflineFixture()
         let name = "<script>alert(1)</script>"
-        try await fixture.storeGame(slug: "evil", displayName: name, cached: ["http://games.example/evil/a.js?x=<b>bold</b>"], failed: [("http://games.example/evil/\"onmouseover=\"alert(2).js", "answered <i>HTTP</i> 404")])
+        try await fixture.storeGame(
+            slug: "evil", displayName: name, cached: ["http://games.example/evil/a.js?x=<b>bold</b>"],
+            failed: [("http://games.example/evil/\"onmouseover=\"alert(2).js", "answered <i>HTTP</i> 404")])
         try await fixture.storeEntry("http://site.example/page?<b>=1&q='\"><img/src=x/onerror=alert(3)>")
-        fixture.statistics.record(.init(time: Date(), method: "GET", url: "http://site.example/<b>x</b>", status: 200, cacheStatus: "larder; hit", outcome: .hit, milliseconds: 1))
+        fixture.statistics.record(
+            .init(
+                time: Date(), method: "GET", url: "http://site.example/<b>x</b>", status: 200, cacheStatus: "larder; hit", outcome: .hit,
+                milliseconds: 1))
 
         for target in ["/dev/offline", "/dev/offline/entries", "/dev/offline/entries?q=%3Cb%3E", "/dev/offline/games/evil"] {
             let body = await fixture.get(target).body
@@ -100,7 +105,8 @@ struct DevOfflinePagesTests {
         #expect(urls == urls.sorted(), "sort=url orders by URL")
 
         let sorted = await fixture.get("/dev/offline/entries?q=item&sort=size&page=2")
-        #expect(sorted.body.contains("href=\"/dev/offline/entries?q=item&amp;sort=size&amp;page=3\""), "links keep the search and the order")
+        #expect(
+            sorted.body.contains("href=\"/dev/offline/entries?q=item&amp;sort=size&amp;page=3\""), "links keep the search and the order")
         #expect(sorted.body.contains("<option value=\"size\" selected>"))
     }
 
@@ -131,7 +137,8 @@ struct DevOfflinePagesTests {
     @Test("a game page checks files against the store: one removed behind its back shows as missing, not ready")
     func gameTruthfulness() async throws {
         let fixture = try DevOfflineFixture()
-        try await fixture.storeGame(slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js", "http://games.example/flip/b.css"])
+        try await fixture.storeGame(
+            slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js", "http://games.example/flip/b.css"])
         var detail = try DevOfflineFixture.json(await fixture.get("/dev/offline/games/flip.json"))
         var game = detail["game"] as? [String: Any] ?? [:]
         #expect(game["ready"] as? Bool == true)
@@ -153,10 +160,15 @@ struct DevOfflinePagesTests {
     func overviewJSON() async throws {
         let fixture = try DevOfflineFixture(maxSize: 4096)
         try await fixture.storeGame(slug: "good", displayName: "Good", cached: ["http://games.example/good/a.js"])
-        try await fixture.storeGame(slug: "holey", displayName: nil, cached: ["http://games.example/holey/a.js"], failed: [("http://games.example/holey/b.js", "answered HTTP 404")])
+        try await fixture.storeGame(
+            slug: "holey", displayName: nil, cached: ["http://games.example/holey/a.js"],
+            failed: [("http://games.example/holey/b.js", "answered HTTP 404")])
         try await fixture.storeEntry("http://site.example/x.css", size: 48)
         for outcome in [ProxyStatistics.Outcome.hit, .hit, .miss, .stale, .error] {
-            fixture.statistics.record(.init(time: Date(), method: "GET", url: "http://site.example/", status: 200, cacheStatus: nil, outcome: outcome, milliseconds: 2))
+            fixture.statistics.record(
+                .init(
+                    time: Date(), method: "GET", url: "http://site.example/", status: 200, cacheStatus: nil, outcome: outcome,
+                    milliseconds: 2))
         }
         fixture.health.recordConnectFailure(host: "down.example", description: "connection refused")
         fixture.health.recordConnectFailure(host: "down.example", description: "connection refused")
@@ -200,8 +212,11 @@ struct DevOfflinePagesTests {
     @Test("/metrics: Prometheus text with requests by outcome, store gauges and precache files")
     func metrics() async throws {
         let fixture = try DevOfflineFixture()
-        try await fixture.storeGame(slug: "holey", displayName: nil, cached: ["http://games.example/holey/a.js"], failed: [("http://games.example/holey/b.js", "404")])
-        fixture.statistics.record(.init(time: Date(), method: "GET", url: "http://a/", status: 200, cacheStatus: nil, outcome: .hit, milliseconds: 1))
+        try await fixture.storeGame(
+            slug: "holey", displayName: nil, cached: ["http://games.example/holey/a.js"],
+            failed: [("http://games.example/holey/b.js", "404")])
+        fixture.statistics.record(
+            .init(time: Date(), method: "GET", url: "http://a/", status: 200, cacheStatus: nil, outcome: .hit, milliseconds: 1))
         let first = await fixture.get("/metrics")
         #expect(first.headers.first(name: "content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
         #expect(first.body.contains("larder_requests_total{outcome=\"hit\"} 1\n"))
@@ -213,7 +228,8 @@ struct DevOfflinePagesTests {
         #expect(first.body.contains("larder_precache_games{state=\"partial\"} 1.0\n"))
         #expect(first.body.contains("larder_upstream_errors_total{kind=\"transport\"} 0\n"))
         // A second scrape adds only what happened in between.
-        fixture.statistics.record(.init(time: Date(), method: "GET", url: "http://a/", status: 200, cacheStatus: nil, outcome: .hit, milliseconds: 1))
+        fixture.statistics.record(
+            .init(time: Date(), method: "GET", url: "http://a/", status: 200, cacheStatus: nil, outcome: .hit, milliseconds: 1))
         let second = await fixture.get("/metrics")
         #expect(second.body.contains("larder_requests_total{outcome=\"hit\"} 2\n"))
     }

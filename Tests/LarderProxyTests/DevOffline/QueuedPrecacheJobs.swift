@@ -26,7 +26,8 @@ final class QueuedPrecacheJobs: PrecacheJobQueue {
 
     func status(_ id: String) -> PrecacheJobStatus? {
         guard self.submitted.withLock({ $0.contains { $0.id == id } }) else { return nil }
-        return PrecacheJobStatus(id: id, state: "queued", requestedBy: nil, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
+        return PrecacheJobStatus(
+            id: id, state: "queued", requestedBy: nil, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
     }
 
     func run() async {}

@@ -7,7 +7,9 @@ import Testing
 struct SameOriginCheckTests {
     let check = SameOriginCheck(ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"])
 
-    private func request(_ headers: [(String, String)], uri: String = "/dev/offline/actions/offline", host: String = "127.0.0.1:8080") -> HTTPRequestHead {
+    private func request(_ headers: [(String, String)], uri: String = "/dev/offline/actions/offline", host: String = "127.0.0.1:8080")
+        -> HTTPRequestHead
+    {
         var fields = HTTPHeaders()
         fields.add(name: "Host", value: host)
         for (name, value) in headers { fields.add(name: name, value: value) }
@@ -26,7 +28,8 @@ struct SameOriginCheckTests {
     func addressedAuthority() {
         let lan = self.request([("Origin", "http://192.168.1.5:8080")], host: "192.168.1.5:8080")
         #expect(self.check.refusal(for: lan) == nil)
-        let absolute = self.request([("Origin", "http://192.168.1.5:8080")], uri: "http://192.168.1.5:8080/dev/offline/actions/offline", host: "ignored")
+        let absolute = self.request(
+            [("Origin", "http://192.168.1.5:8080")], uri: "http://192.168.1.5:8080/dev/offline/actions/offline", host: "ignored")
         #expect(self.check.refusal(for: absolute) == nil)
     }
 

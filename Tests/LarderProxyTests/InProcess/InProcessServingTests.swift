@@ -81,7 +81,9 @@ struct InProcessServingTests {
         try await InProcessProxy.with(upstream: upstream, configure: { $0.networkTimeout = .milliseconds(200) }) { proxy in
             let writer = try proxy.store.makeBodyWriter()
             try writer.write(contentsOf: Array("PRECACHED".utf8))
-            let head = StoredResponseHead(url: url, status: 200, headers: [HeaderField(name: "Content-Type", value: "text/html")], requestTime: Date(), responseTime: Date())
+            let head = StoredResponseHead(
+                url: url, status: 200, headers: [HeaderField(name: "Content-Type", value: "text/html")], requestTime: Date(),
+                responseTime: Date())
             _ = try await writer.commit(key: try CacheKey(url: url), head: head, kind: .precached, expectedLength: nil)
 
             upstream.script(url, .init(headers: [("Content-Type", "text/html")], body: "NEW", delay: .milliseconds(800)))

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import NIOSSL
+import Synchronization
 import Testing
 import X509
 

@@ -62,4 +62,35 @@ public enum Storability: Sendable, Hashable {
         }
         return .storable
     }
+
+    /// Whether Larder stores an upstream answer to a GET or HEAD it forwarded: not for a HEAD
+    /// (no body), not under `network-only`, not for a client's precondition (a 412, say, is not
+    /// the resource for everyone), then ``evaluate(method:status:requestCacheControl:responseCacheControl:vary:expires:contentType:)``
+    /// on the response.
+    public static func forwarded(
+        isHead: Bool,
+        strategy: CachingStrategy,
+        request: some HeaderFields,
+        status: Int,
+        response: [HeaderField]
+    ) -> Storability {
+        if isHead {
+            return .notStorable(reason: "head")
+        }
+        if strategy == .networkOnly {
+            return .notStorable(reason: "network-only")
+        }
+        if request.contains(name: "if-match") || request.contains(name: "if-unmodified-since") {
+            return .notStorable(reason: "precondition")
+        }
+        return self.evaluate(
+            method: "GET",
+            status: status,
+            requestCacheControl: request["cache-control"],
+            responseCacheControl: response["cache-control"],
+            vary: response["vary"],
+            expires: response["expires"],
+            contentType: response["content-type"].first
+        )
+    }
 }

@@ -358,31 +358,18 @@ struct CacheTransaction: Sendable {
         headers: [HeaderField],
         requestTime: Date
     ) -> (storeAs: StoreTarget?, notStoredReason: String?) {
-        if request.method == .HEAD {
-            return (nil, "head")
-        }
-        if strategy == .networkOnly {
-            return (nil, "network-only")
-        }
-        // An answer to a client's precondition (a 412, say) is not the resource for everyone.
-        if request.headers.contains(name: "if-match") || request.headers.contains(name: "if-unmodified-since") {
-            return (nil, "precondition")
-        }
-        let vary = headers["vary"]
-        let storability = Storability.evaluate(
-            method: "GET",
+        let storability = Storability.forwarded(
+            isHead: request.method == .HEAD,
+            strategy: strategy,
+            request: request.headers,
             status: status,
-            requestCacheControl: request.headers["cache-control"],
-            responseCacheControl: headers["cache-control"],
-            vary: vary,
-            expires: headers["expires"],
-            contentType: headers["content-type"].first
+            response: headers
         )
         guard storability == .storable else {
             if case .notStorable(let reason) = storability { return (nil, reason) }
             return (nil, nil)
         }
-        let values = VaryKey.values(vary, request: request.headers)
+        let values = VaryKey.values(headers["vary"], request: request.headers)
         return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
     }
 

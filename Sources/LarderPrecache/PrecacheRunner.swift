@@ -68,6 +68,7 @@ public final class PrecacheRunner: Sendable {
 
         // 3. Downloads, in plan order, a bounded number at once.
         let queue = FetchQueue(plan.fetches)
+        await limiter.expect(plan.fetches.enumerated().map { (host: $1.url.authority, position: $0) })
         var results: [CacheKey: Result<Int64, DownloadFailure>] = [:]
         await withTaskGroup(of: [(CacheKey, Result<Int64, DownloadFailure>)].self) { group in
             for _ in 0..<max(1, self.options.concurrency) {
@@ -514,7 +515,7 @@ public final class PrecacheRunner: Sendable {
     /// `position` is its place in the plan.
     private func withHostSlot<T>(
         _ url: HTTPURL,
-        position: Int = 0,
+        position: Int? = nil,
         limiter: HostLimiter,
         _ body: () async throws(DownloadFailure) -> T
     ) async throws(DownloadFailure) -> T {

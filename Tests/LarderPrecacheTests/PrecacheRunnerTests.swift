@@ -74,9 +74,13 @@ struct PrecacheRunnerTests {
             let report = await runner.run(list)
             #expect(report.succeeded)
             #expect(upstream.peakInFlight(host: "h.example:80") <= 6)
+            // Slots are granted in plan order (HostLimiterTests pins that exactly); requests that got
+            // theirs at the same moment reach the upstream in whatever order threads run, so the page
+            // is among the first six requests and game b's file among the last six.
             let downloads = upstream.requestedURLs.filter { !$0.hasSuffix(".json") }
-            #expect(downloads.first == "http://h.example/page.html")
-            #expect(downloads.last == "http://h.example/b/only.js")
+            #expect(downloads.prefix(6).contains("http://h.example/page.html"), "\(downloads)")
+            #expect(downloads.suffix(6).contains("http://h.example/b/only.js"), "\(downloads)")
+            #expect(downloads.count == 32)
         }
         let serial = FakeUpstream { url, _ in
             if url.hasSuffix("/a/offline.meta.json") { return Self.manifest(["a/1.js", "a/2.js"]) }

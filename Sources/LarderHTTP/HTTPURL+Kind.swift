@@ -1,4 +1,9 @@
 extension HTTPURL {
+    /// The origin (RFC 6454): `scheme://host`, with the port when it is not the scheme's default.
+    public var origin: String {
+        "\(self.scheme)://\(self.authority)"
+    }
+
     /// Whether the URL names a page (`.html`, `.htm`, or a folder): precache fetches pages on
     /// every run, never taking them as immutable.
     public var isPage: Bool {

@@ -168,16 +168,12 @@ public struct PrecacheManifest: Sendable, Hashable {
             return .refused(
                 RefusedEntry(
                     url: url.absoluteString,
-                    reason: "it is on \(Self.origin(of: url)), another origin than the manifest "
-                        + "(\(Self.origin(of: manifestURL))); cross-origin entries are not allowed"
+                    reason: "it is on \(url.origin), another origin than the manifest "
+                        + "(\(manifestURL.origin)); cross-origin entries are not allowed"
                 )
             )
         }
         return .url(url)
-    }
-
-    private static func origin(of url: HTTPURL) -> String {
-        "\(url.scheme)://\(url.authority)"
     }
 
     private static func revision(of files: [ManifestFile]) -> String {

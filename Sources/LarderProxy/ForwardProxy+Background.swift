@@ -23,7 +23,7 @@ extension ForwardProxy {
                     response, request: refresh, url: url, key: key, strategy: .http, validating: entry, requestTime: requestTime)
             } catch {
                 if let error = error as? UpstreamError, error.isConnectFailure {
-                    self.health.recordConnectFailure(host: url.host, description: error.description)
+                    self.health.recordConnectFailure(origin: url.origin, description: error.description)
                 }
                 self.logger.debug("background refresh failed", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
             }
@@ -42,7 +42,7 @@ extension ForwardProxy {
         validating: CachedEntry?,
         requestTime: Date
     ) async {
-        self.health.recordSuccess(host: url.host)
+        self.health.recordSuccess(origin: url.origin)
         if response.head.status == 304, let entry = validating {
             _ = await self.refresh(entry, with: response, requestTime: requestTime)
             return

@@ -35,7 +35,7 @@ extension ForwardProxy {
             response = try await self.upstream.execute(request)
         } catch let error as UpstreamError {
             if error.isConnectFailure {
-                self.health.recordConnectFailure(host: url.host, description: error.description)
+                self.health.recordConnectFailure(origin: url.origin, description: error.description)
             }
             let status = CacheStatus.forward(.method, detail: "upstream-unreachable")
             let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
@@ -43,7 +43,7 @@ extension ForwardProxy {
             try await writer.page(page, cacheStatus: status, close: body != nil, isHead: isHead)
             return Outcome(status: Int(code.code), cacheStatus: status, reusable: body == nil)
         }
-        self.health.recordSuccess(host: url.host)
+        self.health.recordSuccess(origin: url.origin)
         if (200..<400).contains(response.head.status) {
             await self.invalidate(after: response.head, url: url)
         }

@@ -84,7 +84,7 @@ final class ForwardProxy: Sendable {
                 routeMaxAge: route?.maxAge,
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
                 offline: self.offline.isOffline,
-                backingOff: !self.health.shouldAttempt(host: url.host, now: now),
+                backingOff: !self.health.shouldAttempt(origin: url.origin, now: now),
                 now: now
             )
         )
@@ -141,7 +141,7 @@ final class ForwardProxy: Sendable {
                         })
                     {
                     case .response(let answer):
-                        self.health.recordSuccess(host: url.host)
+                        self.health.recordSuccess(origin: url.origin)
                         response = answer
                         let headers = answer.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
                         action = transaction.upstreamAnswered(
@@ -151,7 +151,7 @@ final class ForwardProxy: Sendable {
                     }
                 } catch let error as UpstreamError {
                     if error.isConnectFailure {
-                        self.health.recordConnectFailure(host: url.host, description: error.description)
+                        self.health.recordConnectFailure(origin: url.origin, description: error.description)
                     }
                     action = transaction.upstreamFailed(
                         isTimeout: error.kind == .timeout || error.kind == .connectTimeout, description: error.description, now: Date())

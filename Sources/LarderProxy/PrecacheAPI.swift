@@ -68,7 +68,7 @@ struct PrecacheAPI: Sendable {
         switch self.jobs.submit(
             lines: lines, source: "request", requestedBy: origin,
             allowed: { url in
-                origin == nil || self.ownOrigins.contains(origin!) || Self.origin(of: url) == origin
+                origin == nil || self.ownOrigins.contains(origin!) || url.origin == origin
             })
         {
         case .nothingToPrecache(let problems):
@@ -120,12 +120,6 @@ struct PrecacheAPI: Sendable {
             throw PrecacheRequestError(description: "the body is not UTF-8 text")
         }
         return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
-    }
-
-    static func origin(of url: HTTPURL) -> String {
-        let defaultPort = url.scheme == "https" ? 443 : 80
-        let host = url.host.contains(":") ? "[\(url.host)]" : url.host
-        return url.effectivePort == defaultPort ? "\(url.scheme)://\(host)" : "\(url.scheme)://\(host):\(url.effectivePort)"
     }
 
     private func json<Value: Encodable>(_ value: Value, status: HTTPResponseStatus, cors: HTTPHeaders, writer: ResponseWriter) async throws

@@ -28,7 +28,7 @@ extension ProxyConnection {
             self.log(head, status: 504, cacheStatus: offline, since: started)
             return
         }
-        guard proxy.health.shouldAttempt(host: url.host) else {
+        guard proxy.health.shouldAttempt(origin: url.origin) else {
             let reason = "Connections to \(url.host) failed repeatedly; Larder waits a while before trying it again."
             try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
             return
@@ -45,17 +45,17 @@ extension ProxyConnection {
             )
         } catch let error as UpstreamError where error.kind == .tls {
             // The host was reached: a certificate it cannot prove is no reason to back off from it.
-            proxy.health.recordSuccess(host: url.host)
+            proxy.health.recordSuccess(origin: url.origin)
             try await self.refuseWebSocket(
                 head, url: url, status: .badGateway, reason: Self.tlsFailure(url, error.message), writer: writer, started: started)
             return
         } catch {
-            proxy.health.recordConnectFailure(host: url.host, description: "\(error)")
+            proxy.health.recordConnectFailure(origin: url.origin, description: "\(error)")
             let reason = "Larder could not connect to \(url.host):\(url.effectivePort): \(error)"
             try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
             return
         }
-        proxy.health.recordSuccess(host: url.host)
+        proxy.health.recordSuccess(origin: url.origin)
 
         try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
             var upstreamIterator = upstreamInbound.makeAsyncIterator()

@@ -244,7 +244,7 @@ struct ProxyConnection {
                 eventLoop: self.channel.channel.eventLoop
             )
         } catch {
-            self.proxy.health.recordConnectFailure(host: host, description: "\(error)")
+            self.proxy.health.recordConnectFailure(origin: Self.tunnelOrigin(host: host, port: port), description: "\(error)")
             let page = StatusPage(
                 status: .badGateway,
                 title: "Cannot reach \(host):\(port)",
@@ -255,7 +255,7 @@ struct ProxyConnection {
             self.log(head, status: 502, cacheStatus: bypass, since: started)
             return
         }
-        self.proxy.health.recordSuccess(host: host)
+        self.proxy.health.recordSuccess(origin: Self.tunnelOrigin(host: host, port: port))
         var headers = HTTPHeaders()
         headers.add(name: "Via", value: "1.1 larder")
         headers.add(name: "Cache-Status", value: bypass.description)
@@ -330,4 +330,13 @@ struct ProxyConnection {
 /// The client went away before its request body was complete.
 struct ClientClosedError: Error, CustomStringConvertible {
     var description: String { "the client closed the connection before sending the whole request body" }
+}
+
+extension ProxyConnection {
+    /// The origin a blind tunnel is counted under for back-off: TLS to `host:port`, as the
+    /// requests inside it would be.
+    static func tunnelOrigin(host: String, port: Int) -> String {
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return (try? HTTPURL(parsing: "https://\(authority)/"))?.origin ?? "https://\(authority)"
+    }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// The `HostHealth` of every upstream host the proxy has talked to, shared by all connections.
+/// The `HostHealth` of every upstream origin (scheme, host and port) the proxy has talked to, shared
+/// by all connections: a dead `127.0.0.1:8899` does not hold up a live `127.0.0.1:8897`.
 public final class UpstreamHealthRegistry: Sendable {
-    private let hosts = Mutex<[String: HostHealth]>([:])
+    private let origins = Mutex<[String: HostHealth]>([:])
     private let policy: HostHealth.Policy
 
     /// Creates an empty registry.
@@ -11,33 +12,33 @@ public final class UpstreamHealthRegistry: Sendable {
         self.policy = policy
     }
 
-    /// Whether a request to `host` should try the network now.
-    public func shouldAttempt(host: String, now: Date = Date()) -> Bool {
-        self.hosts.withLock { $0[host]?.shouldAttempt(now: now) ?? true }
+    /// Whether a request to `origin` should try the network now.
+    public func shouldAttempt(origin: String, now: Date = Date()) -> Bool {
+        self.origins.withLock { $0[origin]?.shouldAttempt(now: now) ?? true }
     }
 
-    /// Records that `host` answered.
-    public func recordSuccess(host: String, now: Date = Date()) {
-        self.hosts.withLock { hosts in
+    /// Records that `origin` answered.
+    public func recordSuccess(origin: String, now: Date = Date()) {
+        self.origins.withLock { hosts in
             // Most answers come from healthy hosts: avoid a write when nothing changes.
-            if let health = hosts[host], health.consecutiveFailures == 0,
+            if let health = hosts[origin], health.consecutiveFailures == 0,
                 let last = health.lastSuccess, now.timeIntervalSince(last) < 1
             {
                 return
             }
-            hosts[host, default: HostHealth()].recordSuccess(now: now)
+            hosts[origin, default: HostHealth()].recordSuccess(now: now)
         }
     }
 
-    /// Records that connecting to `host` failed.
-    public func recordConnectFailure(host: String, description: String, now: Date = Date()) {
-        self.hosts.withLock { hosts in
-            hosts[host, default: HostHealth()].recordConnectFailure(description, now: now, policy: self.policy)
+    /// Records that connecting to `origin` failed.
+    public func recordConnectFailure(origin: String, description: String, now: Date = Date()) {
+        self.origins.withLock { hosts in
+            hosts[origin, default: HostHealth()].recordConnectFailure(description, now: now, policy: self.policy)
         }
     }
 
-    /// A snapshot of every host's state.
+    /// A snapshot of every origin's state.
     public func snapshot() -> [String: HostHealth] {
-        self.hosts.withLock { $0 }
+        self.origins.withLock { $0 }
     }
 }

@@ -165,7 +165,7 @@ struct CacheTransactionTests {
             (
                 "host backing off, miss", Self.transaction(backingOff: true),
                 .page(
-                    .disconnected(status: 502, reason: "site.example failed repeatedly and is backing off.", unusable: nil),
+                    .disconnected(status: 502, reason: "http://site.example failed repeatedly and is backing off.", unusable: nil),
                     cacheStatus: "larder; fwd=uri-miss; detail=upstream-backoff"
                 )
             ),

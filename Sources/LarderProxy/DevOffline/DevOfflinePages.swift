@@ -200,8 +200,8 @@ struct DevOfflinePages: Sendable {
 
     func hostReports(now: Date) -> [HostReport] {
         self.health.snapshot()
-            .map { HostReport(host: $0.key, health: $0.value, now: now) }
-            .sorted { ($0.state == "ok" ? 1 : 0, $0.host) < ($1.state == "ok" ? 1 : 0, $1.host) }
+            .map { HostReport(origin: $0.key, health: $0.value, now: now) }
+            .sorted { ($0.state == "ok" ? 1 : 0, $0.origin) < ($1.state == "ok" ? 1 : 0, $1.origin) }
     }
 
     func frame(title: String, returnPath: String, query: FormFields, now: Date) -> DevOfflineViews.Frame {

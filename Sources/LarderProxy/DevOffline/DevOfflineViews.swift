@@ -184,7 +184,7 @@ struct DevOfflineViews {
 
     func hostRow(_ host: HostReport) -> [String: Any] {
         [
-            "host": host.host,
+            "host": host.origin,
             "state": host.state,
             "failures": String(host.consecutiveFailures),
             "lastError": host.lastError ?? "",

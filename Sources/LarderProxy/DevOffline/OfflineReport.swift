@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderStore
 
 /// What /dev/offline shows: `/dev/offline.json` answers it, the HTML page renders it, and
@@ -189,7 +190,9 @@ public struct RequestCounts: Sendable, Codable, Hashable {
 
 /// One upstream host's health.
 public struct HostReport: Sendable, Codable, Hashable {
-    /// The host name.
+    /// The origin (`scheme://host[:port]`): back-off is kept per origin.
+    public var origin: String
+    /// The origin's host name.
     public var host: String
     /// `ok`, `failing` (connects failed, still trying) or `backing-off` (answering from cache at once).
     public var state: String
@@ -203,8 +206,9 @@ public struct HostReport: Sendable, Codable, Hashable {
     public var lastSuccess: Date?
 
     /// The report of `health` at `now`.
-    public init(host: String, health: HostHealth, now: Date) {
-        self.host = host
+    public init(origin: String, health: HostHealth, now: Date) {
+        self.origin = origin
+        self.host = (try? HTTPURL(parsing: origin + "/"))?.host ?? origin
         self.consecutiveFailures = health.consecutiveFailures
         self.lastError = health.lastError
         self.lastSuccess = health.lastSuccess

@@ -86,9 +86,9 @@ final class ProxyMetrics: Sendable {
 
         CoreMetrics.Gauge(label: "larder_offline_mode", factory: self.factory).record(offline.isOffline ? 1 : 0)
         let now = Date()
-        for (host, state) in health.snapshot() {
-            self.gauge("larder_upstream_backing_off", ("host", host)).record(state.shouldAttempt(now: now) ? 0 : 1)
-            self.gauge("larder_upstream_consecutive_failures", ("host", host)).record(state.consecutiveFailures)
+        for (origin, state) in health.snapshot() {
+            self.gauge("larder_upstream_backing_off", ("origin", origin)).record(state.shouldAttempt(now: now) ? 0 : 1)
+            self.gauge("larder_upstream_consecutive_failures", ("origin", origin)).record(state.consecutiveFailures)
         }
         return self.registry.emitToString()
     }

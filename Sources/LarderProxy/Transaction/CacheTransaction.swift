@@ -41,7 +41,7 @@ struct CacheTransaction: Sendable {
         var routeMaxAge: Duration?
         var networkTimeout: Duration
         var offline: Bool
-        /// Whether the URL's host failed repeatedly and is backing off.
+        /// Whether the URL's origin failed repeatedly and is backing off.
         var backingOff: Bool
         var now: Date
     }
@@ -294,7 +294,7 @@ struct CacheTransaction: Sendable {
     private mutating func forward(_ lookup: Lookup, reason: CacheStatus.ForwardReason, timeout: Duration?) -> Action {
         let start = self.start
         if start.backingOff {
-            let reason = "\(start.url.host) failed repeatedly and is backing off."
+            let reason = "\(start.url.origin) failed repeatedly and is backing off."
             return self.fallBack(lookup, detail: "upstream-backoff", reason: reason, status: 502, now: start.now)
         }
         let fetch = Fetch(lookup: lookup, reason: reason, timeout: timeout)

@@ -170,8 +170,8 @@ struct DevOfflinePagesTests {
                     time: Date(), method: "GET", url: "http://site.example/", status: 200, cacheStatus: nil, outcome: outcome,
                     milliseconds: 2))
         }
-        fixture.health.recordConnectFailure(host: "down.example", description: "connection refused")
-        fixture.health.recordConnectFailure(host: "down.example", description: "connection refused")
+        fixture.health.recordConnectFailure(origin: "https://down.example", description: "connection refused")
+        fixture.health.recordConnectFailure(origin: "https://down.example", description: "connection refused")
 
         let report = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
         let store = report["store"] as? [String: Any] ?? [:]
@@ -193,6 +193,7 @@ struct DevOfflinePagesTests {
         #expect(missing.first?["reason"] as? String == "answered HTTP 404")
         let hosts = report["upstream"] as? [[String: Any]] ?? []
         #expect(hosts.first?["host"] as? String == "down.example")
+        #expect(hosts.first?["origin"] as? String == "https://down.example")
         #expect(hosts.first?["state"] as? String == "backing-off")
         #expect(hosts.first?["lastError"] as? String == "connection refused")
         #expect((report["recentRequests"] as? [Any])?.count == 5)

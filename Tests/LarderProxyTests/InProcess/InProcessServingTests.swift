@@ -122,4 +122,26 @@ struct InProcessServingTests {
             #expect(upstream.requests.count == 1)
         }
     }
+
+    @Test("back-off is per origin: a dead port on a host does not hold up a live one on the same host")
+    func backoffPerOrigin() async throws {
+        let upstream = ScriptedUpstream()
+        let dead = "http://127.0.0.1:8899/api"
+        let live = "http://127.0.0.1:8897/api"
+        upstream.script(dead, .init(failure: .connectionRefused))
+        upstream.script(live, .init(body: "LIVE"))
+        try await InProcessProxy.with(upstream: upstream) { proxy in
+            for _ in 0..<3 {
+                _ = try await proxy.get(dead)
+            }
+            let backingOff = try await proxy.get(dead)
+            #expect(backingOff.status == 502)
+            #expect(backingOff.header("cache-status")?.contains("detail=upstream-backoff") == true)
+            #expect(proxy.server.health.shouldAttempt(origin: "http://127.0.0.1:8899") == false)
+            let answer = try await proxy.get(live)
+            #expect(answer.status == 200)
+            #expect(answer.body == "LIVE")
+            #expect(proxy.server.health.shouldAttempt(origin: "http://127.0.0.1:8897"))
+        }
+    }
 }

@@ -107,9 +107,14 @@ struct CacheTransactionTests {
             ("miss: join the fetch in flight", Self.transaction(), .join),
             ("HEAD miss: fetched alone", Self.transaction(method: .HEAD), .fetch(conditional: false, timeout: nil)),
             ("range miss: fetched alone", Self.transaction(headers: [("Range", "bytes=0-1")]), .fetch(conditional: false, timeout: nil)),
-            ("stale copy: validated", Self.transaction(stale), .fetch(conditional: true, timeout: nil)),
+            ("stale copy: validated, the copy after 3 s", Self.transaction(stale), .fetch(conditional: true, timeout: .seconds(3))),
             (
-                "no-cache request: validated", Self.transaction(fresh, headers: [("Cache-Control", "no-cache")]),
+                "no-cache request: validated, the copy after 3 s", Self.transaction(fresh, headers: [("Cache-Control", "no-cache")]),
+                .fetch(conditional: true, timeout: .seconds(3))
+            ),
+            (
+                "stale must-revalidate copy: validated, as long as it takes",
+                Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate")], age: 120)),
                 .fetch(conditional: true, timeout: nil)
             ),
             (

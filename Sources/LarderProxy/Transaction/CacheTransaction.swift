@@ -183,7 +183,12 @@ struct CacheTransaction: Sendable {
             self.state = .done
             return .answerPage(.notCached(detail: detail), cacheStatus: .forward(start.lookup.missReason, detail: detail))
         case .forward(let reason, let timeout):
-            return self.forward(start.lookup, reason: reason, timeout: timeout)
+            // A copy that may answer disconnected is not held hostage by a hung origin: at most
+            // the network timeout for the head, then the copy (the fetch goes on and refreshes it).
+            let usable = candidate.map {
+                CacheDecision.mayAnswerDisconnected($0.freshness, precached: $0.entry.kind == .precached, now: start.now)
+            }
+            return self.forward(start.lookup, reason: reason, timeout: timeout ?? (usable == true ? start.networkTimeout : nil))
         }
     }
 

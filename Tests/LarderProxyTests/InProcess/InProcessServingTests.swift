@@ -144,4 +144,33 @@ struct InProcessServingTests {
             #expect(proxy.server.health.shouldAttempt(origin: "http://127.0.0.1:8897"))
         }
     }
+
+    @Test("a hung origin does not hold a usable stale copy past the network timeout; a must-revalidate copy waits for it")
+    func hungOriginWithCopy() async throws {
+        let upstream = ScriptedUpstream()
+        let usable = Self.origin + "/page"
+        let strict = Self.origin + "/strict"
+        upstream.script(usable, .init(headers: [("Cache-Control", "max-age=0")], body: "OLD"))
+        upstream.script(strict, .init(headers: [("Cache-Control", "max-age=0, must-revalidate")], body: "OLD"))
+        try await InProcessProxy.with(upstream: upstream, configure: { $0.networkTimeout = .milliseconds(200) }) { proxy in
+            _ = try await proxy.get(usable)
+            _ = try await proxy.get(strict)
+            upstream.script(usable, .init(headers: [("Cache-Control", "max-age=600")], body: "NEW", delay: .milliseconds(900)))
+            upstream.script(strict, .init(headers: [("Cache-Control", "max-age=600")], body: "NEW", delay: .milliseconds(900)))
+            let started = ContinuousClock.now
+            let answer = try await proxy.get(usable)
+            #expect(answer.body == "OLD")
+            #expect(answer.header("cache-status")?.contains("detail=network-timeout") == true)
+            #expect(ContinuousClock.now - started < .milliseconds(850), "the client waited for the hung origin")
+            // The must-revalidate copy may not stand in: the client waits for the origin's answer.
+            #expect(try await proxy.get(strict).body == "NEW")
+            // The late answer refreshed the usable copy in the background.
+            var refreshed = false
+            for _ in 0..<30 where !refreshed {
+                try await Task.sleep(for: .milliseconds(100))
+                refreshed = try await proxy.get(usable).body == "NEW"
+            }
+            #expect(refreshed)
+        }
+    }
 }

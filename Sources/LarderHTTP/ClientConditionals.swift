@@ -42,11 +42,9 @@ public enum ClientConditionals {
 public enum NotModifiedMerge {
     private static let kept: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
 
-    public static func merge(stored: [HeaderField], notModified: [(name: String, value: String)]) -> [HeaderField] {
+    public static func merge(stored: [HeaderField], notModified: [HeaderField]) -> [HeaderField] {
         let incoming = notModified.filter { !Self.kept.contains($0.name.lowercased()) }
         let replaced = Set(incoming.map { $0.name.lowercased() })
-        var merged = stored.filter { !replaced.contains($0.name.lowercased()) }
-        merged += incoming.map { HeaderField(name: $0.name, value: $0.value) }
-        return merged
+        return stored.filter { !replaced.contains($0.name.lowercased()) } + incoming
     }
 }

@@ -21,6 +21,14 @@ extension HeaderFields {
     public func first(name: String) -> String? {
         self[name].first
     }
+
+    /// The body length `Content-Length` declares, when it declares one valid length (repeats of
+    /// the same value allowed, RFC 9110 section 8.6); nil otherwise.
+    public var contentLength: Int64? {
+        let values = Set(self["content-length"].flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() })
+        guard values.count == 1, let value = values.first, let length = Int64(value), length >= 0 else { return nil }
+        return length
+    }
 }
 
 extension Array: HeaderFields where Element == HeaderField {

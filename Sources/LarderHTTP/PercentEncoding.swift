@@ -59,6 +59,35 @@ public enum PercentEncoding {
     /// RFC 3986 6.2.2.1/6.2.2.2 normalisation: escapes of unreserved characters are decoded, every
     /// other escape gets upper-case hex. A `%` not followed by two hex digits is left as it is.
     public static func normalized<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> [UInt8] where Bytes.Index == Int {
+        Self.rewritingEscapes(bytes) { decoded, output in
+            // A hex digit decoded after a stray "%" or "%X" would make a new escape ("%%41" is
+            // not "%A"), and normalising again would change the URL; such escapes are kept.
+            let makesEscape =
+                Self.hexValue(decoded) != nil
+                && (output.last == UInt8(ascii: "%")
+                    || (output.count >= 2 && output[output.count - 2] == UInt8(ascii: "%")
+                        && Self.hexValue(output[output.count - 1]) != nil))
+            if Self.isUnreserved(decoded) && !makesEscape {
+                output.append(decoded)
+            } else {
+                output.append(contentsOf: Self.escape(decoded))
+            }
+        }
+    }
+
+    /// Fully decodes percent-escapes (not `+`, which only forms make a space): each `%` and two hex
+    /// digits (either case) is a byte, a `%` without two hex digits stays as it is, and the bytes are
+    /// read as UTF-8 (invalid sequences become U+FFFD).
+    public static func decoded<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> String where Bytes.Index == Int {
+        String(decoding: Self.rewritingEscapes(bytes) { decoded, output in output.append(decoded) }, as: UTF8.self)
+    }
+
+    /// `bytes` with every escape (`%` and two hex digits) replaced by what `rewrite` appends for its
+    /// byte; everything else, a stray `%` included, is copied.
+    private static func rewritingEscapes<Bytes: RandomAccessCollection<UInt8>>(
+        _ bytes: Bytes,
+        _ rewrite: (_ decoded: UInt8, _ output: inout [UInt8]) -> Void
+    ) -> [UInt8] where Bytes.Index == Int {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -67,19 +96,7 @@ public enum PercentEncoding {
             if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
                 let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2])
             {
-                let decoded = high << 4 | low
-                // A hex digit decoded after a stray "%" or "%X" would make a new escape ("%%41" is
-                // not "%A"), and normalising again would change the URL; such escapes are kept.
-                let makesEscape =
-                    Self.hexValue(decoded) != nil
-                    && (output.last == UInt8(ascii: "%")
-                        || (output.count >= 2 && output[output.count - 2] == UInt8(ascii: "%")
-                            && Self.hexValue(output[output.count - 1]) != nil))
-                if Self.isUnreserved(decoded) && !makesEscape {
-                    output.append(decoded)
-                } else {
-                    output.append(contentsOf: Self.escape(decoded))
-                }
+                rewrite(high << 4 | low, &output)
                 index += 3
             } else {
                 output.append(byte)
@@ -87,27 +104,5 @@ public enum PercentEncoding {
             }
         }
         return output
-    }
-
-    /// Fully decodes percent-escapes (not `+`, which only forms make a space): each `%` and two hex
-    /// digits (either case) is a byte, a `%` without two hex digits stays as it is, and the bytes are
-    /// read as UTF-8 (invalid sequences become U+FFFD).
-    public static func decoded<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> String where Bytes.Index == Int {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
-                let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2])
-            {
-                output.append(high << 4 | low)
-                index += 3
-            } else {
-                output.append(byte)
-                index += 1
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -77,7 +77,7 @@ extension ForwardProxy {
             status: response.head.status,
             headers: stored,
             responseTime: responseTime,
-            expectedLength: Self.contentLength(HTTPHeaders(stored.map { ($0.name, $0.value) })),
+            expectedLength: stored.contentLength,
             budget: self.budget,
             logger: self.logger
         )

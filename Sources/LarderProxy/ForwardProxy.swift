@@ -215,8 +215,7 @@ final class ForwardProxy: Sendable {
     /// entry changed meanwhile or the index cannot be written.
     func refresh(_ entry: CachedEntry, with response: UpstreamResponse, requestTime: Date) async -> CachedEntry? {
         let fields = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
-        let headers = NotModifiedMerge.merge(
-            stored: entry.headers, notModified: HopByHopHeaders.removing(from: fields).map { ($0.name, $0.value) })
+        let headers = NotModifiedMerge.merge(stored: entry.headers, notModified: HopByHopHeaders.removing(from: fields))
         do {
             return try await self.store.refreshHead(
                 key: entry.key, bodyHash: entry.bodyHash, headers: headers, requestTime: requestTime, responseTime: Date())
@@ -320,12 +319,5 @@ final class ForwardProxy: Sendable {
         if close {
             headers.add(name: "Connection", value: "close")
         }
-    }
-
-    /// A single valid Content-Length, or nil.
-    static func contentLength(_ headers: HTTPHeaders) -> Int64? {
-        let values = Set(headers["content-length"].flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() })
-        guard values.count == 1, let value = values.first, let length = Int64(value), length >= 0 else { return nil }
-        return length
     }
 }

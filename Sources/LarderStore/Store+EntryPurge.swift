@@ -16,14 +16,20 @@ extension Store {
     /// left), so it no longer shows as ready. Precaching the game again fetches the file.
     ///
     /// One write transaction: another process sees the purge wholly or not at all, and the body file
-    /// goes only once it has committed. Reads every game's file list: a purge is a rare action, not a
-    /// page view.
+    /// goes only once it has committed. Only the file lists of games that list the key are read.
     public func purgeEntry(_ key: CacheKey) async throws -> EntryPurgeResult {
         try await self.write { db, released in
             let size = try Self.storedRows(db, keys: [key.rawValue]).first.flatMap { try self.servableState($0) }?.bodySize ?? 0
             let removed = try Self.removeEntry(db, key: key, keepingPrecached: false, releasing: &released)
             var affected: [String] = []
-            for game in try self.games(db) where game.state == .ready || game.state == .partial {
+            // Only the games that list the file as cached (by the file-key index), in list order.
+            let listing = try Set(
+                String.fetchAll(
+                    db,
+                    sql: "SELECT DISTINCT game_slug FROM game_file WHERE key = ? AND state = ?",
+                    arguments: [key.rawValue, ListedFileState.cached.rawValue]
+                ))
+            for game in try self.games(db) where listing.contains(game.slug) && (game.state == .ready || game.state == .partial) {
                 var files = try self.gameFiles(db, slug: game.slug)
                 var listed = false
                 for index in files.indices where files[index].key == key && files[index].state == .cached {

@@ -146,7 +146,9 @@ struct ValidationPartsTests {
         ]
         let merged = NotModifiedMerge.merge(
             stored: stored,
-            notModified: [("cache-control", "max-age=60"), ("Content-Length", "0"), ("Content-Encoding", "identity"), ("x-old", "3")])
+            notModified: [("cache-control", "max-age=60"), ("Content-Length", "0"), ("Content-Encoding", "identity"), ("x-old", "3")].map {
+                HeaderField(name: $0.0, value: $0.1)
+            })
         #expect(
             merged.map { "\($0.name): \($0.value)" } == [
                 "Content-Type: text/css", "Content-Length: 10", "Content-Encoding: gzip", "cache-control: max-age=60", "x-old: 3",

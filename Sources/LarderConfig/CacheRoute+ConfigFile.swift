@@ -2,14 +2,14 @@ import LarderHTTP
 
 extension CacheRoute {
     /// The settings a `routes` entry may have.
-    static let configKeys = ["match", "regex", "strategy", "networkTimeoutSeconds", "maxAgeSeconds"]
+    static let configKeys = ["match", "regex", "strategy", "networkTimeoutSeconds", "maxAgeSeconds", "offline", "offlineMatch"]
     /// The longest `networkTimeoutSeconds` accepted: a day.
     static let maximumNetworkTimeoutSeconds = 86_400.0
     /// The longest `maxAgeSeconds` accepted: 2^31 - 1 (about 68 years).
     static let maximumMaxAgeSeconds: Int64 = 2_147_483_647
 
-    /// Reads the `routes` entry at `path`: exactly one of `match` and `regex`, a `strategy`, and
-    /// optionally `networkTimeoutSeconds` and `maxAgeSeconds`.
+    /// Reads the `routes` entry at `path`: exactly one of `match` and `regex`, and at least one of
+    /// `strategy`, `offline` and `offlineMatch`; optionally `networkTimeoutSeconds` and `maxAgeSeconds`.
     init(configValue value: JSONValue, at path: ConfigKeyPath, reader: ConfigReader) throws(ConfigFileError) {
         let members = try reader.members(
             of: value,
@@ -21,14 +21,13 @@ extension CacheRoute {
         let pattern = try Self.pattern(members, of: value, at: path, reader: reader)
 
         let strategies = CachingStrategy.allCases.map(\.rawValue).joined(separator: ", ")
-        guard let strategyMember = members["strategy"] else {
-            throw reader.error("needs a strategy (one of \(strategies))", at: path, line: value.line)
+        guard members["strategy"] != nil || members["offline"] != nil || members["offlineMatch"] != nil else {
+            throw reader.error("needs a strategy (one of \(strategies)), or an offline or offlineMatch setting", at: path, line: value.line)
         }
-        let strategyPath = path.appending(member: "strategy")
-        let strategyName = try reader.string(strategyMember.value, at: strategyPath, expected: "one of \(strategies)")
-        guard let strategy = CachingStrategy(rawValue: strategyName) else {
-            throw reader.mismatch(strategyMember.value, at: strategyPath, expected: "one of \(strategies)")
-        }
+        let strategy = try Self.choice(CachingStrategy.self, members["strategy"], at: path.appending(member: "strategy"), reader: reader)
+        let offline = try Self.choice(OfflineRule.self, members["offline"], at: path.appending(member: "offline"), reader: reader)
+        let offlineMatch = try Self.choice(
+            OfflineMatch.self, members["offlineMatch"], at: path.appending(member: "offlineMatch"), reader: reader)
 
         var networkTimeout: Duration?
         if let member = members["networkTimeoutSeconds"] {
@@ -58,7 +57,30 @@ extension CacheRoute {
             maxAge = .seconds(seconds)
         }
 
-        self.init(pattern: pattern, strategy: strategy, networkTimeout: networkTimeout, maxAge: maxAge)
+        self.init(
+            pattern: pattern,
+            strategy: strategy,
+            networkTimeout: networkTimeout,
+            maxAge: maxAge,
+            offline: offline ?? .relaxed,
+            offlineMatch: offlineMatch ?? .ignoreCacheBusters
+        )
+    }
+
+    /// The named case of `Choice` a setting gives, nil when the setting is absent.
+    private static func choice<Choice: RawRepresentable & CaseIterable>(
+        _ type: Choice.Type,
+        _ member: JSONMember?,
+        at path: ConfigKeyPath,
+        reader: ConfigReader
+    ) throws(ConfigFileError) -> Choice? where Choice.RawValue == String {
+        guard let member else { return nil }
+        let expected = "one of " + Choice.allCases.map(\.rawValue).joined(separator: ", ")
+        let name = try reader.string(member.value, at: path, expected: expected)
+        guard let choice = Choice(rawValue: name) else {
+            throw reader.mismatch(member.value, at: path, expected: expected)
+        }
+        return choice
     }
 
     /// The route's `match` glob or compiled `regex`, whichever of the two it has.

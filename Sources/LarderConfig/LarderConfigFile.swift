@@ -8,11 +8,14 @@ import LarderStore
 public struct LarderConfigFile: Sendable {
     /// The top-level settings, in the order messages list them.
     public static let knownKeys = [
-        "routes", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin", "$schema",
+        "routes", "navigationFallback", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin", "$schema",
     ]
 
     /// `routes`: per-route strategies, in file order (the first matching a cache key applies).
     public var routes: [CacheRoute] = []
+    /// `navigationFallback`: app shells for navigations with nothing stored while the origin cannot
+    /// answer, one per origin (an object, or an array of them).
+    public var navigationFallbacks: [NavigationFallback] = []
     /// `ignoreQueryParameters` as a filter; without it, the default (`utm_*`, `fbclid`).
     public var queryFilter: QueryParameterFilter = .default
     /// `tunnel`: host globs whose HTTPS is tunnelled untouched, as `--tunnel`.
@@ -60,6 +63,22 @@ public struct LarderConfigFile: Sendable {
             let elements = try reader.elements(of: routes.value, at: path, expected: "an array of route objects")
             for (index, element) in elements.enumerated() {
                 self.routes.append(try CacheRoute(configValue: element, at: path.appending(index: index), reader: reader))
+            }
+        }
+        if let fallback = members["navigationFallback"] {
+            let path = root.appending(member: "navigationFallback")
+            if case .array = fallback.value.kind {
+                let elements = try reader.elements(of: fallback.value, at: path, expected: "an array of navigation fallback objects")
+                for (index, element) in elements.enumerated() {
+                    self.navigationFallbacks.append(
+                        try NavigationFallback(configValue: element, at: path.appending(index: index), reader: reader))
+                }
+            } else {
+                self.navigationFallbacks = [try NavigationFallback(configValue: fallback.value, at: path, reader: reader)]
+            }
+            var origins: Set<String> = []
+            for shell in self.navigationFallbacks.map(\.shell) where !origins.insert(shell.origin).inserted {
+                throw reader.error("names \(shell.origin) twice; give one app shell per origin", at: path, line: fallback.value.line)
             }
         }
         if let parameters = members["ignoreQueryParameters"] {

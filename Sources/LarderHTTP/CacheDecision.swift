@@ -122,18 +122,24 @@ public enum CacheDecision: Sendable, Hashable {
         return .forward(reason: reason, timeout: nil)
     }
 
-    /// Whether a stored response may answer when upstream fails or the proxy is offline
-    /// (disconnected operation, RFC 9111 section 4.2.4): not when `must-revalidate` or `no-cache`
-    /// forbid it while stale, unless `stale-if-error` allows this staleness. Precached entries are an
-    /// out-of-band contract and always may.
-    public static func mayAnswerDisconnected(_ freshness: ResponseFreshness, precached: Bool, now: Date) -> Bool {
+    /// Whether a stored response may answer when the origin cannot (unreachable, hung past the
+    /// timeout, backing off, or the proxy offline). RFC 9111 section 4.2.4 allows a fresh or plainly
+    /// stale copy, and `stale-if-error` (RFC 5861) a `must-revalidate` or `no-cache` one within its
+    /// window; precached entries are an out-of-band contract and always may. Beyond that the
+    /// ``OfflineRule`` decides: relaxed (the default) serves the copy anyway and says so, strict
+    /// does not.
+    public static func disconnectedUse(_ freshness: ResponseFreshness, precached: Bool, rule: OfflineRule, now: Date)
+        -> DisconnectedUse
+    {
         if precached || freshness.isFresh(now: now) {
-            return true
+            return .allowed
         }
         if let window = freshness.staleIfError, freshness.staleness(now: now) <= window {
-            return true
+            return .allowed
         }
-        return !freshness.mustRevalidate && !freshness.noCache
+        guard freshness.mustRevalidate || freshness.noCache else { return .allowed }
+        let directive = freshness.mustRevalidate ? "must-revalidate" : "no-cache"
+        return rule == .strict ? .forbidden(directive: directive) : .relaxed(directive: directive)
     }
 }
 

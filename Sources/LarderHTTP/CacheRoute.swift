@@ -10,21 +10,34 @@ public struct CacheRoute: Sendable {
 
     /// The URLs this route covers.
     public var pattern: Pattern
-    /// How they are served.
-    public var strategy: CachingStrategy
+    /// How they are served (nil: Larder's default strategies, docs/SERVING.md).
+    public var strategy: CachingStrategy?
     /// How long `network-first` waits for the network when a copy is stored (nil: the proxy's default).
     public var networkTimeout: Duration?
     /// How long after it was stored an entry may be answered from the cache by `cache-first`,
     /// `stale-while-revalidate` and `cache-only`, and how long `http` considers it fresh at most
     /// (nil: no limit).
     public var maxAge: Duration?
+    /// Which stored responses may answer when the origin cannot.
+    public var offline: OfflineRule
+    /// Which stored responses may stand in for a request with none of its own when the origin cannot answer.
+    public var offlineMatch: OfflineMatch
 
     /// Creates a route.
-    public init(pattern: Pattern, strategy: CachingStrategy, networkTimeout: Duration? = nil, maxAge: Duration? = nil) {
+    public init(
+        pattern: Pattern,
+        strategy: CachingStrategy?,
+        networkTimeout: Duration? = nil,
+        maxAge: Duration? = nil,
+        offline: OfflineRule = .relaxed,
+        offlineMatch: OfflineMatch = .ignoreCacheBusters
+    ) {
         self.pattern = pattern
         self.strategy = strategy
         self.networkTimeout = networkTimeout
         self.maxAge = maxAge
+        self.offline = offline
+        self.offlineMatch = offlineMatch
     }
 
     /// Whether the route covers `key`.

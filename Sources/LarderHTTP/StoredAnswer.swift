@@ -66,22 +66,29 @@ public struct StoredAnswer: Sendable, Hashable {
     public var cacheStatus: CacheStatus
     /// Whether the connection closes after the answer.
     public var close: Bool
+    /// Whether the answer comes from the cache because the origin could not answer: it then says
+    /// so (`Larder-Offline: 1`), since `navigator.onLine` stays true behind a proxy.
+    public var disconnected = false
     /// The body's bytes.
     public var body: Body
 
     /// Every header of the answer, in wire order.
     public var headers: [HeaderField] {
-        self.storedPart + Self.perRequestHeaders(age: self.age, cacheStatus: self.cacheStatus, close: self.close)
+        self.storedPart
+            + Self.perRequestHeaders(age: self.age, cacheStatus: self.cacheStatus, close: self.close, disconnected: self.disconnected)
     }
 
     /// The headers that change with every answer, after the stored part: `age` (when given),
-    /// `Cache-Status`, and `Connection: close`.
-    public static func perRequestHeaders(age: Int?, cacheStatus: CacheStatus, close: Bool) -> [HeaderField] {
+    /// `Cache-Status`, `Larder-Offline: 1` (when disconnected) and `Connection: close`.
+    public static func perRequestHeaders(age: Int?, cacheStatus: CacheStatus, close: Bool, disconnected: Bool = false) -> [HeaderField] {
         var headers: [HeaderField] = []
         if let age {
             headers.append(HeaderField(name: "age", value: String(age)))
         }
         headers.append(HeaderField(name: "Cache-Status", value: cacheStatus.description))
+        if disconnected {
+            headers.append(HeaderField(name: "Larder-Offline", value: "1"))
+        }
         if close {
             headers.append(HeaderField(name: "Connection", value: "close"))
         }
@@ -91,6 +98,18 @@ public struct StoredAnswer: Sendable, Hashable {
     /// The answer to `request` from `stored`, `age` seconds old; nil when it is coded in a way the
     /// client does not accept and Larder cannot undo.
     public static func plan(
+        _ stored: Stored,
+        request: Request<some HeaderFields>,
+        age: Int,
+        cacheStatus: CacheStatus,
+        disconnected: Bool = false
+    ) -> StoredAnswer? {
+        var answer = Self.planned(stored, request: request, age: age, cacheStatus: cacheStatus)
+        answer?.disconnected = disconnected
+        return answer
+    }
+
+    private static func planned(
         _ stored: Stored,
         request: Request<some HeaderFields>,
         age: Int,

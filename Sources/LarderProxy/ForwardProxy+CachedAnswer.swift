@@ -11,14 +11,17 @@ extension ForwardProxy {
     /// Answers from a stored entry, as ``StoredAnswer`` plans it. Returns nil, having written
     /// nothing, when its body cannot be opened or its coding served. Whether the entry may be used
     /// at all is the caller's decision.
-    /// - Parameter cacheStatus: the `Cache-Status` to send; by default a hit with its `ttl`.
+    /// - Parameters:
+    ///   - cacheStatus: the `Cache-Status` to send; by default a hit with its `ttl`.
+    ///   - disconnected: the answer stands in for an origin that could not answer (`Larder-Offline: 1`).
     func serveCached(
         _ entry: CachedEntry,
         request: HTTPRequestHead,
         writer: ResponseWriter,
         detail: String?,
         now: Date,
-        cacheStatus: CacheStatus? = nil
+        cacheStatus: CacheStatus? = nil,
+        disconnected: Bool = false
     ) async throws -> Outcome? {
         let freshness = self.freshness(of: entry)
         let age = freshness.currentAge(now: now)
@@ -26,7 +29,8 @@ extension ForwardProxy {
         self.usage.recordUse(entry.key)
         guard
             let answer = StoredAnswer.plan(
-                entry.storedForAnswer, request: StoredAnswer.Request(head: request), age: age, cacheStatus: cacheStatus)
+                entry.storedForAnswer, request: StoredAnswer.Request(head: request), age: age, cacheStatus: cacheStatus,
+                disconnected: disconnected)
         else {
             return nil
         }

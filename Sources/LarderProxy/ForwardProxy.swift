@@ -70,9 +70,12 @@ final class ForwardProxy: Sendable {
     /// doing the I/O each of its actions asks for.
     func serveCacheable(_ head: HTTPRequestHead, url: HTTPURL, writer: ResponseWriter) async throws -> Outcome {
         let key = CacheKey(url: url, filter: self.configuration.queryFilter)
-        let lookup = await self.lookup(key, request: head)
-        let now = self.configuration.now()
         let route = self.configuration.route(for: key)
+        var lookup = await self.lookup(key, request: head)
+        if lookup.candidate == nil {
+            lookup.standIn = await self.standIn(for: key, url: url, request: head, match: route?.offlineMatch ?? .ignoreCacheBusters)
+        }
+        let now = self.configuration.now()
         var transaction = CacheTransaction(
             CacheTransaction.Start(
                 request: head,
@@ -80,9 +83,10 @@ final class ForwardProxy: Sendable {
                 key: key,
                 lookup: lookup,
                 strategy: route?.strategy ?? CacheTransaction.defaultStrategy(for: url, entry: lookup.candidate?.entry),
-                routed: route != nil,
+                routed: route?.strategy != nil,
                 routeMaxAge: route?.maxAge,
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
+                offlineRule: route?.offline ?? .relaxed,
                 offline: self.offline.isOffline,
                 backingOff: !self.health.shouldAttempt(origin: url.origin, now: now),
                 now: now
@@ -100,10 +104,11 @@ final class ForwardProxy: Sendable {
         var action = transaction.begin()
         while true {
             switch action {
-            case .answerStored(let entry, let detail, let cacheStatus, let refresh):
+            case .answerStored(let entry, let detail, let cacheStatus, let refresh, let disconnected):
                 guard
                     let outcome = try await self.serveCached(
-                        entry, request: head, writer: writer, detail: detail, now: self.configuration.now(), cacheStatus: cacheStatus)
+                        entry, request: head, writer: writer, detail: detail, now: self.configuration.now(), cacheStatus: cacheStatus,
+                        disconnected: disconnected)
                 else {
                     action = transaction.storedAnswerFailed()
                     continue
@@ -241,6 +246,34 @@ final class ForwardProxy: Sendable {
             return CacheTransaction.Lookup(candidate: .init(entry: entry, freshness: self.freshness(of: entry)), missReason: .uriMiss)
         }
         return CacheTransaction.Lookup(candidate: nil, missReason: .varyMiss)
+    }
+
+    /// What may stand in for a request with nothing stored of its own, should the origin not
+    /// answer: the newest response for the same path whose query `match` accepts, else, for a
+    /// navigation, the app shell declared for its origin (``NavigationFallback``).
+    private func standIn(for key: CacheKey, url: HTTPURL, request: HTTPRequestHead, match: OfflineMatch) async -> CacheTransaction.StandIn?
+    {
+        if match != .exact {
+            do {
+                // The newest few are enough: a path stored under hundreds of queries answers with
+                // one of its recent ones, at the same cost for any cache size.
+                for entry in try await self.store.entries(withBase: key.base, limit: 16)
+                where match.accepts(entry.key, for: key) && entry.isSelected(for: request.headers) {
+                    return CacheTransaction.StandIn(
+                        candidate: .init(entry: entry, freshness: self.freshness(of: entry)), reason: "query-ignored")
+                }
+            } catch {
+                self.logger.error("cache lookup failed", metadata: ["base": "\(key.base)", "error": "\(error)"])
+            }
+        }
+        guard NavigationFallback.isNavigation(request.headers),
+            let fallback = self.configuration.navigationFallback(for: url, key: key)
+        else {
+            return nil
+        }
+        let shell = CacheKey(url: fallback.shell, filter: self.configuration.queryFilter)
+        guard shell != key, let candidate = await self.lookup(shell, request: request).candidate else { return nil }
+        return CacheTransaction.StandIn(candidate: candidate, reason: "navigation-fallback")
     }
 
     /// The stored response's freshness (RFC 9111 section 4.2), computed once per stored head.

@@ -16,8 +16,9 @@ public struct ProxyConfiguration: Sendable {
     public var routeRules = RequestRoute.Rules()
     /// Query parameters left out of cache keys.
     public var queryFilter: QueryParameterFilter = .default
-    /// How long to wait for an upstream connection.
-    public var connectTimeout: Duration = .seconds(5)
+    /// How long to wait for an upstream connection (TCP and TLS): short, since a device that is
+    /// offline should fall back to the cache quickly.
+    public var connectTimeout: Duration = .seconds(3)
     /// How long an upstream transfer may stall before it fails.
     public var idleTimeout: Duration = .seconds(30)
     /// With a usable cached copy, how long to wait for the network's answer before serving the cache
@@ -32,9 +33,18 @@ public struct ProxyConfiguration: Sendable {
     /// Per-route strategies from the config file; the first route matching a key applies.
     public var routes: [CacheRoute] = []
 
+    /// App shells for navigations with nothing stored while the origin cannot answer (config
+    /// `navigationFallback`); the first covering a URL applies.
+    public var navigationFallbacks: [NavigationFallback] = []
+
     /// The first route covering `key`, or nil (the default strategies of docs/SERVING.md apply).
     public func route(for key: CacheKey) -> CacheRoute? {
         self.routes.first { $0.matches(key) }
+    }
+
+    /// The app shell for a navigation to `url`, if one is declared for it.
+    public func navigationFallback(for url: HTTPURL, key: CacheKey) -> NavigationFallback? {
+        self.navigationFallbacks.first { $0.covers(url, key: key) }
     }
 
     /// Whether plain hits are answered on the event loop (see `ImmediateHits`); when off, every

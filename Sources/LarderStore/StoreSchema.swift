@@ -83,8 +83,21 @@ enum StoreSchema {
         migrator.registerMigration("v4") { db in
             try db.execute(sql: "CREATE INDEX entry_kind_last_used ON entry(kind, last_used)")
         }
+        // Entries by key base (the key up to its query or variant suffix), newest first: offline
+        // fallbacks find a response for the same path under another query (Store+KeyBase.swift).
+        // Building it reads every entry once, at this upgrade only.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: "CREATE INDEX entry_key_base ON entry(\(Self.keyBase), response_time)")
+        }
         return migrator
     }
+
+    /// The base of an entry's key in SQL: up to the first `?` or `#` (``CacheKey/base``). Queries
+    /// must spell it exactly so for SQLite to use the `entry_key_base` index.
+    static let keyBase = """
+        CASE WHEN instr(key, '?') > 0 THEN substr(key, 1, instr(key, '?') - 1) \
+        WHEN instr(key, '#') > 0 THEN substr(key, 1, instr(key, '#') - 1) ELSE key END
+        """
 
     /// Migration v3. `entry_search` is an external-content full-text index of `entry.url` (rowid =
     /// `entry.id`) with the trigram tokenizer (SQLite 3.34+), which folds case, so any substring of

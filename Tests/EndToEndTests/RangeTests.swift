@@ -59,6 +59,7 @@ struct RangeTests {
                 "/media.bin",
                 TestResponse(headers: [("ETag", "\"v1\""), ("Last-Modified", Self.lastModified)], body: .generated(length: Self.length)))
             _ = try await Curl.run(origin.url("/media.bin"), proxy: larder.proxyURL)
+            await entriesStored(in: larder)
             try await origin.stop()
 
             for validator in ["\"v1\"", Self.lastModified] {

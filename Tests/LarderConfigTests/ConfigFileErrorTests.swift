@@ -28,7 +28,7 @@ struct ConfigFileErrorTests {
                   "unknownKey": 1
                 }
                 """,
-                "larder.json:3: unknownKey: not a Larder setting (known: routes, ignoreQueryParameters, tunnel, maxSize, precache, allowCrossOrigin, $schema)"
+                "larder.json:3: unknownKey: not a Larder setting (known: routes, navigationFallback, ignoreQueryParameters, tunnel, maxSize, precache, allowCrossOrigin, $schema)"
             ),
             (
                 "unknown key inside a route",
@@ -43,7 +43,7 @@ struct ConfigFileErrorTests {
                   ]
                 }
                 """,
-                "larder.json:6: routes[1].stratgy: not a route setting (known: match, regex, strategy, networkTimeoutSeconds, maxAgeSeconds)"
+                "larder.json:6: routes[1].stratgy: not a route setting (known: match, regex, strategy, networkTimeoutSeconds, maxAgeSeconds, offline, offlineMatch)"
             ),
             (
                 "unknown key inside precache",
@@ -57,7 +57,7 @@ struct ConfigFileErrorTests {
             (
                 "a key that is not an identifier is quoted",
                 #"{"max size": 1}"#,
-                #"larder.json:1: ["max size"]: not a Larder setting (known: routes, ignoreQueryParameters, tunnel, maxSize, precache, allowCrossOrigin, $schema)"#
+                #"larder.json:1: ["max size"]: not a Larder setting (known: routes, navigationFallback, ignoreQueryParameters, tunnel, maxSize, precache, allowCrossOrigin, $schema)"#
             ),
             (
                 "a key given twice",
@@ -170,7 +170,7 @@ struct ConfigFileErrorTests {
                   ]
                 }
                 """,
-                "larder.json:3: routes[0]: needs a strategy (one of \(Self.strategies))"
+                "larder.json:3: routes[0]: needs a strategy (one of \(Self.strategies)), or an offline or offlineMatch setting"
             ),
             (
                 "both match and regex",
@@ -285,6 +285,31 @@ struct ConfigFileErrorTests {
                 #"larder.json:3:3: invalid JSON: unexpected """; expected "," or "}" after an object member"#
             ),
             (
+                "an unknown offline rule",
+                #"{"routes": [{"match": "*.css", "offline": "lenient"}]}"#,
+                #"larder.json:1: routes[0].offline: expected one of relaxed, strict but found "lenient""#
+            ),
+            (
+                "an unknown offline match",
+                #"{"routes": [{"match": "/api/**", "offlineMatch": "fuzzy"}]}"#,
+                #"larder.json:1: routes[0].offlineMatch: expected one of exact, ignore-cache-busters, ignore-query but found "fuzzy""#
+            ),
+            (
+                "a navigation fallback without url",
+                #"{"navigationFallback": {"allow": ["/app/**"]}}"#,
+                "larder.json:1: navigationFallback: needs url (the app shell page, an absolute http(s) URL)"
+            ),
+            (
+                "a navigation fallback with a relative url",
+                #"{"navigationFallback": [{"url": "/index.html"}]}"#,
+                #"larder.json:1: navigationFallback[0].url: "/index.html" is not an absolute http(s) URL: \#(Self.urlError("/index.html"))"#
+            ),
+            (
+                "two navigation fallbacks for one origin",
+                #"{"navigationFallback": [{"url": "http://a.test/"}, {"url": "http://a.test/other"}]}"#,
+                "larder.json:1: navigationFallback: names http://a.test twice; give one app shell per origin"
+            ),
+            (
                 "an empty file",
                 "",
                 "larder.json:1:1: invalid JSON: the document is empty"
@@ -293,6 +318,15 @@ struct ConfigFileErrorTests {
     )
     func refused(_ name: String, _ json: String, _ expected: String) {
         #expect(self.error(parsing: json)?.description == expected, "\(name)")
+    }
+
+    static func urlError(_ text: String) -> String {
+        do {
+            _ = try HTTPURL(parsing: text)
+            return "parsed"
+        } catch {
+            return "\(error)"
+        }
     }
 
     @Test("an invalid regular expression is named, with the line and key path")

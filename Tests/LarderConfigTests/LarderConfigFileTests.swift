@@ -110,7 +110,12 @@ struct LarderConfigFileTests {
     func sample() throws {
         let path = Self.packageRoot.appendingPathComponent("Manifests/samples/larder.json").path
         let file = try LarderConfigFile(contentsOfFile: path)
-        #expect(Set(file.routes.map(\.strategy)) == Set(CachingStrategy.allCases))
+        #expect(Set(file.routes.compactMap(\.strategy)) == Set(CachingStrategy.allCases))
+        #expect(Set(file.routes.map(\.offline)) == Set(OfflineRule.allCases))
+        #expect(Set(file.routes.map(\.offlineMatch)) == Set(OfflineMatch.allCases))
+        #expect(file.routes.contains { $0.strategy == nil })
+        #expect(file.navigationFallbacks.map(\.shell.absoluteString) == ["https://games.example/app/"])
+        #expect(file.navigationFallbacks.first?.deny == [ExcludeGlob("/app/api/**")])
         #expect(file.routes.contains { $0.networkTimeout != nil })
         #expect(file.routes.contains { $0.maxAge != nil })
         #expect(file.routes.contains { if case .regex = $0.pattern { true } else { false } })

@@ -98,18 +98,24 @@ struct CacheDecisionTests {
         #expect(CacheDecision.decide(context, stored: stored, now: Self.t0) == row.expected)
     }
 
-    @Test("disconnected: stale copies serve unless must-revalidate or no-cache; stale-if-error and precached override")
+    @Test("disconnected: RFC 9111 allows fresh, plainly stale, stale-if-error and precached copies; the relaxed rule the rest, saying so")
     func disconnected() {
-        func may(_ cacheControl: String, age: Int, precached: Bool = false) -> Bool {
-            CacheDecision.mayAnswerDisconnected(Self.stored(cacheControl, age: age), precached: precached, now: Self.t0)
+        func use(_ cacheControl: String, age: Int, precached: Bool = false, rule: OfflineRule = .relaxed) -> DisconnectedUse {
+            CacheDecision.disconnectedUse(Self.stored(cacheControl, age: age), precached: precached, rule: rule, now: Self.t0)
         }
-        #expect(may("max-age=60", age: 1000))
-        #expect(!may("max-age=60, must-revalidate", age: 1000))
-        #expect(may("max-age=60, must-revalidate", age: 10))
-        #expect(!may("no-cache", age: 0))
-        #expect(may("no-cache", age: 0, precached: true))
-        #expect(may("max-age=60, must-revalidate, stale-if-error=100", age: 150))
-        #expect(!may("max-age=60, must-revalidate, stale-if-error=100", age: 161))
+        #expect(use("max-age=60", age: 1000) == .allowed)
+        #expect(use("max-age=60", age: 1000, rule: .strict) == .allowed)
+        #expect(use("max-age=60, must-revalidate", age: 10, rule: .strict) == .allowed)
+        #expect(use("max-age=60, must-revalidate", age: 1000) == .relaxed(directive: "must-revalidate"))
+        #expect(use("max-age=60, must-revalidate", age: 1000, rule: .strict) == .forbidden(directive: "must-revalidate"))
+        #expect(use("no-cache", age: 0) == .relaxed(directive: "no-cache"))
+        #expect(use("no-cache", age: 0, rule: .strict) == .forbidden(directive: "no-cache"))
+        #expect(use("no-cache", age: 0, precached: true, rule: .strict) == .allowed)
+        #expect(use("max-age=60, must-revalidate, stale-if-error=100", age: 150, rule: .strict) == .allowed)
+        #expect(use("max-age=60, must-revalidate, stale-if-error=100", age: 161, rule: .strict) == .forbidden(directive: "must-revalidate"))
+        #expect(DisconnectedUse.relaxed(directive: "no-cache").detail("offline") == "offline+relaxed-no-cache")
+        #expect(DisconnectedUse.allowed.detail("offline") == "offline")
+        #expect(!DisconnectedUse.forbidden(directive: "no-cache").mayAnswer)
     }
 }
 

@@ -48,18 +48,21 @@ struct CacheTransactionTests {
         url: HTTPURL = url,
         offline: Bool = false,
         backingOff: Bool = false,
-        missReason: CacheStatus.ForwardReason = .uriMiss
+        missReason: CacheStatus.ForwardReason = .uriMiss,
+        standIn: CacheTransaction.StandIn? = nil,
+        offlineRule: OfflineRule = .relaxed
     ) -> CacheTransaction {
         CacheTransaction(
             CacheTransaction.Start(
                 request: HTTPRequestHead(version: .http1_1, method: method, uri: url.absoluteString, headers: HTTPHeaders(headers)),
                 url: url,
                 key: CacheKey(url: url),
-                lookup: CacheTransaction.Lookup(candidate: candidate, missReason: missReason),
+                lookup: CacheTransaction.Lookup(candidate: candidate, missReason: missReason, standIn: standIn),
                 strategy: strategy ?? CacheTransaction.defaultStrategy(for: url, entry: candidate?.entry),
                 routed: strategy != nil,
                 routeMaxAge: nil,
                 networkTimeout: .seconds(3),
+                offlineRule: offlineRule,
                 offline: offline,
                 backingOff: backingOff,
                 now: now
@@ -69,7 +72,7 @@ struct CacheTransactionTests {
 
     /// An action, reduced to what the tables compare.
     enum Step: Equatable {
-        case stored(detail: String?, cacheStatus: String?, refresh: Bool)
+        case stored(detail: String?, cacheStatus: String?, refresh: Bool, disconnected: Bool = false)
         case page(CacheTransaction.Page, cacheStatus: String)
         case join
         case fetch(conditional: Bool, timeout: Duration?)
@@ -78,8 +81,8 @@ struct CacheTransactionTests {
 
         init(_ action: CacheTransaction.Action) {
             switch action {
-            case .answerStored(_, let detail, let cacheStatus, let refresh):
-                self = .stored(detail: detail, cacheStatus: cacheStatus?.description, refresh: refresh)
+            case .answerStored(_, let detail, let cacheStatus, let refresh, let disconnected):
+                self = .stored(detail: detail, cacheStatus: cacheStatus?.description, refresh: refresh, disconnected: disconnected)
             case .answerPage(let page, let cacheStatus):
                 self = .page(page, cacheStatus: cacheStatus.description)
             case .joinInFlight:
@@ -113,8 +116,13 @@ struct CacheTransactionTests {
                 .fetch(conditional: true, timeout: .seconds(3))
             ),
             (
-                "stale must-revalidate copy: validated, as long as it takes",
+                "stale must-revalidate copy: validated, the copy after 3 s (relaxed offline rule)",
                 Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate")], age: 120)),
+                .fetch(conditional: true, timeout: .seconds(3))
+            ),
+            (
+                "stale must-revalidate copy on a strict route: validated, as long as it takes",
+                Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate")], age: 120), offlineRule: .strict),
                 .fetch(conditional: true, timeout: nil)
             ),
             (
@@ -147,7 +155,10 @@ struct CacheTransactionTests {
                 "cache-only miss", Self.transaction(strategy: .cacheOnly),
                 .page(.notCached(detail: "cache-only"), cacheStatus: "larder; fwd=uri-miss; detail=cache-only")
             ),
-            ("offline with a copy", Self.transaction(stale, offline: true), .stored(detail: "offline", cacheStatus: nil, refresh: false)),
+            (
+                "offline with a copy", Self.transaction(stale, offline: true),
+                .stored(detail: "offline", cacheStatus: nil, refresh: false, disconnected: true)
+            ),
             (
                 "offline miss", Self.transaction(offline: true),
                 .page(.disconnected(status: 504, reason: nil, unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=offline")
@@ -157,15 +168,21 @@ struct CacheTransactionTests {
                 .page(.disconnected(status: 504, reason: nil, unusable: nil), cacheStatus: "larder; fwd=vary-miss; detail=offline")
             ),
             (
-                "offline with a stale no-cache copy", Self.transaction(Self.entry([("Cache-Control", "no-cache")], age: 5), offline: true),
+                "offline with a stale no-cache copy: served, saying what was relaxed",
+                Self.transaction(Self.entry([("Cache-Control", "no-cache")], age: 5), offline: true),
+                .stored(detail: "offline+relaxed-no-cache", cacheStatus: nil, refresh: false, disconnected: true)
+            ),
+            (
+                "offline with a stale no-cache copy on a strict route",
+                Self.transaction(Self.entry([("Cache-Control", "no-cache")], age: 5), offline: true, offlineRule: .strict),
                 .page(
-                    .disconnected(status: 504, reason: nil, unusable: "The cached copy may not be served without revalidation (no-cache)."),
+                    .disconnected(status: 504, reason: nil, unusable: Self.strictUnusable("no-cache")),
                     cacheStatus: "larder; fwd=stale; detail=offline"
                 )
             ),
             (
                 "host backing off, stale copy", Self.transaction(stale, backingOff: true),
-                .stored(detail: "upstream-backoff", cacheStatus: nil, refresh: false)
+                .stored(detail: "upstream-backoff", cacheStatus: nil, refresh: false, disconnected: true)
             ),
             (
                 "host backing off, miss", Self.transaction(backingOff: true),
@@ -254,7 +271,7 @@ struct CacheTransactionTests {
         _ = usable.begin()
         #expect(
             Step(usable.upstreamAnswered(status: 503, headers: [], requestTime: Self.now, now: Self.now))
-                == .stored(detail: "upstream-503", cacheStatus: nil, refresh: false))
+                == .stored(detail: "upstream-503", cacheStatus: nil, refresh: false, disconnected: true))
         // The copy cannot be read: the 5xx goes to the client after all.
         #expect(Step(usable.storedAnswerFailed()) == .relay(forward: .stale, stores: false, notStored: "status-503"))
 
@@ -269,7 +286,7 @@ struct CacheTransactionTests {
         _ = withinWindow.begin()
         #expect(
             Step(withinWindow.upstreamAnswered(status: 500, headers: [], requestTime: Self.now, now: Self.now))
-                == .stored(detail: "upstream-500", cacheStatus: nil, refresh: false))
+                == .stored(detail: "upstream-500", cacheStatus: nil, refresh: false, disconnected: true))
     }
 
     @Test("upstream unreachable or slow: the copy when it may be served disconnected, else a page that says why")
@@ -278,7 +295,7 @@ struct CacheTransactionTests {
         _ = withCopy.begin()
         #expect(
             Step(withCopy.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
-                == .stored(detail: "upstream-unreachable", cacheStatus: nil, refresh: false))
+                == .stored(detail: "upstream-unreachable", cacheStatus: nil, refresh: false, disconnected: true))
         #expect(
             Step(withCopy.storedAnswerFailed())
                 == .page(
@@ -312,19 +329,106 @@ struct CacheTransactionTests {
         // network-first: no answer within the timeout serves the copy (the fetch goes on).
         var networkFirst = Self.transaction(Self.entry(kind: .precached, url: Self.page), url: Self.page)
         #expect(Step(networkFirst.begin()) == .fetch(conditional: true, timeout: .seconds(3)))
-        #expect(Step(networkFirst.upstreamTimedOut(now: Self.now)) == .stored(detail: "network-timeout", cacheStatus: nil, refresh: false))
+        #expect(
+            Step(networkFirst.upstreamTimedOut(now: Self.now))
+                == .stored(detail: "network-timeout", cacheStatus: nil, refresh: false, disconnected: true))
 
-        // A stale no-cache copy is not served when upstream fails: 504 with the reason.
-        var noCache = Self.transaction(Self.entry([("Cache-Control", "no-cache"), ("ETag", "\"a\"")], age: 5))
-        _ = noCache.begin()
+        // A stale no-cache copy is served when upstream fails, saying so; a strict route answers 504 with the reason.
+        let noCacheCopy = Self.entry([("Cache-Control", "no-cache"), ("ETag", "\"a\"")], age: 5)
+        var noCache = Self.transaction(noCacheCopy)
+        #expect(Step(noCache.begin()) == .fetch(conditional: true, timeout: .seconds(3)))
         #expect(
             Step(noCache.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+                == .stored(detail: "upstream-unreachable+relaxed-no-cache", cacheStatus: nil, refresh: false, disconnected: true))
+        var strict = Self.transaction(noCacheCopy, offlineRule: .strict)
+        #expect(Step(strict.begin()) == .fetch(conditional: true, timeout: nil))
+        #expect(
+            Step(strict.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
                 == .page(
-                    .disconnected(
-                        status: 504, reason: "refused", unusable: "The cached copy may not be served without revalidation (no-cache)."),
+                    .disconnected(status: 504, reason: "refused", unusable: Self.strictUnusable("no-cache")),
                     cacheStatus: "larder; fwd=stale; detail=upstream-unreachable"
                 )
         )
+        // The origin answering 5xx is not "cannot answer": RFC 9111 holds (no stale no-cache copy).
+        var fiveHundred = Self.transaction(noCacheCopy)
+        _ = fiveHundred.begin()
+        #expect(
+            Step(fiveHundred.upstreamAnswered(status: 503, headers: [], requestTime: Self.now, now: Self.now))
+                == .relay(forward: .stale, stores: false, notStored: "status-503"))
+    }
+
+    static func strictUnusable(_ directive: String) -> String {
+        "The cached copy may not be served without revalidation (\(directive)), and this route is strict offline."
+    }
+
+    @Test("stand-ins: a sibling under a cache-busting query or the app shell answers a miss only when the origin cannot")
+    func standIns() {
+        let sibling = CacheTransaction.StandIn(candidate: Self.entry(age: 120), reason: "query-ignored")
+        // Online: a miss is fetched unconditionally, waiting at most the network timeout for the head.
+        var hung = Self.transaction(standIn: sibling)
+        #expect(Step(hung.begin()) == .join)
+        #expect(Step(hung.lead()) == .fetch(conditional: false, timeout: .seconds(3)))
+        #expect(
+            Step(hung.upstreamTimedOut(now: Self.now))
+                == .stored(detail: "network-timeout+query-ignored", cacheStatus: nil, refresh: false, disconnected: true))
+        // The origin answers: its answer, stored under the request's own key.
+        var online = Self.transaction(standIn: sibling)
+        _ = online.begin()
+        _ = online.lead()
+        #expect(
+            Step(online.upstreamAnswered(status: 200, headers: [], requestTime: Self.now, now: Self.now))
+                == .relay(forward: .uriMiss, stores: true, notStored: nil))
+        // Offline, backing off, unreachable.
+        var offline = Self.transaction(offline: true, standIn: sibling)
+        #expect(Step(offline.begin()) == .stored(detail: "offline+query-ignored", cacheStatus: nil, refresh: false, disconnected: true))
+        var backingOff = Self.transaction(backingOff: true, standIn: sibling)
+        #expect(
+            Step(backingOff.begin())
+                == .stored(detail: "upstream-backoff+query-ignored", cacheStatus: nil, refresh: false, disconnected: true))
+        var unreachable = Self.transaction(standIn: sibling)
+        _ = unreachable.begin()
+        _ = unreachable.lead()
+        #expect(
+            Step(unreachable.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+                == .stored(detail: "upstream-unreachable+query-ignored", cacheStatus: nil, refresh: false, disconnected: true))
+        // A 5xx is the origin answering: relayed, not a stand-in.
+        var failing = Self.transaction(standIn: sibling)
+        _ = failing.begin()
+        _ = failing.lead()
+        #expect(
+            Step(failing.upstreamAnswered(status: 500, headers: [], requestTime: Self.now, now: Self.now))
+                == .relay(forward: .uriMiss, stores: false, notStored: "status-500"))
+        // The app shell for a navigation, relaxed past its no-cache.
+        let shell = CacheTransaction.StandIn(
+            candidate: Self.entry([("Cache-Control", "no-cache")], age: 5, url: Self.page), reason: "navigation-fallback")
+        var navigation = Self.transaction(url: Self.page, offline: true, standIn: shell)
+        #expect(
+            Step(navigation.begin())
+                == .stored(detail: "offline+relaxed-no-cache+navigation-fallback", cacheStatus: nil, refresh: false, disconnected: true))
+        var strictNavigation = Self.transaction(url: Self.page, offline: true, standIn: shell, offlineRule: .strict)
+        #expect(
+            Step(strictNavigation.begin())
+                == .page(.disconnected(status: 504, reason: nil, unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=offline"))
+        // network-only answers no stand-in when the network fails.
+        var networkOnly = Self.transaction(strategy: .networkOnly, standIn: sibling)
+        #expect(Step(networkOnly.begin()) == .fetch(conditional: false, timeout: nil))
+        #expect(
+            Step(networkOnly.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+                == .page(
+                    .disconnected(status: 502, reason: "refused", unusable: nil),
+                    cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable")
+        )
+    }
+
+    @Test("a precached HTML page without .html is network-first by default; other precached files cache-first")
+    func precachedPages() throws {
+        let lab = try HTTPURL(parsing: "http://site.example/lab")
+        let html = Self.entry([("Content-Type", "text/html; charset=utf-8")], kind: .precached, url: lab).entry
+        #expect(CacheTransaction.defaultStrategy(for: lab, entry: html) == .networkFirst)
+        let script = Self.entry([("Content-Type", "text/javascript")], kind: .precached, url: lab).entry
+        #expect(CacheTransaction.defaultStrategy(for: lab, entry: script) == .cacheFirst)
+        let runtime = Self.entry([("Content-Type", "text/html")], url: lab).entry
+        #expect(CacheTransaction.defaultStrategy(for: lab, entry: runtime) == .http)
     }
 
     @Test("a stored copy that cannot be read is fetched as a miss")

@@ -10,10 +10,13 @@ import NIOHTTP1
 /// (Tests/LarderProxyTests/CacheTransactionTests.swift).
 ///
 /// The shape: decide from the stored copy and the strategy (``CacheDecision``); answer from the
-/// cache, or forward (checking the host's back-off, joining another request's fetch of the same
+/// cache, or forward (checking the origin's back-off, joining another request's fetch of the same
 /// miss); then from upstream's answer relay and store it, merge a 304, or serve the copy for a 5xx
-/// (`stale-if-error`); when upstream fails, times out or the proxy is offline, fall back to the
-/// copy when it may be served disconnected, else an error page that says why.
+/// (`stale-if-error`); when the origin cannot answer (unreachable, no head within the network
+/// timeout while something stored could answer, backing off, or the proxy offline), fall back to
+/// the copy, or to a stand-in (the same path under a cache-busting query, or the app shell for a
+/// navigation), under the route's offline rule; else an error page that says why
+/// (docs/SERVING.md, "Offline fallback").
 struct CacheTransaction: Sendable {
     /// A stored response with its freshness.
     struct Candidate: Sendable {
@@ -21,10 +24,20 @@ struct CacheTransaction: Sendable {
         var freshness: ResponseFreshness
     }
 
-    /// The lookup: the stored response that matches the request, or why none does.
+    /// A stored response for another key that may answer, only while the origin cannot, a
+    /// request with nothing stored of its own.
+    struct StandIn: Sendable {
+        var candidate: Candidate
+        /// Why it stands in, for `Cache-Status`: `query-ignored` or `navigation-fallback`.
+        var reason: String
+    }
+
+    /// The lookup: the stored response that matches the request, or why none does (and what may
+    /// stand in for it).
     struct Lookup: Sendable {
         var candidate: Candidate?
         var missReason: CacheStatus.ForwardReason
+        var standIn: StandIn?
 
         static let miss = Lookup(candidate: nil, missReason: .uriMiss)
     }
@@ -40,6 +53,8 @@ struct CacheTransaction: Sendable {
         var routed: Bool
         var routeMaxAge: Duration?
         var networkTimeout: Duration
+        /// Which stored responses may answer when the origin cannot.
+        var offlineRule: OfflineRule = .relaxed
         var offline: Bool
         /// Whether the URL's origin failed repeatedly and is backing off.
         var backingOff: Bool
@@ -98,9 +113,10 @@ struct CacheTransaction: Sendable {
     /// What the executor does next.
     enum Action: Sendable {
         /// Answer from `entry` with this `Cache-Status` detail (or this whole `Cache-Status`), then
-        /// refresh it in the background when `refresh` is set. If its body cannot be opened or its
-        /// coding served, nothing is written and ``storedAnswerFailed()`` says what next.
-        case answerStored(CachedEntry, detail: String?, cacheStatus: CacheStatus?, refresh: Bool)
+        /// refresh it in the background when `refresh` is set; `disconnected`: because the origin
+        /// could not answer (the answer says so: `Larder-Offline: 1`). If its body cannot be opened
+        /// or its coding served, nothing is written and ``storedAnswerFailed()`` says what next.
+        case answerStored(CachedEntry, detail: String?, cacheStatus: CacheStatus?, refresh: Bool, disconnected: Bool = false)
         /// Answer with an error page, with this `Cache-Status`. Done.
         case answerPage(Page, cacheStatus: CacheStatus)
         /// Join the fetch of the same miss in flight: ``lead()`` when there is none, else wait for it
@@ -183,12 +199,10 @@ struct CacheTransaction: Sendable {
             self.state = .done
             return .answerPage(.notCached(detail: detail), cacheStatus: .forward(start.lookup.missReason, detail: detail))
         case .forward(let reason, let timeout):
-            // A copy that may answer disconnected is not held hostage by a hung origin: at most
-            // the network timeout for the head, then the copy (the fetch goes on and refreshes it).
-            let usable = candidate.map {
-                CacheDecision.mayAnswerDisconnected($0.freshness, precached: $0.entry.kind == .precached, now: start.now)
-            }
-            return self.forward(start.lookup, reason: reason, timeout: timeout ?? (usable == true ? start.networkTimeout : nil))
+            // What could answer disconnected is not held hostage by a hung origin: at most the
+            // network timeout for the head, then the fallback (the fetch goes on and refreshes it).
+            let canFallBack = self.disconnectedAnswer(start.lookup, now: start.now) != nil
+            return self.forward(start.lookup, reason: reason, timeout: timeout ?? (canFallBack ? start.networkTimeout : nil))
         }
     }
 
@@ -237,11 +251,13 @@ struct CacheTransaction: Sendable {
         guard case .fetching(let fetch) = self.state else { preconditionFailure("not fetching") }
         let validating = self.validating(fetch)
         // stale-if-error (RFC 5861 section 4; docs/SERVING.md): a 5xx with a usable copy serves the copy.
+        // The origin did answer, so RFC 9111's rule holds here whatever the route's offline rule.
         if status >= 500, let candidate = validating,
-            CacheDecision.mayAnswerDisconnected(candidate.freshness, precached: candidate.entry.kind == .precached, now: now)
+            CacheDecision.disconnectedUse(candidate.freshness, precached: candidate.entry.kind == .precached, rule: .strict, now: now)
+                == .allowed
         {
             self.state = .answering(then: .relayAnswer(fetch, status: status, headers: headers, requestTime: requestTime))
-            return .answerStored(candidate.entry, detail: "upstream-\(status)", cacheStatus: nil, refresh: false)
+            return .answerStored(candidate.entry, detail: "upstream-\(status)", cacheStatus: nil, refresh: false, disconnected: true)
         }
         // A 304 to Larder's own conditional request validates the stored copy (RFC 9111 4.3.4).
         if status == 304, let candidate = validating {
@@ -266,15 +282,14 @@ struct CacheTransaction: Sendable {
     /// Upstream could not be reached or failed before a head (`isTimeout`: it timed out).
     mutating func upstreamFailed(isTimeout: Bool, description: String, now: Date) -> Action {
         guard case .fetching(let fetch) = self.state else { preconditionFailure("not fetching") }
-        let lookup = self.start.strategy == .networkOnly ? Lookup(candidate: nil, missReason: fetch.lookup.missReason) : fetch.lookup
-        return self.fallBack(lookup, detail: "upstream-unreachable", reason: description, status: isTimeout ? 504 : 502, now: now)
+        return self.fallBack(fetch.lookup, detail: "upstream-unreachable", reason: description, status: isTimeout ? 504 : 502, now: now)
     }
 
     /// No head came within the plan's `headTimeout` (the fetch goes on in the background).
     mutating func upstreamTimedOut(now: Date) -> Action {
         guard case .fetching(let fetch) = self.state else { preconditionFailure("not fetching") }
-        let timeout = self.validating(fetch) == nil ? nil : fetch.timeout
-        return self.fallBack(fetch.lookup, detail: "network-timeout", reason: "no answer within \(timeout ?? .zero)", status: 504, now: now)
+        return self.fallBack(
+            fetch.lookup, detail: "network-timeout", reason: "no answer within \(fetch.timeout ?? .zero)", status: 504, now: now)
     }
 
     /// The stored answer was given (or the client went away meanwhile).
@@ -313,24 +328,57 @@ struct CacheTransaction: Sendable {
 
     private mutating func fetch(_ fetch: Fetch) -> Action {
         self.state = .fetching(fetch)
-        let validating = self.validating(fetch)
-        // With a usable copy at hand, a slow network must not hold the user up for long.
-        return .fetch(UpstreamPlan(validating: validating?.entry, headTimeout: validating == nil ? nil : fetch.timeout))
+        // With a fallback at hand, a slow network must not hold the user up for long.
+        return .fetch(UpstreamPlan(validating: self.validating(fetch)?.entry, headTimeout: fetch.timeout))
     }
 
-    /// Answers without upstream (offline, failing or backing off): the stored copy when it may be
-    /// served disconnected, else an error page that says why. `reason` nil means offline mode.
+    /// What answers when the origin cannot: the stored copy, else a stand-in, when the route's
+    /// offline rule lets it; nil when nothing may. A network-only route answers from the cache
+    /// only in offline mode, where the user asked for whatever is there.
+    private func disconnectedAnswer(_ lookup: Lookup, now: Date) -> (candidate: Candidate, use: DisconnectedUse, standIn: String?)? {
+        let lookup = self.answerable(lookup)
+        let rule = self.start.offlineRule
+        if let candidate = lookup.candidate {
+            let use = CacheDecision.disconnectedUse(
+                candidate.freshness, precached: candidate.entry.kind == .precached, rule: rule, now: now)
+            return use.mayAnswer ? (candidate, use, nil) : nil
+        }
+        if let standIn = lookup.standIn {
+            let candidate = standIn.candidate
+            let use = CacheDecision.disconnectedUse(
+                candidate.freshness, precached: candidate.entry.kind == .precached, rule: rule, now: now)
+            return use.mayAnswer ? (candidate, use, standIn.reason) : nil
+        }
+        return nil
+    }
+
+    /// What of the lookup may answer without upstream at all.
+    private func answerable(_ lookup: Lookup) -> Lookup {
+        guard self.start.strategy == .networkOnly, !self.start.offline else { return lookup }
+        return Lookup(candidate: nil, missReason: lookup.missReason)
+    }
+
+    /// Answers without upstream (offline, failing, hung or backing off): what
+    /// ``disconnectedAnswer(_:now:)`` finds, else an error page that says why. `reason` nil means
+    /// offline mode.
     private mutating func fallBack(_ lookup: Lookup, detail: String, reason: String?, status: Int, now: Date) -> Action {
+        if let answer = self.disconnectedAnswer(lookup, now: now) {
+            self.state = .answering(then: .unreadableFallback(detail: detail, reason: reason))
+            var detail = answer.use.detail(detail)
+            if let standIn = answer.standIn {
+                detail += "+\(standIn)"
+            }
+            return .answerStored(answer.candidate.entry, detail: detail, cacheStatus: nil, refresh: false, disconnected: true)
+        }
+        let lookup = self.answerable(lookup)
         var unusable: String?
         var status = status
-        if let candidate = lookup.candidate {
-            if CacheDecision.mayAnswerDisconnected(candidate.freshness, precached: candidate.entry.kind == .precached, now: now) {
-                self.state = .answering(then: .unreadableFallback(detail: detail, reason: reason))
-                return .answerStored(candidate.entry, detail: detail, cacheStatus: nil, refresh: false)
-            }
-            // RFC 9111 section 4.2.4: a disconnected cache answers 504 rather than reuse it.
-            let directive = candidate.freshness.mustRevalidate ? "must-revalidate" : "no-cache"
-            unusable = "The cached copy may not be served without revalidation (\(directive))."
+        if let candidate = lookup.candidate,
+            case .forbidden(let directive) = CacheDecision.disconnectedUse(
+                candidate.freshness, precached: candidate.entry.kind == .precached, rule: self.start.offlineRule, now: now)
+        {
+            // A strict route (RFC 9111 section 4.2.4): a disconnected cache answers 504 rather than reuse it.
+            unusable = "The cached copy may not be served without revalidation (\(directive)), and this route is strict offline."
             status = 504
         }
         self.state = .done
@@ -379,9 +427,11 @@ struct CacheTransaction: Sendable {
     }
 
     /// The strategy for a URL no configured route covers (docs/SERVING.md): precached assets
-    /// cache-first, precached pages and manifests network-first, everything else the HTTP cache.
+    /// cache-first; precached pages (by URL or an HTML content type, so `/lab` counts) and
+    /// manifests network-first, so the origin's cookies and new deploys reach the browser while
+    /// it answers; everything else the HTTP cache.
     static func defaultStrategy(for url: HTTPURL, entry: CachedEntry?) -> CachingStrategy {
-        guard entry?.kind == .precached else { return .http }
-        return url.isNetworkFirstWhenPrecached ? .networkFirst : .cacheFirst
+        guard let entry, entry.kind == .precached else { return .http }
+        return url.isNetworkFirstWhenPrecached || entry.isHTML ? .networkFirst : .cacheFirst
     }
 }

@@ -14,6 +14,9 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let decoderName: String
     private let encoderName: String
+    /// The handler that reads the client's bytes ahead of this one: the HTTP decoder, or the
+    /// ``TunnelSniffer`` while a `CONNECT` tunnel's first bytes are awaited.
+    private var readerName: String
     /// While TLS is being put in place, bytes the old decoder hands over are held here, to be
     /// fed to the TLS handler once the pipeline is rebuilt.
     private var heldForTLS: [ByteBuffer]?
@@ -28,6 +31,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
     init(decoderName: String, encoderName: String, immediateHits: ImmediateHits? = nil) {
         self.decoderName = decoderName
         self.encoderName = encoderName
+        self.readerName = decoderName
         self.immediateHits = immediateHits
     }
 
@@ -53,6 +57,8 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 self.requestsInFlight += 1
             }
             context.fireChannelRead(self.wrapInboundOut(.http(part)))
+        case let traffic as TunnelTraffic:
+            context.fireChannelRead(self.wrapInboundOut(.sniffed(traffic)))
         case let buffer as ByteBuffer:
             self.raw(buffer, context: context)
         case let ioData as IOData:
@@ -128,16 +134,54 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             self.immediateHits = nil
             context.flush()
             context.triggerUserOutboundEvent(ClientConnectionEvent.tunnelStarted, promise: nil)
-            CodecRemoval.remove(encoderName: self.encoderName, decoderName: self.decoderName, context: context, promise: promise)
-        case .startTLS(let factory):
+            CodecRemoval.remove(encoderName: self.encoderName, decoderName: self.readerName, context: context, promise: promise)
+        case .sniffTunnel:
             // Requests inside the tunnel are origin-form for its host: the task serves them.
             self.immediateHits = nil
+            self.sniffTunnel(context: context, promise: promise)
+        case .startTLS(let factory):
             self.startTLS(factory, context: context, promise: promise)
+        case .startHTTP:
+            self.startHTTP(context: context, promise: promise)
         }
     }
 
-    /// Rebuilds the pipeline as [TLS, encoder, new decoder, adapter]: the CONNECT's decoder is
-    /// spent (it parsed an upgrade), and whatever it still held is the start of the TLS stream.
+    /// Puts a ``TunnelSniffer`` in place of the CONNECT's decoder, which is spent (it parsed an
+    /// upgrade): whatever the decoder still held reaches the sniffer as the decoder goes.
+    private func sniffTunnel(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        context.flush()
+        let operations = context.pipeline.syncOperations
+        do {
+            try operations.addHandler(TunnelSniffer(), name: TunnelSniffer.name, position: .before(self))
+        } catch {
+            promise?.fail(error)
+            return
+        }
+        self.readerName = TunnelSniffer.name
+        operations.removeHandler(name: self.decoderName).cascade(to: promise)
+    }
+
+    /// Puts a new HTTP decoder behind the sniffer, then removes the sniffer: the bytes it held
+    /// are the decoder's first.
+    private func startHTTP(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        let operations = context.pipeline.syncOperations
+        do {
+            try operations.addHandler(
+                ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
+                name: self.decoderName,
+                position: .before(self)
+            )
+        } catch {
+            promise?.fail(error)
+            return
+        }
+        let sniffer = self.readerName
+        self.readerName = self.decoderName
+        operations.removeHandler(name: sniffer).cascade(to: promise)
+    }
+
+    /// Rebuilds the pipeline as [TLS, encoder, new decoder, adapter] in place of the sniffer:
+    /// whatever it held is the start of the TLS stream.
     private func startTLS(_ factory: TLSHandlerFactory, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         context.flush()
         let operations = context.pipeline.syncOperations
@@ -148,7 +192,9 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         self.heldForTLS = []
-        operations.removeHandler(name: self.decoderName).hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+        let sniffer = self.readerName
+        self.readerName = self.decoderName
+        operations.removeHandler(name: sniffer).hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
             let held = self.heldForTLS ?? []
             self.heldForTLS = nil
             do {

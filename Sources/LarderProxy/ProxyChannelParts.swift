@@ -7,6 +7,9 @@ public enum ProxyInbound: Sendable {
     case http(HTTPServerRequestPart)
     /// Bytes of a tunnel.
     case raw(ByteBuffer)
+    /// What the client speaks on a `CONNECT` tunnel, told by its first bytes (after
+    /// ``ProxyOutbound/sniffTunnel``); those bytes are kept for the pipeline chosen next.
+    case sniffed(TunnelTraffic)
 }
 
 /// What is written to a client connection.
@@ -16,11 +19,17 @@ public enum ProxyOutbound: Sendable {
     /// Bytes of a tunnel.
     case raw(ByteBuffer)
     /// Remove the HTTP codec: every byte from now on is tunnel data. Bytes the client sent
-    /// after its `CONNECT` request arrive as `.raw` (nothing is lost).
+    /// after its `CONNECT` request (or its WebSocket handshake) arrive as `.raw` (nothing is lost).
     case enterTunnelMode
-    /// Terminate TLS on this connection (after a `CONNECT` answer) and read HTTP inside it.
-    /// Bytes the client sent after its `CONNECT` (its ClientHello) go to the TLS handler.
+    /// After a `CONNECT` answer: wait for the client's first bytes on the tunnel and tell what
+    /// they are (``ProxyInbound/sniffed(_:)``), keeping them. One of ``startTLS(_:)``,
+    /// ``startHTTP`` or ``enterTunnelMode`` follows.
+    case sniffTunnel
+    /// Terminate TLS on a sniffed tunnel and read HTTP inside it. The bytes sniffed (the
+    /// ClientHello) go to the TLS handler.
     case startTLS(TLSHandlerFactory)
+    /// Read plain HTTP on a sniffed tunnel, starting with the bytes sniffed.
+    case startHTTP
 }
 
 /// Makes the TLS server handler for an intercepted connection, on the connection's event loop.

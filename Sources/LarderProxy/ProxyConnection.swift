@@ -33,17 +33,19 @@ struct ProxyConnection {
         }
     }
 
-    /// The host an intercepted TLS tunnel leads to: requests inside it are for `https://host:port`.
-    struct InterceptedTunnel {
+    /// Where the requests on a `CONNECT` tunnel served as HTTP go: origin-form targets are
+    /// `scheme://host:port` URLs (`https` inside intercepted TLS, `http` for plain HTTP).
+    struct TunnelOrigin {
+        var scheme: String
         var host: String
         var port: Int
     }
 
     /// Serves requests one after another until the connection should close.
-    private func serveRequests(
+    func serveRequests(
         _ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
         outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>,
-        tunnel: InterceptedTunnel?
+        tunnel: TunnelOrigin?
     ) async throws {
         while true {
             let part: ProxyInbound?
@@ -55,13 +57,17 @@ struct ProxyConnection {
                 try await self.refuseMalformed(error, outbound: outbound)
                 return
             }
-            guard case .http(.head(let head)) = part else { return }
+            guard case .http(.head(var head)) = part else { return }
             let writer = ResponseWriter(outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1)
             let started = ContinuousClock.now
 
             let route =
-                tunnel.map { RequestRoute.classifyInTunnel(head, host: $0.host, port: $0.port, rules: self.rules) }
+                tunnel.map { RequestRoute.classifyInTunnel(head, scheme: $0.scheme, host: $0.host, port: $0.port, rules: self.rules) }
                 ?? RequestRoute.classify(head, own: self.own, rules: self.rules)
+            if tunnel != nil, case .forward(let url) = route {
+                // Logged and counted under the full URL, not the origin-form target.
+                head.uri = url.absoluteString
+            }
             let keepGoing: Bool
             switch route {
             case .reject(let status, let reason):
@@ -80,14 +86,7 @@ struct ProxyConnection {
                 keepGoing = head.isKeepAlive
             case .connect(let host, let port):
                 guard try await Self.skipBody(&iterator) else { return }
-                if let interception = self.interception, interception.intercepts(host: host) {
-                    try await self.intercept(
-                        host: host, port: port, head: head, interception: interception, iterator: &iterator, outbound: outbound,
-                        started: started)
-                } else {
-                    try await self.tunnel(
-                        host: host, port: port, head: head, iterator: &iterator, outbound: outbound, writer: writer, started: started)
-                }
+                try await self.connect(host: host, port: port, head: head, iterator: &iterator, writer: writer, started: started)
                 return
             case .forward(let url) where WebSocketHandshake.isUpgrade(head):
                 // After the upgrade the connection is the stream's, whatever upstream answers.
@@ -110,43 +109,6 @@ struct ProxyConnection {
                 return
             }
         }
-    }
-
-    /// Answers a CONNECT by terminating TLS with a leaf for `host` signed by Larder's CA, then
-    /// serves the requests inside as `https://host:port/...` through the cache. No upstream
-    /// connection is needed for this, so cached HTTPS pages load offline.
-    private func intercept(
-        host: String,
-        port: Int,
-        head: HTTPRequestHead,
-        interception: Interception,
-        iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
-        outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>,
-        started: ContinuousClock.Instant
-    ) async throws {
-        let certificates = interception.certificates
-        // Issue (or find) the host's certificate here, off the event loop.
-        do {
-            _ = try certificates.serverContext(for: host)
-        } catch {
-            let writer = ResponseWriter(outbound: outbound, version: head.version)
-            try await writer.page(.refusal(.badRequest, reason: "Cannot intercept \(host): \(error)"), cacheStatus: nil, close: true)
-            self.log(head, status: 400, cacheStatus: nil, since: started)
-            return
-        }
-        let factory = TLSHandlerFactory { try certificates.makeServerHandler(connectHost: host) }
-        var headers = HTTPHeaders()
-        headers.add(name: "Via", value: "1.1 larder")
-        let status = CacheStatus.forward(.bypass, detail: "intercepted")
-        try await outbound.write(
-            .http(
-                .head(
-                    HTTPResponseHead(
-                        version: head.version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers))))
-        try await outbound.write(.http(.end(nil)))
-        try await outbound.write(.startTLS(factory))
-        self.log(head, status: 200, cacheStatus: status, since: started)
-        try await self.serveRequests(&iterator, outbound: outbound, tunnel: InterceptedTunnel(host: host, port: port))
     }
 
     /// Forwards one request, streaming its body to upstream when it has one.
@@ -213,63 +175,6 @@ struct ProxyConnection {
         }
     }
 
-    /// Sets up a CONNECT tunnel and splices it until either side closes.
-    private func tunnel(
-        host: String,
-        port: Int,
-        head: HTTPRequestHead,
-        iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
-        outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>,
-        writer: ResponseWriter,
-        started: ContinuousClock.Instant
-    ) async throws {
-        let bypass = CacheStatus.forward(.bypass, detail: "tunnel")
-        if self.proxy.offline.isOffline {
-            let page = StatusPage(
-                status: .gatewayTimeout,
-                title: "Offline",
-                paragraphs: ["Larder is in offline mode and passes \(host):\(port) through as a tunnel, which needs the network."],
-                url: nil
-            )
-            try await writer.page(page, cacheStatus: CacheStatus.forward(.bypass, detail: "offline"), close: true)
-            self.log(head, status: 504, cacheStatus: bypass, since: started)
-            return
-        }
-        let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-        do {
-            upstream = try await self.connector.openTunnel(
-                host: host,
-                port: port,
-                connectTimeout: self.proxy.configuration.connectTimeout,
-                eventLoop: self.channel.channel.eventLoop
-            )
-        } catch {
-            self.proxy.health.recordConnectFailure(origin: Self.tunnelOrigin(host: host, port: port), description: "\(error)")
-            let page = StatusPage(
-                status: .badGateway,
-                title: "Cannot reach \(host):\(port)",
-                paragraphs: ["Larder could not open a connection for the tunnel: \(error)"],
-                url: nil
-            )
-            try await writer.page(page, cacheStatus: bypass, close: true)
-            self.log(head, status: 502, cacheStatus: bypass, since: started)
-            return
-        }
-        self.proxy.health.recordSuccess(origin: Self.tunnelOrigin(host: host, port: port))
-        var headers = HTTPHeaders()
-        headers.add(name: "Via", value: "1.1 larder")
-        headers.add(name: "Cache-Status", value: bypass.description)
-        try await outbound.write(
-            .http(
-                .head(
-                    HTTPResponseHead(
-                        version: head.version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers))))
-        try await outbound.write(.http(.end(nil)))
-        try await outbound.write(.enterTunnelMode)
-        self.log(head, status: 200, cacheStatus: bypass, since: started)
-        try await Tunnel.splice(client: &iterator, clientOutbound: outbound, upstream: upstream)
-    }
-
     /// Reads a small request body whole; nil when it exceeds `limit` or the request ends badly.
     private static func collectBody(
         _ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
@@ -330,13 +235,4 @@ struct ProxyConnection {
 /// The client went away before its request body was complete.
 struct ClientClosedError: Error, CustomStringConvertible {
     var description: String { "the client closed the connection before sending the whole request body" }
-}
-
-extension ProxyConnection {
-    /// The origin a blind tunnel is counted under for back-off: TLS to `host:port`, as the
-    /// requests inside it would be.
-    static func tunnelOrigin(host: String, port: Int) -> String {
-        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        return (try? HTTPURL(parsing: "https://\(authority)/"))?.origin ?? "https://\(authority)"
-    }
 }

@@ -6,7 +6,8 @@ import NIOHTTP1
 public enum RequestRoute: Sendable, Equatable {
     /// An absolute-form request for another host: served through the cache.
     case forward(HTTPURL)
-    /// A `CONNECT` tunnel to `host:port`.
+    /// A `CONNECT` tunnel to `host:port`, to any port: what it carries decides what it becomes
+    /// (`ConnectHandling`).
     case connect(host: String, port: Int)
     /// A request addressed to the proxy itself (its own pages).
     case ownPage(path: String, query: String?)
@@ -45,7 +46,8 @@ public enum RequestRoute: Sendable, Equatable {
     public struct Rules: Sendable, Hashable {
         /// The longest request-target accepted (longer ones get 414).
         public var maximumURILength: Int
-        /// Ports `CONNECT` may reach; `nil` allows any.
+        /// Ports a blind `CONNECT` tunnel (bytes Larder neither intercepts nor reads as HTTP) may
+        /// reach; `nil` allows any.
         public var connectPorts: Set<Int>?
         /// The most header fields a request may have (more get 431).
         public var maximumHeaderCount: Int
@@ -99,7 +101,7 @@ public enum RequestRoute: Sendable, Equatable {
         }
         let uri = head.uri
         if head.method == .CONNECT {
-            return self.classifyConnect(uri, own: own, rules: rules)
+            return self.classifyConnect(uri, own: own)
         }
         if uri.hasPrefix("/") {
             guard let host = head.headers.first(name: "host") else {
@@ -138,9 +140,10 @@ public enum RequestRoute: Sendable, Equatable {
         return .forward(url)
     }
 
-    /// Classifies a request read inside an intercepted TLS tunnel to `host:port`: origin-form
-    /// targets are that host's URLs; nothing else is accepted there.
-    public static func classifyInTunnel(_ head: HTTPRequestHead, host: String, port: Int, rules: Rules) -> RequestRoute {
+    /// Classifies a request read inside a `CONNECT` tunnel to `host:port` that is served as HTTP:
+    /// `scheme` is `https` inside intercepted TLS, `http` for plain HTTP. Origin-form targets are
+    /// that origin's URLs, and absolute ones must name it; nothing else is accepted there.
+    public static func classifyInTunnel(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, rules: Rules) -> RequestRoute {
         if let problem = rules.limitProblem(head) {
             return problem
         }
@@ -149,18 +152,19 @@ public enum RequestRoute: Sendable, Equatable {
             return .reject(.badRequest, "CONNECT inside a tunnel is not supported.")
         }
         let bracketed = host.contains(":") ? "[\(host)]" : host
-        let authority = port == 443 ? bracketed : "\(bracketed):\(port)"
+        let defaultPort = scheme == "https" ? 443 : 80
+        let authority = port == defaultPort ? bracketed : "\(bracketed):\(port)"
         let target: String
         if uri.hasPrefix("/") {
-            target = "https://\(authority)\(uri)"
-        } else if uri.lowercased().hasPrefix("https://") {
+            target = "\(scheme)://\(authority)\(uri)"
+        } else if uri.lowercased().hasPrefix("\(scheme)://") {
             target = uri
         } else {
             return .reject(.badRequest, "Unsupported request target '\(uri.prefix(200))' inside the tunnel to \(authority).")
         }
         do {
             let url = try HTTPURL(parsing: target)
-            guard url.host == host.lowercased(), url.effectivePort == port else {
+            guard url.scheme == scheme, url.host == host.lowercased(), url.effectivePort == port else {
                 return .reject(.badRequest, "A request inside the tunnel to \(authority) may not ask for \(url.authority).")
             }
             return .forward(url)
@@ -175,13 +179,9 @@ public enum RequestRoute: Sendable, Equatable {
         return .ownPage(path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil)
     }
 
-    private static func classifyConnect(_ uri: String, own: OwnAuthorities, rules: Rules) -> RequestRoute {
+    private static func classifyConnect(_ uri: String, own: OwnAuthorities) -> RequestRoute {
         guard !uri.contains("/"), let url = try? HTTPURL(parsing: "https://\(uri)/"), let port = url.port else {
             return .reject(.badRequest, "CONNECT needs host:port, got '\(uri.prefix(200))'.")
-        }
-        if let allowed = rules.connectPorts, !allowed.contains(port) {
-            let list = allowed.sorted().map(String.init).joined(separator: ", ")
-            return .reject(.forbidden, "CONNECT to port \(port) is not allowed (allowed: \(list); see --connect-ports).")
         }
         if own.matches(host: url.host, port: port) {
             return .reject(.badRequest, "Refusing to tunnel to the proxy itself.")

@@ -5,8 +5,9 @@ import NIOSSL
 import Synchronization
 
 /// A WebSocket client that goes through a forward proxy the way a browser does: `ws://` as an
-/// absolute-form `GET` with `Upgrade: websocket`, `wss://` as a `CONNECT`, TLS inside it (trusting
-/// a given CA), then the handshake. Frames are written and parsed by hand (RFC 6455 section 5), so
+/// absolute-form `GET` with `Upgrade: websocket` (or, as Chromium sends it, as a `CONNECT` with the
+/// handshake inside), `wss://` as a `CONNECT`, TLS inside it (trusting a given CA), then the
+/// handshake. Frames are written and parsed by hand (RFC 6455 section 5), so
 /// a test sees exactly the bytes that crossed the proxy.
 public final class WebSocketTestClient: Sendable {
     /// The `Sec-WebSocket-Key` sent; RFC 6455's own example, so the expected accept value is
@@ -35,11 +36,14 @@ public final class WebSocketTestClient: Sendable {
     /// - Parameters:
     ///   - caPath: The CA (PEM) to trust for an `https` URL: the proxy's own, which intercepts it.
     ///   - protocols: Subprotocols to offer in `Sec-WebSocket-Protocol`.
+    ///   - tunnelled: Send an `http` URL's handshake inside a `CONNECT` tunnel, origin-form, as
+    ///     Chromium does (an `https` URL always goes so).
     public static func connect(
         through proxyPort: Int,
         to url: String,
         trusting caPath: String? = nil,
-        protocols: [String] = []
+        protocols: [String] = [],
+        tunnelled: Bool = false
     ) async throws -> WebSocketTestClient {
         guard let schemeEnd = url.range(of: "://") else { throw WebSocketTestError("not an absolute URL: \(url)") }
         let isTLS = url.hasPrefix("https")
@@ -59,12 +63,15 @@ public final class WebSocketTestClient: Sendable {
             .get()
 
         var target = url
-        if isTLS {
+        if isTLS || tunnelled {
             try await channel.writeAndFlush(ByteBuffer(string: "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n\r\n")).get()
             let (connectHead, _) = try await received.head()
             guard connectHead.hasPrefix("HTTP/1.1 200") else {
                 throw WebSocketTestError("CONNECT was answered: \(connectHead)")
             }
+            target = path
+        }
+        if isTLS {
             var configuration = TLSConfiguration.makeClientConfiguration()
             if let caPath {
                 configuration.trustRoots = .file(caPath)
@@ -74,7 +81,6 @@ public final class WebSocketTestClient: Sendable {
                 try channel.pipeline.syncOperations.addHandler(
                     try NIOSSLClientHandler(context: context, serverHostname: host), position: .first)
             }.get()
-            target = path
         }
 
         var request = "GET \(target) HTTP/1.1\r\nHost: \(authority)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

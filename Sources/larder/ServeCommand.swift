@@ -49,7 +49,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("connect-ports"),
-        help: ArgumentHelp("Ports CONNECT may reach, comma-separated, or * for any.", valueName: "ports")
+        help: ArgumentHelp(
+            "Ports a blind CONNECT tunnel may reach (TLS not intercepted, or neither TLS nor HTTP), comma-separated, or * for any.",
+            valueName: "ports")
     )
     var connectPorts = "443"
 

@@ -17,7 +17,8 @@ struct HTTPSTests {
         let larderCA = try await LarderCLI.run(["ca", "path", "--cache-dir", cache])
         #expect(larderCA.exitCode == 0, "\(larderCA.stderr)")
         let caPath = larderCA.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let larder = try await LarderProcess(serve: ["--connect-ports", "*", "--upstream-ca", originCA] + arguments, cacheDirectory: cache)
+        // Defaults otherwise: the origin's port is not 443, and interception works on any port.
+        let larder = try await LarderProcess(serve: ["--upstream-ca", originCA] + arguments, cacheDirectory: cache)
         do {
             let result = try await body(larder, origin, originCA, caPath)
             await larder.tearDown()
@@ -77,18 +78,29 @@ struct HTTPSTests {
         }
     }
 
-    @Test("--no-intercept and --tunnel pass HTTPS through: the client sees the origin's own certificate")
+    @Test("--no-intercept and --tunnel pass HTTPS through to --connect-ports: the client sees the origin's own certificate")
     func passThrough() async throws {
-        try await self.withTLSProxy(arguments: ["--no-intercept"]) { larder, origin, originCA, _ in
+        try await self.withTLSProxy(arguments: ["--no-intercept", "--connect-ports", "*"]) { larder, origin, originCA, _ in
             origin.setRoute("/x", .text("direct"))
             let result = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL, arguments: ["--cacert", originCA])
             #expect(result.exitCode == 0, "\(result.stderr)")
             #expect(result.text == "direct")
         }
-        try await self.withTLSProxy(arguments: ["--tunnel", "local*"]) { larder, origin, originCA, _ in
+        try await self.withTLSProxy(arguments: ["--tunnel", "local*", "--connect-ports", "*"]) { larder, origin, originCA, _ in
             origin.setRoute("/x", .text("direct"))
             let result = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL, arguments: ["--cacert", originCA])
             #expect(result.exitCode == 0, "\(result.stderr)")
+        }
+    }
+
+    @Test("TLS to a pass-through host on a port outside --connect-ports is closed after the 200, never tunnelled")
+    func passThroughOnlyToConnectPorts() async throws {
+        try await self.withTLSProxy(arguments: ["--tunnel", "local*"]) { larder, origin, originCA, _ in
+            origin.setRoute("/x", .text("direct"))
+            let result = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL, arguments: ["--cacert", originCA])
+            #expect(result.exitCode != 0, "\(result.stderr)")
+            #expect(origin.requestCount("/x") == 0)
+            #expect(await logMentions(larder, "passes through untouched"), "\(larder.log)")
         }
     }
 
@@ -98,7 +110,7 @@ struct HTTPSTests {
         origin.setRoute("/x", .text("x"))
         let cache = LarderProcess.temporaryDirectory()
         let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let larder = try await LarderProcess(serve: ["--connect-ports", "*"], cacheDirectory: cache)
+        let larder = try await LarderProcess(serve: [], cacheDirectory: cache)
         let result = try await Curl.run(origin.url("/x"), proxy: larder.proxyURL, arguments: ["--cacert", caPath])
         #expect(result.status == 502)
         #expect(result.text.lowercased().contains("certificate"), "\(result.text)")
@@ -115,12 +127,12 @@ struct HTTPSTests {
         let cache = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: cache) }
         let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let online = try await LarderProcess(serve: ["--connect-ports", "*", "--upstream-ca", originCA], cacheDirectory: cache)
+        let online = try await LarderProcess(serve: ["--upstream-ca", originCA], cacheDirectory: cache)
         _ = try await Curl.run(origin.url("/page.html"), proxy: online.proxyURL, arguments: ["--cacert", caPath])
         await online.stop()
         try await origin.stop()
 
-        let offline = try await LarderProcess(serve: ["--connect-ports", "*", "--offline"], cacheDirectory: cache)
+        let offline = try await LarderProcess(serve: ["--offline"], cacheDirectory: cache)
         let hit = try await Curl.run(origin.url("/page.html"), proxy: offline.proxyURL, arguments: ["--cacert", caPath])
         #expect(hit.exitCode == 0, "\(hit.stderr)")
         #expect(hit.text == "cached over tls")
@@ -144,7 +156,7 @@ struct HTTPSTests {
         try await origin.stop()
 
         let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let larder = try await LarderProcess(serve: ["--connect-ports", "*", "--offline"], cacheDirectory: cache)
+        let larder = try await LarderProcess(serve: ["--offline"], cacheDirectory: cache)
         let asset = "/games/flipart/assets/index-s5wVp7Ny.js"
         let response = try await Curl.run(origin.url(asset), proxy: larder.proxyURL, arguments: ["--cacert", caPath])
         let expected = try Data(contentsOf: URL(fileURLWithPath: DemoSite.root + asset))
@@ -190,7 +202,7 @@ struct HTTPSBrowserTests {
         let cache = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: cache) }
         let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let larder = try await LarderProcess(serve: ["--connect-ports", "*", "--upstream-ca", originCA], cacheDirectory: cache)
+        let larder = try await LarderProcess(serve: ["--upstream-ca", originCA], cacheDirectory: cache)
         let page = origin.url("/index.html")
 
         let online = try await Chromium.run(page, proxy: larder.proxyURL, arguments: ["--dump-dom"], trustedCA: caPath)

@@ -13,7 +13,8 @@ struct WebSocketTests {
         _ body: (LarderProcess, WebSocketEchoOrigin) async throws -> Void
     ) async throws {
         let origin = try await WebSocketEchoOrigin.start(tls: tls)
-        let larder = try await LarderProcess(serve: ["--connect-ports", "*"] + arguments(origin))
+        // Defaults otherwise: WebSocket origins listen on ports other than 443.
+        let larder = try await LarderProcess(serve: arguments(origin))
         do {
             try await body(larder, origin)
         } catch {
@@ -57,6 +58,36 @@ struct WebSocketTests {
             #expect(handshake.uri == "/chat?room=1", "origin-form upstream")
             #expect(handshake.headers["via"].contains("1.1 larder"))
             #expect(handshake.headers["sec-websocket-key"] == [WebSocketTestClient.key])
+            #expect(filesUnder(larder.cacheDirectory + "/bodies").isEmpty, "a stream is not stored")
+        }
+    }
+
+    @Test("ws:// as Chromium sends it, CONNECT 127.0.0.1:PORT then the handshake inside, works on defaults; nothing is stored")
+    func webSocketInsideConnect() async throws {
+        try await self.withWebSocketOrigin { larder, origin in
+            #expect(origin.port != 443)
+            let client = try await WebSocketTestClient.connect(
+                through: larder.port, to: origin.url("/chat?room=2"), protocols: ["chat"], tunnelled: true)
+            defer { Task { await client.close() } }
+
+            #expect(client.status == 101, "\(client.responseHead)")
+            #expect(client.header("sec-websocket-accept") == WebSocketTestClient.expectedAccept)
+            #expect(client.header("sec-websocket-protocol") == "chat")
+            #expect(client.header("cache-status")?.contains("detail=websocket") == true, "\(client.responseHead)")
+            #expect(try await client.receiveText() == "welcome")
+            try await client.sendText("through connect")
+            #expect(try await client.receiveText() == "echo: through connect")
+            let long = String(repeating: "abcdefghij", count: 1_000)
+            try await client.sendText(long)
+            #expect(try await client.receiveText() == "echo: " + long)
+            try await client.sendClose()
+            #expect(try await client.receiveFrame().opcode == 0x8)
+            #expect(await client.waitForClose())
+
+            let handshake = try #require(origin.handshakeRequests.first)
+            #expect(handshake.uri == "/chat?room=2")
+            #expect(handshake.headers["host"] == ["127.0.0.1:\(origin.port)"])
+            #expect(handshake.headers["via"].contains("1.1 larder"))
             #expect(filesUnder(larder.cacheDirectory + "/bodies").isEmpty, "a stream is not stored")
         }
     }

@@ -31,6 +31,9 @@ public struct ProxyConfiguration: Sendable {
     public var clientLimits = ClientLimits()
     /// Per-route strategies from the config file; the first route matching a key applies.
     public var routes: [CacheRoute] = []
+    /// Origins whose pages may read `/dev/offline.json` besides those of the precached games and
+    /// pages (normalised, e.g. `https://app.example`).
+    public var statusOrigins: [String] = []
 
     /// The first route covering `key`, or nil (the default strategies of docs/SERVING.md apply).
     public func route(for key: CacheKey) -> CacheRoute? {

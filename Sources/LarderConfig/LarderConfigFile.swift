@@ -8,7 +8,8 @@ import LarderStore
 public struct LarderConfigFile: Sendable {
     /// The top-level settings, in the order messages list them.
     public static let knownKeys = [
-        "routes", "navigationFallback", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin", "$schema",
+        "routes", "navigationFallback", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin", "statusOrigins",
+        "$schema",
     ]
 
     /// `routes`: per-route strategies, in file order (the first matching a cache key applies).
@@ -26,6 +27,9 @@ public struct LarderConfigFile: Sendable {
     public var precacheExcludes: [ExcludeGlob] = []
     /// `allowCrossOrigin`: whether manifests may list files on other origins.
     public var allowCrossOrigin = false
+    /// `statusOrigins`: origins whose pages may read `/dev/offline.json` besides those of the
+    /// precached games and pages, normalised (`https://app.example`).
+    public var statusOrigins: [String] = []
 
     /// The settings of an empty file: Larder's defaults.
     public init() {}
@@ -121,6 +125,17 @@ public struct LarderConfigFile: Sendable {
         }
         if let allowCrossOrigin = members["allowCrossOrigin"] {
             self.allowCrossOrigin = try reader.bool(allowCrossOrigin.value, at: root.appending(member: "allowCrossOrigin"))
+        }
+        if let statusOrigins = members["statusOrigins"] {
+            let path = root.appending(member: "statusOrigins")
+            let expected = "an origin such as \"https://app.example\" (scheme, host and port only)"
+            for (index, element) in try reader.elements(of: statusOrigins.value, at: path, expected: "an array of origins").enumerated() {
+                let text = try reader.string(element, at: path.appending(index: index), expected: expected)
+                guard let origin = HTTPURL.canonicalOrigin(text) else {
+                    throw reader.mismatch(element, at: path.appending(index: index), expected: expected)
+                }
+                self.statusOrigins.append(origin)
+            }
         }
     }
 

@@ -32,6 +32,8 @@ final class ForwardProxy: Sendable {
     let freshnessMemo = FreshnessMemo()
     /// Runs what outlives a request: background refreshes, answers that came after a timeout.
     let background: BackgroundWork
+    /// What the cache could not answer while the origin could not, for /dev/offline.
+    let offlineMisses = OfflineMisses()
 
     init(
         store: Store,
@@ -119,6 +121,7 @@ final class ForwardProxy: Sendable {
                 }
                 return outcome
             case .answerPage(let page, let cacheStatus):
+                self.offlineMisses.record(head, url: url, cacheStatus: cacheStatus)
                 let page = Self.statusPage(page, url: url)
                 try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)
                 return Outcome(status: Int(page.status.code), cacheStatus: cacheStatus, reusable: true)

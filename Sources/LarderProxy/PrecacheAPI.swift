@@ -18,6 +18,8 @@ struct PrecacheAPI: Sendable {
     static let maximumBodySize = 1 << 20
 
     let jobs: any PrecacheJobQueue
+    /// Holds the extra URLs each job also precaches.
+    let store: Store
     /// `http://127.0.0.1:PORT` and the other spellings of this proxy's own origin.
     let ownOrigins: Set<String>
 
@@ -65,8 +67,8 @@ struct PrecacheAPI: Sendable {
         }
         let id: String
         let problems: [String]
-        switch self.jobs.submit(
-            lines: lines, source: "request", requestedBy: origin,
+        switch try await self.jobs.submit(
+            lines: lines, source: "request", requestedBy: origin, store: self.store,
             allowed: { url in
                 origin == nil || self.ownOrigins.contains(origin!) || url.origin == origin
             })

@@ -1,16 +1,31 @@
 import LarderHTTP
+import LarderStore
 
 /// Precaches the running proxy starts (`POST /dev/offline/precache`, a game page's "precache
 /// again" button). The proxy does not depend on LarderPrecache: `larder serve` plugs its job
 /// queue in (Sources/larder/PrecacheJobs+Queue.swift).
 public protocol PrecacheJobQueue: Sendable {
     /// Reads `lines` as a games list's lines and queues a job for what they name, unless one of
-    /// them names a URL `allowed` refuses.
-    func submit(lines: [String], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool) -> PrecacheSubmission
+    /// them names a URL `allowed` refuses. The job also precaches, as pages, the `extraURLs` of the
+    /// games the lines name and those of no game (added by the user on /dev/offline, so `allowed`
+    /// does not apply to them).
+    func submit(lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool)
+        -> PrecacheSubmission
     /// A job's state, or nil for an unknown id.
     func status(_ id: String) -> PrecacheJobStatus?
     /// Runs queued jobs one at a time until cancelled.
     func run() async
+}
+
+extension PrecacheJobQueue {
+    /// Queues a job for `lines` with the extra URLs `store` holds (see
+    /// ``submit(lines:extraURLs:source:requestedBy:allowed:)``).
+    func submit(lines: [String], source: String, requestedBy origin: String?, store: Store, allowed: (HTTPURL) -> Bool) async throws
+        -> PrecacheSubmission
+    {
+        let extraURLs = try await store.extraURLs()
+        return self.submit(lines: lines, extraURLs: extraURLs, source: source, requestedBy: origin, allowed: allowed)
+    }
 }
 
 /// What became of a precache request.

@@ -32,6 +32,9 @@ public struct ProxyConfiguration: Sendable {
     public var clientLimits = ClientLimits()
     /// Per-route strategies from the config file; the first route matching a key applies.
     public var routes: [CacheRoute] = []
+    /// Origins whose pages may read `/dev/offline.json` besides those of the precached games and
+    /// pages (normalised, e.g. `https://app.example`).
+    public var statusOrigins: [String] = []
 
     /// App shells for navigations with nothing stored while the origin cannot answer (config
     /// `navigationFallback`); the first covering a URL applies.

@@ -58,7 +58,8 @@ struct ProxyConnection {
                 return
             }
             guard case .http(.head(var head)) = part else { return }
-            let writer = ResponseWriter(outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1)
+            let writer = ResponseWriter(
+                outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1, accept: head.headers["accept"])
             let started = ContinuousClock.now
 
             let route =

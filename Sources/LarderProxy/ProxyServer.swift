@@ -191,14 +191,16 @@ public final class ProxyServer: Service, Sendable {
             jobs: self.precacheJobs,
             metrics: self.metrics,
             storeFailures: self.proxy.storeFailures,
+            offlineMisses: self.proxy.offlineMisses,
             maxSize: self.configuration.maxSize,
             queryFilter: self.configuration.queryFilter,
             originCheck: SameOriginCheck(ownOrigins: ownOrigins),
+            statusOrigins: self.configuration.statusOrigins,
             templates: try DevOfflineTemplates()
         )
         let pages = OwnPages(
             proxyAuthority: authority,
-            precache: PrecacheAPI(jobs: self.precacheJobs, ownOrigins: ownOrigins),
+            precache: PrecacheAPI(jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins),
             devOffline: devOffline,
             caCertificatePEM: try self.interception?.certificates.authority.pem()
         )

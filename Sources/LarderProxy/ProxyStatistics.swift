@@ -13,7 +13,10 @@ public final class ProxyStatistics: Sendable {
         case miss
         /// Served from the cache because upstream failed, was backing off or too slow.
         case stale
-        /// An error answer (offline miss, upstream unreachable with nothing cached, refusals).
+        /// Not answered: the origin could not answer (unreachable, timed out, backing off, offline
+        /// mode) and nothing stored could be used (see ``OfflineMisses``). A miss, not an error.
+        case offlineMiss = "offline-miss"
+        /// Any other error answer (refusals, a `cache-only` or `only-if-cached` miss).
         case error
         /// Not a cache matter: tunnels, Larder's own pages.
         case bypass
@@ -28,6 +31,7 @@ public final class ProxyStatistics: Sendable {
                 default: return .hit
                 }
             }
+            if OfflineMisses.Reason(cacheStatus: cacheStatus) != nil { return .offlineMiss }
             // A stream or tunnel upstream answered (`fwd-status`) is relayed as it is, not a failure of Larder's.
             if cacheStatus.forward == .bypass { return status >= 400 && cacheStatus.forwardStatus == nil ? .error : .bypass }
             return cacheStatus.forwardStatus == nil && status >= 400 ? .error : .miss

@@ -9,11 +9,15 @@ final class ResponseWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>
     /// The client's HTTP version, echoed in response heads.
     let version: HTTPVersion
+    /// How Larder's own error pages are written for this request (from its `Accept`).
+    let errorFormat: ErrorFormat
     private let started = Mutex(false)
 
-    init(outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>, version: HTTPVersion) {
+    /// A writer for one request; `accept` are its `Accept` field values.
+    init(outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>, version: HTTPVersion, accept: [String] = []) {
         self.outbound = outbound
         self.version = version
+        self.errorFormat = ErrorFormat(accept: accept)
     }
 
     /// Whether a response head has been written (a request that turns out malformed can then no
@@ -59,7 +63,7 @@ final class ResponseWriter: Sendable {
         try await self.whole(status, headers, body: isHead ? nil : ByteBuffer(string: body))
     }
 
-    /// A Larder status page.
+    /// A Larder status page, as HTML or as JSON (``errorFormat``).
     func page(
         _ page: StatusPage,
         cacheStatus: CacheStatus?,
@@ -67,7 +71,15 @@ final class ResponseWriter: Sendable {
         isHead: Bool = false
     ) async throws {
         var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: "text/html; charset=utf-8")
+        let body: String
+        switch self.errorFormat {
+        case .html:
+            headers.add(name: "content-type", value: "text/html; charset=utf-8")
+            body = page.html
+        case .json:
+            headers.add(name: "content-type", value: "application/json")
+            body = page.json(cacheStatus: cacheStatus)
+        }
         headers.add(name: "cache-control", value: "no-store")
         if let cacheStatus {
             headers.add(name: "cache-status", value: cacheStatus.description)
@@ -75,6 +87,6 @@ final class ResponseWriter: Sendable {
         if close {
             headers.add(name: "connection", value: "close")
         }
-        try await self.complete(page.status, headers: headers, body: page.html, isHead: isHead)
+        try await self.complete(page.status, headers: headers, body: body, isHead: isHead)
     }
 }

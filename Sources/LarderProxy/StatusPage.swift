@@ -1,7 +1,10 @@
+import Foundation
+import LarderHTTP
 import NIOHTTP1
 
 /// The small self-contained HTML pages Larder answers with itself: offline misses,
-/// upstream errors, refusals. Every dynamic value is escaped.
+/// upstream errors, refusals. Every dynamic value is escaped. A client that prefers JSON gets the
+/// same as a JSON object (``json(cacheStatus:)``).
 struct StatusPage: Sendable {
     /// The HTTP status.
     var status: HTTPResponseStatus
@@ -35,6 +38,40 @@ struct StatusPage: Sendable {
             </body></html>
 
             """
+    }
+
+    /// The page as a JSON object: `status`, `title`, `url` (or null), `reason` (the paragraphs as
+    /// one text) and `cacheStatus` (the `Cache-Status` sent, or null).
+    func json(cacheStatus: CacheStatus?) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let object = JSONPage(
+            status: Int(self.status.code), title: self.title, url: self.url, reason: self.paragraphs.joined(separator: " "),
+            cacheStatus: cacheStatus?.description)
+        // Encoding strings and numbers cannot fail.
+        return (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) + "\n" } ?? "{}\n"
+    }
+
+    private struct JSONPage: Encodable {
+        var status: Int
+        var title: String
+        var url: String?
+        var reason: String
+        var cacheStatus: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case status, title, url, reason, cacheStatus
+        }
+
+        /// Every key, `null` for what is missing, so clients can rely on the shape.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.status, forKey: .status)
+            try container.encode(self.title, forKey: .title)
+            try container.encode(self.url, forKey: .url)
+            try container.encode(self.reason, forKey: .reason)
+            try container.encode(self.cacheStatus, forKey: .cacheStatus)
+        }
     }
 
     /// A miss while offline.

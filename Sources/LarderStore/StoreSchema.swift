@@ -89,6 +89,19 @@ enum StoreSchema {
         migrator.registerMigration("v5") { db in
             try db.execute(sql: "CREATE INDEX entry_key_base ON entry(\(Self.keyBase), response_time)")
         }
+        // URLs added to precache from /dev/offline's offline misses: precached with their game (or,
+        // without one, with every run). A new table, so it costs the same for any cache size.
+        migrator.registerMigration("v7") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE extra_url (
+                        url TEXT PRIMARY KEY NOT NULL,
+                        game_slug TEXT,
+                        added_at REAL NOT NULL
+                    )
+                    """
+            )
+        }
         return migrator
     }
 

@@ -89,6 +89,7 @@ struct PrecacheCommand: AsyncParsableCommand {
         }
         let directory = self.cacheDirectory.resolved()
         let store = try CommandSupport.openStore(directory)
+        list.add(extraURLs: try await store.extraURLs())
         let upstream = try CurlUpstream(configuration: .init(trust: self.upstreamCA.trust), logger: Logger(label: "larder.upstream"))
         var options = PrecacheOptions()
         configFile.apply(to: &options)

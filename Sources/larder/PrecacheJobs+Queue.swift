@@ -1,15 +1,15 @@
 import LarderHTTP
 import LarderPrecache
 import LarderProxy
+import LarderStore
 
 /// The precache runner behind the running proxy's precache API.
 extension PrecacheJobs: PrecacheJobQueue {
-    public func submit(lines: [String], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool) -> PrecacheSubmission {
-        let list = GamesList.parse(lines: lines, source: source)
+    public func submit(
+        lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool
+    ) -> PrecacheSubmission {
+        var list = GamesList.parse(lines: lines, source: source)
         let problems = list.problems.map(\.description)
-        guard !list.entries.isEmpty else {
-            return .nothingToPrecache(problems: problems)
-        }
         for entry in list.entries {
             let url: HTTPURL
             switch entry {
@@ -19,6 +19,12 @@ extension PrecacheJobs: PrecacheJobQueue {
             if !allowed(url) {
                 return .refused(url: url.absoluteString)
             }
+        }
+        let named = !list.entries.isEmpty
+        list.add(extraURLs: extraURLs)
+        // Lines that name nothing are a mistake; no lines at all ask for the extra URLs alone.
+        guard named || (lines.isEmpty && !list.entries.isEmpty) else {
+            return .nothingToPrecache(problems: problems)
         }
         return .queued(id: self.submit(list, requestedBy: origin), problems: problems)
     }

@@ -66,6 +66,10 @@ struct StatusCommand: AsyncParsableCommand {
             report.startedAt = live.startedAt
             report.requests = live.requests
             report.upstream = live.upstream
+            if let misses = live.offlineMisses {
+                // The proxy's offline misses keep games it knows missed from showing as ready.
+                report.add(offlineMisses: misses.groups.flatMap(\.misses).sorted { $0.lastSeen > $1.lastSeen }, capacity: misses.capacity)
+            }
             if live.cacheDirectory == report.cacheDirectory {
                 report.store.maxSize = live.store.maxSize
                 report.store.budgetUsed = live.store.budgetUsed
@@ -168,6 +172,9 @@ struct StatusText {
                 if unlisted > 0 {
                     lines.append("      ... \(unlisted) more missing (see /dev/offline/games/\(game.slug))")
                 }
+                for miss in game.offlineMisses ?? [] {
+                    lines.append("      \(miss.url): offline miss (\(miss.reason.rawValue)), add it to precache on /dev/offline")
+                }
             }
         }
         if !self.report.pages.isEmpty {
@@ -189,7 +196,7 @@ struct StatusText {
                 if let requests = live.requests {
                     let ratio = requests.hitRatio.map { "\(Int(($0 * 100).rounded()))%" } ?? "-"
                     lines.append(
-                        "  Requests \(requests.hits) hits, \(requests.misses) misses, \(requests.stale) stale, \(requests.errors) errors; hit ratio \(ratio)"
+                        "  Requests \(requests.hits) hits, \(requests.misses) misses (\(requests.offlineMisses) offline), \(requests.stale) stale, \(requests.errors) errors; hit ratio \(ratio)"
                     )
                 }
                 for host in live.upstream ?? [] where host.state != "ok" {

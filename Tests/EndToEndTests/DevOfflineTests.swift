@@ -60,7 +60,7 @@ struct DevOfflineTests {
         let larder = try await LarderProcess(serve: ["--max-size", "4MiB"], cacheDirectory: cache)
         do {
             let proxy = larder.proxyURL
-            // miss, miss, hit (precached: no network), stale (origin gone), hit (offline), error (offline miss).
+            // miss, miss, hit (precached: no network), stale (origin gone), hit (offline), offline miss.
             #expect(try await Curl.run(origin.url("/api/one.json"), proxy: proxy).header("cache-status")?.contains("stored") == true)
             #expect(try await Curl.run(origin.url("/api/two.txt"), proxy: proxy).header("cache-status")?.contains("stored") == true)
             let asset = try await Curl.run(origin.url("/games/flipart/assets/index-s5wVp7Ny.js"), proxy: proxy)
@@ -78,10 +78,18 @@ struct DevOfflineTests {
             #expect(report["offline"] as? Bool == true)
             let requests = report["requests"] as? [String: Any] ?? [:]
             #expect(requests["hits"] as? Int == 2)
-            #expect(requests["misses"] as? Int == 2)
+            #expect(requests["misses"] as? Int == 3, "two fetched, one offline miss")
+            #expect(requests["offlineMisses"] as? Int == 1)
             #expect(requests["stale"] as? Int == 1)
-            #expect(requests["errors"] as? Int == 1)
-            #expect((requests["hitRatio"] as? Double).map { abs($0 - 0.6) < 1e-9 } == true, "(2 hits + 1 stale) / 5")
+            #expect(requests["errors"] as? Int == 0)
+            #expect((requests["hitRatio"] as? Double).map { abs($0 - 0.5) < 1e-9 } == true, "(2 hits + 1 stale) / 6")
+            let groups = (report["offlineMisses"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+            #expect(groups.count == 1)
+            #expect(groups.first?["origin"] as? String == "http://127.0.0.1:\(origin.port)")
+            #expect(groups.first?["game"] == nil, "/never-seen.js is under no game's root")
+            let listed = (groups.first?["misses"] as? [[String: Any]])?.first
+            #expect(listed?["url"] as? String == origin.url("/never-seen.js"))
+            #expect(listed?["reason"] as? String == "offline")
 
             // Precached: 10 files the demo manifests list, holey's index.html, 3 pages, the 5 manifests
             // and the 4 metadata.json files (cached so a game can be listed offline; holey has none).
@@ -127,7 +135,7 @@ struct DevOfflineTests {
             let newest = try #require(recent.first)
             #expect((newest["url"] as? String)?.hasSuffix("/never-seen.js") == true)
             #expect(newest["status"] as? Int == 504)
-            #expect(newest["outcome"] as? String == "error")
+            #expect(newest["outcome"] as? String == "offline-miss")
             #expect(newest["cacheStatus"] as? String == "larder; fwd=uri-miss; detail=offline")
             #expect(recent.count == 7, "six proxied requests and the POST of the offline switch")
 
@@ -156,16 +164,142 @@ struct DevOfflineTests {
             #expect(text.stdout.contains("holey/missing.js: failed: answered HTTP 404"), "\(text.stdout)")
             #expect(text.stdout.contains("Pages: 3 of 3 cached"))
             #expect(text.stdout.contains("offline mode"))
-            #expect(text.stdout.contains("2 hits, 2 misses, 1 stale, 1 errors; hit ratio 60%"))
+            #expect(text.stdout.contains("2 hits, 3 misses (1 offline), 1 stale, 0 errors; hit ratio 50%"), "\(text.stdout)")
 
             let metrics = try await Curl.run(proxy + "/metrics", proxy: nil)
             #expect(metrics.text.contains("larder_requests_total{outcome=\"stale\"} 1\n"))
+            #expect(metrics.text.contains("larder_requests_total{outcome=\"offline-miss\"} 1\n"))
+            #expect(metrics.text.contains("larder_requests_total{outcome=\"error\"} 0\n"))
             #expect(metrics.text.contains("larder_offline_mode 1.0\n"))
             #expect(metrics.text.contains("larder_upstream_errors_total{kind=\"transport\"} 1\n"))
             await larder.tearDown()
         } catch {
             print("larder log:\n\(larder.log)")
             await larder.tearDown()
+            throw error
+        }
+    }
+
+    /// Waits for the precache job `id` of `larder` to finish; its status JSON.
+    private static func finishedJob(_ larder: LarderProcess, id: String) async throws -> [String: Any] {
+        for _ in 0..<600 {
+            let status = try await Self.json(larder.proxyURL + "/dev/offline/precache/" + id)
+            if status["state"] as? String == "finished" { return status }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw E2EError("precache job \(id) did not finish")
+    }
+
+    @Test(
+        "origin stopped: uncached URLs are offline misses, newest first per origin and game; errors are JSON for JSON clients; add to precache cures one"
+    )
+    func offlineMisses() async throws {
+        let app = try await TestOrigin.start()
+        let api = try await TestOrigin.start()
+        app.setRoute(
+            "/games/app/offline.meta.json", .text(#"{"files": ["app/index.html", "app/main.js"]}"#, contentType: "application/json"))
+        app.setRoute("/games/app/index.html", .text("<script src=main.js></script>", contentType: "text/html"))
+        app.setRoute("/games/app/main.js", .text("import('./lazy-1.js')", contentType: "text/javascript"))
+        app.setRoute("/games/app/lazy-1.js", .text("lazy", contentType: "text/javascript"))
+        api.setRoute("/settings", .text("{}", contentType: "application/json"))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let list = directory + "/games.txt"
+        try "\(app.url("/games/app"))\n".write(toFile: list, atomically: true, encoding: .utf8)
+        #expect(try await LarderCLI.run(["precache", list, "--cache-dir", cache]).exitCode == 0)
+
+        let larder = try await LarderProcess(cacheDirectory: cache)
+        do {
+            let proxy = larder.proxyURL
+            let page = app.url("/games/app/index.html")
+            #expect(try await Curl.run(page, proxy: proxy).status == 200)
+            var report = try await Self.json(proxy + "/dev/offline.json")
+            #expect((report["games"] as? [[String: Any]])?.first?["ready"] as? Bool == true)
+
+            try await app.stop()
+            try await api.stop()
+            let unrelated = try await Curl.run(app.url("/unrelated.js"), proxy: proxy)
+            #expect(unrelated.status == 502)
+            #expect(unrelated.header("content-type") == "text/html; charset=utf-8", "curl's */* gets the HTML page")
+            let settings = api.url("/settings?1795492696035")
+            let call = try await Curl.run(
+                settings, proxy: proxy, arguments: ["-H", "Accept: application/json, text/plain, */*", "-H", "Referer: \(page)"])
+            #expect(call.status == 502)
+            #expect(call.header("content-type") == "application/json")
+            let error = try JSONSerialization.jsonObject(with: Data(call.body)) as? [String: Any] ?? [:]
+            #expect(error["status"] as? Int == 502)
+            #expect(error["url"] as? String == settings)
+            #expect(error["title"] as? String == "Upstream unreachable")
+            #expect((error["reason"] as? String)?.contains("There is no cached copy of it.") == true)
+            #expect(error["cacheStatus"] as? String == call.header("cache-status"))
+            let lazy = app.url("/games/app/lazy-1.js")
+            #expect(try await Curl.run(lazy, proxy: proxy).status == 502)
+            #expect(try await Curl.run(page, proxy: proxy).header("cache-status")?.hasPrefix("larder; hit") == true, "precached")
+
+            report = try await Self.json(proxy + "/dev/offline.json")
+            let requests = report["requests"] as? [String: Any] ?? [:]
+            #expect(requests["offlineMisses"] as? Int == 3)
+            #expect(requests["errors"] as? Int == 0)
+            let groups = (report["offlineMisses"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+            let summary = groups.map { group in
+                "\(group["origin"] as? String ?? "") \(group["game"] as? String ?? "-"): "
+                    + ((group["misses"] as? [[String: Any]]) ?? []).map { $0["url"] as? String ?? "" }.joined(separator: " ")
+            }
+            #expect(
+                summary == [
+                    "\(app.baseURL) app: \(lazy)", "\(api.baseURL) app: \(settings)", "\(app.baseURL) -: \(app.url("/unrelated.js"))",
+                ], "newest first, per origin and game (the API call by its Referer)")
+            let game = try #require((report["games"] as? [[String: Any]])?.first)
+            #expect(game["ready"] as? Bool == false, "every listed file is cached, but the app missed two URLs offline")
+            #expect(game["readiness"] as? String == "2 offline misses")
+            let html = try await Curl.run(proxy + "/dev/offline", proxy: nil).text
+            #expect(html.contains("Not ready: app (2 offline misses)."), "\(html.prefix(3000))")
+            #expect(html.contains("<input type=\"hidden\" name=\"url\" value=\"\(lazy)\">"))
+
+            // A page of the app may read the JSON; another site may not.
+            let allowed = try await Curl.run(proxy + "/dev/offline.json", proxy: nil, arguments: ["-H", "Origin: \(app.baseURL)"])
+            #expect(allowed.header("access-control-allow-origin") == app.baseURL)
+            #expect(allowed.header("vary") == "Origin")
+            let other = try await Curl.run(proxy + "/dev/offline.json", proxy: nil, arguments: ["-H", "Origin: https://evil.example"])
+            #expect(other.header("access-control-allow-origin") == nil)
+
+            // With the origin back, add to precache fetches the URL (with its game) at once.
+            try await app.restart()
+            let added = try await Self.control(larder, "add-to-precache", form: ["url": lazy, "game": "app"], origin: proxy)
+            #expect(added.status == 303)
+            let location = try #require(added.header("location"))
+            let job = try #require(
+                location.split(separator: "&").first { $0.contains("job=") }?.split(separator: "=").last.map(String.init))
+            let finished = try await Self.finishedJob(larder, id: job)
+            #expect((finished["report"] as? [String: Any])?["failed"] as? Int == 0, "\(finished)")
+            app.resetRecords()
+            let hit = try await Curl.run(lazy, proxy: proxy)
+            #expect(hit.status == 200)
+            #expect(hit.text == "lazy")
+            #expect(hit.header("cache-status")?.hasPrefix("larder; hit") == true, "\(hit.header("cache-status") ?? "")")
+            #expect(app.requestCount("/games/app/lazy-1.js") == 0, "answered from the cache")
+            report = try await Self.json(proxy + "/dev/offline.json")
+            let extra = (report["extraURLs"] as? [[String: Any]])?.first
+            #expect(extra?["url"] as? String == lazy)
+            #expect(extra?["game"] as? String == "app")
+            #expect(extra?["state"] as? String == "cached")
+            let left = ((report["offlineMisses"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []).flatMap {
+                ($0["misses"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String }
+            }
+            #expect(left == [settings, app.url("/unrelated.js")], "the added URL is no longer a miss")
+            _ = await larder.stop()
+
+            // Later runs of the game precache it too.
+            let again = try await LarderCLI.run(["precache", list, "--cache-dir", cache, "--json"])
+            #expect(again.exitCode == 0, "\(again.stdout)\(again.stderr)")
+            let printed = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any] ?? [:]
+            #expect(printed["pagesListed"] as? Int == 1, "the extra URL is fetched with its game")
+            try await app.stop()
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            try? await app.stop()
             throw error
         }
     }

@@ -16,6 +16,11 @@ import NIOHTTP1
 ///   `POST /dev/offline/precache`; redirects to the game's page with the job shown.
 /// - `offline` (`offline`: `on` or `off`): switches offline mode.
 /// - `clear-runtime`: removes every runtime entry; precached ones stay.
+/// - `add-to-precache` (`url`, optional `game`: a slug): adds an offline miss's URL to the extra URLs
+///   (``ExtraURLRecord``) of the game, or, without one, to those precached with every run, and
+///   queues a precache job for it at once (with the game, so the game's precache time moves past
+///   its misses).
+/// - `remove-extra-url` (`url`): removes an extra URL; what it cached stays until purged.
 ///
 /// Every form may name a `return` path under /dev/offline to come back to.
 struct DevOfflineActions {
@@ -56,6 +61,15 @@ struct DevOfflineActions {
             return try await self.purgeGame(fields, back: back)
         case "precache-game":
             return try await self.precacheGame(fields, origin: request.headers.first(name: "origin"), back: back)
+        case "add-to-precache":
+            return try await self.addToPrecache(fields, origin: request.headers.first(name: "origin"), back: back)
+        case "remove-extra-url":
+            let url = fields["url"] ?? ""
+            let removed = try await self.pages.store.removeExtraURL(url)
+            return Self.redirect(
+                back,
+                flash: removed
+                    ? "Removed \(url) from the extra URLs; what it cached stays until purged." : "\(url) is not an extra URL.")
         case "offline":
             return self.toggleOffline(fields, back: back)
         case "clear-runtime":
@@ -110,7 +124,9 @@ struct DevOfflineActions {
         }
         // The manifest URL, not the root: a Workbox or Vite manifest keeps its format that way.
         let id: String
-        switch self.pages.jobs.submit(lines: [record.manifestURL], source: "/dev/offline", requestedBy: origin, allowed: { _ in true }) {
+        switch try await self.pages.jobs.submit(
+            lines: [record.manifestURL], source: "/dev/offline", requestedBy: origin, store: self.pages.store, allowed: { _ in true })
+        {
         case .nothingToPrecache(let problems):
             return Self.redirect(back, flash: "Cannot precache \(record.manifestURL): \(problems.joined(separator: "; "))")
         case .refused(let url):
@@ -121,6 +137,43 @@ struct DevOfflineActions {
         let name = record.displayName ?? record.slug
         let target = "\(DevOfflinePages.root)/games/\(record.slug)?" + FormFields.encode([("job", id)])
         return Self.redirect(target, flash: "Precaching \(name) again (job \(id)). Reload to follow it.")
+    }
+
+    private func addToPrecache(_ fields: FormFields, origin: String?, back: String) async throws -> DevOfflinePages.Response {
+        guard let text = fields["url"], !text.isEmpty else {
+            return self.pages.notice(.badRequest, heading: "Which URL?", paragraphs: ["The form names no URL to precache (a url field)."])
+        }
+        var url: HTTPURL
+        do {
+            url = try HTTPURL(parsing: text)
+        } catch {
+            return self.pages.notice(.badRequest, heading: "Not a URL", paragraphs: ["\(text) cannot be precached: \(error)"])
+        }
+        url.fragment = nil
+        var game: GameRecord?
+        if let slug = fields["game"], !slug.isEmpty {
+            guard let record = try await self.pages.store.game(slug: slug) else {
+                return Self.redirect(back, flash: "No game \(slug) is recorded.")
+            }
+            game = record
+        }
+        let added = url.absoluteString
+        try await self.pages.store.addExtraURL(ExtraURLRecord(url: added, gameSlug: game?.slug, addedAt: Date()))
+        self.pages.offlineMisses.forget(url: added)
+        // The game's manifest comes along: its extra URLs are fetched with it, and its precache
+        // time then follows the misses it answers.
+        let submission = try await self.pages.jobs.submit(
+            lines: game.map { [$0.manifestURL] } ?? [], source: "/dev/offline", requestedBy: origin, store: self.pages.store,
+            allowed: { _ in true })
+        guard case .queued(let id, _) = submission else {
+            return Self.redirect(back, flash: "Added \(added) to precache, but no precache job could start: \(submission).")
+        }
+        guard let game else {
+            return Self.redirect(back, flash: "Added \(added) to the URLs precached with every run; precaching it now (job \(id)).")
+        }
+        let name = game.displayName ?? game.slug
+        let target = "\(DevOfflinePages.root)/games/\(game.slug)?" + FormFields.encode([("job", id)])
+        return Self.redirect(target, flash: "Added \(added) to \(name); precaching \(name) with it now (job \(id)). Reload to follow it.")
     }
 
     private func toggleOffline(_ fields: FormFields, back: String) -> DevOfflinePages.Response {

@@ -10,8 +10,8 @@ import NIOHTTP1
 /// - `GET /dev/offline`, `GET /dev/offline.json`: the overview.
 /// - `GET /dev/offline/entries[.json]?q=TEXT&page=N&sort=recent|size|url`: the entry list.
 /// - `GET /dev/offline/games/SLUG[.json]`: one game, every file with its state and reason.
-/// - `POST /dev/offline/actions/{purge-entry,purge-game,precache-game,offline,clear-runtime}`:
-///   the controls (see ``DevOfflineActions``).
+/// - `POST /dev/offline/actions/{purge-entry,purge-game,precache-game,offline,clear-runtime,
+///   add-to-precache,remove-extra-url}`: the controls (see ``DevOfflineActions``).
 /// - `GET /metrics`: Prometheus text.
 ///
 /// No view costs in proportion to the number of entries: counts come from the store's counters,
@@ -29,11 +29,16 @@ struct DevOfflinePages: Sendable {
     let jobs: any PrecacheJobQueue
     let metrics: ProxyMetrics
     let storeFailures: StoreWriteFailures
+    /// What the cache could not answer while the origin could not.
+    let offlineMisses: OfflineMisses
     /// The size budget, shown as budget use.
     let maxSize: Int64?
     /// The query parameters cache keys leave out (for purging by URL).
     let queryFilter: QueryParameterFilter
     let originCheck: SameOriginCheck
+    /// Origins besides those of the precached games and pages whose pages may read
+    /// `/dev/offline.json` (the config file's `statusOrigins`, normalised).
+    let statusOrigins: [String]
     let templates: DevOfflineTemplates
 
     /// A complete response.
@@ -79,7 +84,7 @@ struct DevOfflinePages: Sendable {
         case Self.root, Self.root + "/":
             return try await self.overview(query: query, json: false)
         case Self.root + ".json":
-            return try await self.overview(query: query, json: true)
+            return try await self.overview(query: query, json: true, origin: request.headers.first(name: "origin"))
         case Self.root + "/entries":
             return try await self.entries(query: query, json: false)
         case Self.root + "/entries.json":
@@ -120,17 +125,24 @@ struct DevOfflinePages: Sendable {
             StoreWriteFailuresReport(since: $0.since, failures: $0.failures, lastError: $0.lastError)
         }
         report.upstream = self.hostReports(now: now)
+        report.add(offlineMisses: self.offlineMisses.snapshot(), capacity: self.offlineMisses.capacity)
         report.recentRequests = self.statistics.recentRequests()
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
         report.entries = EntryListReport(query: nil, sort: .recent, page: page)
         return report
     }
 
-    private func overview(query: FormFields, json: Bool) async throws -> Response {
+    private func overview(query: FormFields, json: Bool, origin: String? = nil) async throws -> Response {
         let now = Date()
         let report = try await self.overviewReport(now: now)
         if json {
-            return try Self.json(report)
+            var response = try Self.json(report)
+            // Readable by the apps the user precached or allowed, so they can show their offline state.
+            if let allowed = StatusCORS(configured: self.statusOrigins, report: report).allowOrigin(for: origin) {
+                response.headers.add(name: "Access-Control-Allow-Origin", value: allowed)
+            }
+            response.headers.add(name: "Vary", value: "Origin")
+            return response
         }
         let views = DevOfflineViews(now: now)
         let frame = self.frame(title: "Offline readiness", returnPath: Self.root, query: query, now: now)
@@ -172,7 +184,13 @@ struct DevOfflinePages: Sendable {
             game.ready = false
             game.readiness = "\(game.filesCached) of \(game.filesListed)"
         }
-        return GameDetailReport(game: game, files: files, job: jobID.flatMap { self.jobs.status($0) })
+        // Which misses are this game's depends on every game's root (the deepest wins).
+        let games = try await self.store.games().map { GameReport($0, missing: []) }
+        let attribution = OfflineMissAttribution(games: games)
+        game.add(offlineMisses: self.offlineMisses.snapshot().filter { attribution.game(of: $0)?.slug == slug })
+        let pages = try await OfflineReport.pages(from: self.store)
+        let extraURLs = try await OfflineReport.extraURLs(from: self.store, pages: pages).filter { $0.game == slug }
+        return GameDetailReport(game: game, files: files, extraURLs: extraURLs, job: jobID.flatMap { self.jobs.status($0) })
     }
 
     private func game(slug: String, query: FormFields, json: Bool) async throws -> Response {

@@ -24,6 +24,9 @@ struct DevOfflineTemplates: Sendable {
         try library.register(Self.top, named: "top")
         try library.register(Self.foot, named: "foot")
         try library.register(Self.entriesTable, named: "entriesTable")
+        try library.register(Self.addToPrecache, named: "addToPrecache")
+        try library.register(Self.missTable, named: "missTable")
+        try library.register(Self.extraTable, named: "extraTable")
         try library.register(Self.overview, named: Page.overview.rawValue)
         try library.register(Self.entries, named: Page.entries.rawValue)
         try library.register(Self.game, named: Page.game.rawValue)
@@ -69,7 +72,7 @@ struct DevOfflineTemplates: Sendable {
         .pill.online{background:var(--ok-bg);color:var(--ok)}.pill.offline{background:var(--bad-bg);color:var(--bad)}
         .pill.ok,.pill.cached,.pill.ready{background:var(--ok-bg);color:var(--ok)}
         .pill.bad,.pill.failed,.pill.missing,.pill.partial,.pill.backing-off{background:var(--bad-bg);color:var(--bad)}
-        .pill.warn,.pill.failing,.pill.excluded,.pill.refused,.pill.stale{background:var(--warn-bg);color:var(--warn)}
+        .pill.warn,.pill.failing,.pill.excluded,.pill.refused,.pill.stale,.pill.offline-miss,.pill.pending{background:var(--warn-bg);color:var(--warn)}
         .pill.skipped,.pill.runtime,.pill.bypass{background:var(--soft);color:var(--muted);border:1px solid var(--line)}
         .pill.precached,.pill.hit{background:#ddf4ff;color:#0550ae}
         .pill.miss{background:var(--soft);color:var(--ink);border:1px solid var(--line)}
@@ -163,6 +166,44 @@ struct DevOfflineTemplates: Sendable {
         </tbody></table></div>
         """
 
+    /// The button that adds an offline miss's URL to precache (with its game when it has one).
+    static let addToPrecache = """
+        <form class="inline" method="post" action="/dev/offline/actions/add-to-precache"><input type="hidden" name="url" value="{{url}}"><input type="hidden" name="game" value="{{game}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small" type="submit" title="Precache this URL now, and with every precache run of its game">Add to precache</button></form>
+        """
+
+    static let missTable = """
+        <div class="scroll"><table>
+        <thead><tr><th>Last missed</th><th>Method</th><th>URL</th><th class="num">Count</th><th>Why</th><th>Referer</th><th></th></tr></thead>
+        <tbody>
+        {{#missRows}}<tr>
+        <td><time datetime="{{lastSeenISO}}" title="{{lastSeenExact}}">{{lastSeenRelative}}</time></td>
+        <td>{{method}}</td>
+        <td class="url mono">{{url}}</td>
+        <td class="num">{{count}}</td>
+        <td><span class="pill offline-miss">{{reason}}</span></td>
+        <td class="url mono small">{{referer}}</td>
+        <td>{{#canPrecache}}{{> addToPrecache}}{{/canPrecache}}</td>
+        </tr>
+        {{/missRows}}
+        </tbody></table></div>
+        """
+
+    static let extraTable = """
+        <div class="scroll"><table>
+        <thead><tr><th>URL</th><th>Precached with</th><th>State</th><th>Reason</th><th>Added</th><th></th></tr></thead>
+        <tbody>
+        {{#extraRows}}<tr>
+        <td class="url mono">{{url}}</td>
+        <td>{{#gameDetail}}<a href="{{gameDetail}}">{{gameName}}</a>{{/gameDetail}}{{^gameDetail}}{{gameName}}{{/gameDetail}}</td>
+        <td><span class="pill {{state}}">{{state}}</span></td>
+        <td class="reason">{{reason}}</td>
+        <td><time datetime="{{addedISO}}" title="{{addedExact}}">{{addedRelative}}</time></td>
+        <td><form class="inline" method="post" action="/dev/offline/actions/remove-extra-url"><input type="hidden" name="url" value="{{url}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small danger" type="submit" title="Stop precaching this URL (what is cached stays until purged)">Remove</button></form></td>
+        </tr>
+        {{/extraRows}}
+        </tbody></table></div>
+        """
+
     // MARK: - Pages
 
     static let overview = """
@@ -183,6 +224,8 @@ struct DevOfflineTemplates: Sendable {
         {{#lastError}}<div class="error">Last error: {{lastError}}</div>{{/lastError}}
         {{#hasMissing}}<ul class="missing">{{#missingFiles}}<li><span class="mono">{{url}}</span>: {{why}}</li>{{/missingFiles}}</ul>{{/hasMissing}}
         {{#moreMissing}}<div class="small"><a href="{{detail}}">{{moreMissing}}</a></div>{{/moreMissing}}
+        {{#offlineMissNote}}<div class="error">{{offlineMissNote}}</div>
+        <ul class="missing">{{#offlineMissRows}}<li><span class="mono">{{url}}</span> {{#canPrecache}}{{> addToPrecache}}{{/canPrecache}}</li>{{/offlineMissRows}}</ul>{{/offlineMissNote}}
         <div class="actions">
         <a class="small" href="{{detail}}">Files</a>
         <form class="inline" method="post" action="/dev/offline/actions/precache-game"><input type="hidden" name="game" value="{{slug}}"><input type="hidden" name="return" value="{{detail}}"><button class="small" type="submit">Precache again</button></form>
@@ -191,6 +234,20 @@ struct DevOfflineTemplates: Sendable {
         </li>
         {{/gameCards}}
         </ul>
+
+        {{#hasOfflineMisses}}
+        <h2 id="offline-misses">Offline misses <small>{{missesNote}}</small></h2>
+        {{^missGroups}}<p class="muted">None: every request the origin could not answer was answered from the cache.</p>{{/missGroups}}
+        {{#missGroups}}
+        <h3><span class="mono">{{origin}}</span>{{#gameName}} · <a href="{{gameDetail}}">{{gameName}}</a>{{/gameName}}</h3>
+        {{> missTable}}
+        {{/missGroups}}
+        {{/hasOfflineMisses}}
+
+        {{#hasExtraRows}}
+        <h2 id="extra-urls">Extra URLs <small>added to precache from the offline misses</small></h2>
+        {{> extraTable}}
+        {{/hasExtraRows}}
 
         {{#hasPages}}
         <h2 id="pages">Pages <small>{{pagesNote}}</small></h2>
@@ -221,6 +278,7 @@ struct DevOfflineTemplates: Sendable {
         <div class="stats">
         <div class="stat"><b>{{hits}}</b><span>hits</span></div>
         <div class="stat"><b>{{misses}}</b><span>misses</span></div>
+        <div class="stat"><b>{{offlineMissCount}}</b><span>of them offline misses</span></div>
         <div class="stat"><b>{{stale}}</b><span>stale answers</span></div>
         <div class="stat"><b>{{errors}}</b><span>errors</span></div>
         <div class="stat"><b>{{hitRatio}}</b><span>hit ratio</span></div>
@@ -306,6 +364,14 @@ struct DevOfflineTemplates: Sendable {
         <form class="inline" method="post" action="/dev/offline/actions/purge-game"><input type="hidden" name="game" value="{{slug}}"><input type="hidden" name="return" value="{{detail}}"><button class="danger" type="submit">Purge this game</button></form>
         <a class="small" href="{{detail}}.json">JSON</a>
         </div>
+        {{#offlineMissNote}}
+        <h2>Offline misses <small>since the last precache</small></h2>
+        {{> missTable}}
+        {{/offlineMissNote}}
+        {{#hasExtraRows}}
+        <h2>Extra URLs <small>precached with the game</small></h2>
+        {{> extraTable}}
+        {{/hasExtraRows}}
         <h2>Files <small>{{filesNote}}</small></h2>
         {{^fileRows}}<p class="muted">The manifest lists no file{{#lastError}}, or could not be read{{/lastError}}.</p>{{/fileRows}}
         {{#hasFileRows}}

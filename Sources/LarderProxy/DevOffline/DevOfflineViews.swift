@@ -66,6 +66,15 @@ struct DevOfflineViews {
             return row
         }
 
+        values["extraRows"] = report.extraURLs.map { extra in self.extraRow(extra, games: report.games) }
+        values["hasExtraRows"] = !report.extraURLs.isEmpty
+        values["hasOfflineMisses"] = report.offlineMisses != nil
+        values["missGroups"] = (report.offlineMisses?.groups ?? []).map(self.missGroup)
+        values["missesNote"] =
+            report.offlineMisses.map { misses in
+                misses.urls == 0 ? "" : "newest first; \(misses.urls) URL\(misses.urls == 1 ? "" : "s"), up to \(misses.capacity) kept"
+            } ?? ""
+
         let store = report.store
         if let failures = report.storeWriteFailures {
             values["storeFailureText"] =
@@ -96,6 +105,7 @@ struct DevOfflineViews {
         values["startedRelative"] = report.startedAt.map { "the proxy started, " + HumanFormat.relative($0, now: self.now) } ?? "start"
         values["hits"] = HumanFormat.count(requests.hits)
         values["misses"] = HumanFormat.count(requests.misses)
+        values["offlineMissCount"] = HumanFormat.count(requests.offlineMisses)
         values["stale"] = HumanFormat.count(requests.stale)
         values["errors"] = HumanFormat.count(requests.errors)
         values["bypassed"] = HumanFormat.count(requests.bypassed)
@@ -157,7 +167,49 @@ struct DevOfflineViews {
         let unlisted = game.filesMissing - game.missing.count
         card["moreMissing"] =
             unlisted > 0 ? "\(game.missing.isEmpty ? "" : "and ")\(unlisted) more missing file\(unlisted == 1 ? "" : "s") →" : false
+        let misses = game.offlineMisses ?? []
+        card["offlineMissNote"] =
+            misses.isEmpty
+            ? false
+            : "\(misses.count == 1 ? "1 request" : "\(misses.count) requests") could not be answered offline since the last precache:"
+        card["offlineMissRows"] = misses.prefix(OfflineReport.missingShown).map { self.missRow($0, game: game.slug) }
         return card
+    }
+
+    /// One group of offline misses: an origin, and a game when they belong to one.
+    func missGroup(_ group: OfflineMissGroup) -> [String: Any] {
+        [
+            "origin": group.origin,
+            "gameName": Self.optional(group.gameName),
+            "gameDetail": group.game.map { "\(DevOfflinePages.root)/games/\($0)" } ?? "",
+            "missRows": group.misses.map { self.missRow($0, game: group.game) },
+        ]
+    }
+
+    /// One offline miss, with what the add-to-precache form needs (`game` is empty without one).
+    func missRow(_ miss: OfflineMisses.Miss, game: String?) -> [String: Any] {
+        var row = self.times("lastSeen", miss.lastSeen)
+        row["url"] = miss.url
+        row["game"] = game ?? ""
+        row["method"] = miss.method
+        row["count"] = HumanFormat.count(miss.count)
+        row["reason"] = miss.reason.rawValue
+        row["referer"] = miss.referer ?? ""
+        // Precache fetches with GET; another method's miss cannot be cured that way.
+        row["canPrecache"] = miss.method == "GET" || miss.method == "HEAD"
+        return row
+    }
+
+    /// One extra URL: where it goes and what became of it.
+    func extraRow(_ extra: ExtraURLReport, games: [GameReport]) -> [String: Any] {
+        var row = self.times("added", extra.addedAt)
+        row["url"] = extra.url
+        row["state"] = extra.state
+        row["reason"] = extra.reason ?? ""
+        let game = extra.game.flatMap { slug in games.first { $0.slug == slug } }
+        row["gameName"] = game?.name ?? extra.game ?? "every run"
+        row["gameDetail"] = game.map(\.detail) ?? false
+        return row
     }
 
     /// `4 files · 12.0 KiB` or `2 of 3 files cached · 1 missing · 8.0 KiB`.
@@ -168,7 +220,7 @@ struct DevOfflineViews {
             return "skipped by its manifest"
         case _ where game.filesListed == 0:
             return game.state == .failed ? "no file list: the manifest could not be used" : "the manifest lists no file"
-        case _ where game.ready:
+        case _ where game.state == .ready && game.filesMissing == 0:
             return "\(HumanFormat.count(game.filesListed)) file\(game.filesListed == 1 ? "" : "s") · \(size)"
         default:
             return
@@ -275,6 +327,9 @@ struct DevOfflineViews {
         values["lastError"] = Self.optional(game.lastError)
         values["verdict"] = Self.verdict(game)
         values["filesNote"] = "\(HumanFormat.count(detail.files.count)) listed"
+        values["extraRows"] = detail.extraURLs.map { self.extraRow($0, games: [game]) }
+        values["hasExtraRows"] = !detail.extraURLs.isEmpty
+        values["missRows"] = (game.offlineMisses ?? []).map { self.missRow($0, game: game.slug) }
         values["hasFileRows"] = !detail.files.isEmpty
         values["fileRows"] = detail.files.map { file -> [String: Any] in
             [
@@ -307,9 +362,13 @@ struct DevOfflineViews {
         if game.ready {
             return "Ready: all \(HumanFormat.count(game.filesListed)) listed files are cached, so \(game.name) works offline."
         }
+        let misses = game.offlineMisses?.count ?? 0
         switch game.state {
         case .skipped:
             return "Skipped: its manifest says \"skip\": true, so Larder does not precache it."
+        case .ready where game.filesMissing == 0 && misses > 0:
+            return
+                "Not ready: all \(HumanFormat.count(game.filesListed)) listed files are cached, but \(misses == 1 ? "1 request" : "\(misses) requests") under \(game.name) or from its page could not be answered while the origin could not since its last precache. Add \(misses == 1 ? "it" : "them") to precache below."
         case .failed where game.filesListed == 0:
             return "Not ready: the last precache failed\(game.lastError.map { " (\($0))" } ?? ""). Precache it again when online."
         default:

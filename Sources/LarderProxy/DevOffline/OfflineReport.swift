@@ -23,6 +23,10 @@ public struct OfflineReport: Sendable, Codable {
     public var games: [GameReport]
     /// Every page games.txt listed.
     public var pages: [PageReport]
+    /// The URLs added to precache from the offline misses, the first added first.
+    public var extraURLs: [ExtraURLReport]
+    /// Requests the cache could not answer while the origin could not; nil without a proxy.
+    public var offlineMisses: OfflineMissesReport?
     /// The most recent answers, newest first; nil without a proxy.
     public var recentRequests: [ProxyStatistics.RecentRequest]?
     /// The first page of entries, most recently stored first; nil in `larder status`.
@@ -42,6 +46,7 @@ public struct OfflineReport: Sendable, Codable {
         upstream: [HostReport]? = nil,
         games: [GameReport],
         pages: [PageReport],
+        extraURLs: [ExtraURLReport] = [],
         recentRequests: [ProxyStatistics.RecentRequest]? = nil,
         entries: EntryListReport? = nil
     ) {
@@ -54,6 +59,7 @@ public struct OfflineReport: Sendable, Codable {
         self.upstream = upstream
         self.games = games
         self.pages = pages
+        self.extraURLs = extraURLs
         self.recentRequests = recentRequests
         self.entries = entries
     }
@@ -76,18 +82,29 @@ public struct OfflineReport: Sendable, Codable {
             }
             games.append(GameReport(record, missing: missing))
         }
-        // Pages are checked against the store (one lookup per games.txt page line): a purged page
-        // must not show as cached.
-        let pageRecords = try await store.pages()
-        let storedPages = try await store.storedStates(for: pageRecords.filter { $0.state == .cached }.map(\.key))
-        let pages = pageRecords.map { PageReport($0, isStored: storedPages[$0.key] != nil) }
+        let pages = try await Self.pages(from: store)
         return OfflineReport(
             generatedAt: now,
             cacheDirectory: store.directory,
             store: StoreReport(totals: totals, maxSize: maxSize),
             games: games,
-            pages: pages
+            pages: pages,
+            extraURLs: try await Self.extraURLs(from: store, pages: pages)
         )
+    }
+
+    /// Every recorded page, checked against the store (one lookup per page record): a purged page
+    /// must not show as cached.
+    static func pages(from store: Store) async throws -> [PageReport] {
+        let records = try await store.pages()
+        let stored = try await store.storedStates(for: records.filter { $0.state == .cached }.map(\.key))
+        return records.map { PageReport($0, isStored: stored[$0.key] != nil) }
+    }
+
+    /// Every extra URL, with its state as one of `pages` (extra URLs are precached as pages).
+    static func extraURLs(from store: Store, pages: [PageReport]) async throws -> [ExtraURLReport] {
+        let byURL = Dictionary(pages.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+        return try await store.extraURLs().map { ExtraURLReport($0, page: byURL[$0.url]) }
     }
 
     /// How many missing files a game shows in the overview.
@@ -164,11 +181,14 @@ public struct StoreReport: Sendable, Codable, Hashable {
 public struct RequestCounts: Sendable, Codable, Hashable {
     /// Answered from the cache.
     public var hits: Int
-    /// Fetched from upstream.
+    /// Not answered from the cache: fetched from upstream, or offline misses.
     public var misses: Int
+    /// The misses the cache could not answer because the origin could not (unreachable, timed
+    /// out, backing off, offline mode) and nothing stored could be used.
+    public var offlineMisses: Int
     /// Served from the cache because upstream failed, was backing off or too slow.
     public var stale: Int
-    /// Error answers (offline misses, upstream failures with nothing cached, refusals).
+    /// Other error answers (refusals, `cache-only` and `only-if-cached` misses).
     public var errors: Int
     /// Not a cache matter: tunnels and Larder's own pages.
     public var bypassed: Int
@@ -179,7 +199,8 @@ public struct RequestCounts: Sendable, Codable, Hashable {
     /// The counts of `statistics` so far.
     public init(_ counts: [ProxyStatistics.Outcome: Int]) {
         self.hits = counts[.hit] ?? 0
-        self.misses = counts[.miss] ?? 0
+        self.offlineMisses = counts[.offlineMiss] ?? 0
+        self.misses = (counts[.miss] ?? 0) + self.offlineMisses
         self.stale = counts[.stale] ?? 0
         self.errors = counts[.error] ?? 0
         self.bypassed = counts[.bypass] ?? 0
@@ -234,9 +255,10 @@ public struct GameReport: Sendable, Codable, Hashable {
     public var manifestURL: String
     /// How far the last precache got.
     public var state: GameState
-    /// Whether every listed file is cached: the game works offline.
+    /// Whether every listed file is cached and, with a proxy, no request under the game (or from its
+    /// page) was an offline miss since its last precache: the game works offline.
     public var ready: Bool
-    /// `ready`, `2 of 3`, `failed` or `skipped`.
+    /// `ready`, `2 of 3`, `failed`, `skipped`, or `N offline misses`.
     public var readiness: String
     /// Files the manifest lists.
     public var filesListed: Int
@@ -254,6 +276,9 @@ public struct GameReport: Sendable, Codable, Hashable {
     public var missing: [GameFileReport]
     /// The game's page: `/dev/offline/games/SLUG`.
     public var detail: String
+    /// Requests under the game, or from its page, that were offline misses since its last precache,
+    /// newest first; nil without a proxy.
+    public var offlineMisses: [OfflineMisses.Miss]?
 
     /// The report of `record`.
     public init(_ record: GameRecord, missing: [GameFileReport]) {
@@ -355,6 +380,30 @@ public struct PageReport: Sendable, Codable, Hashable {
     }
 }
 
+/// A URL added to precache from the offline misses.
+public struct ExtraURLReport: Sendable, Codable, Hashable {
+    /// The URL.
+    public var url: String
+    /// The slug of the game it is precached with, or nil (precached with every run).
+    public var game: String?
+    /// When it was added.
+    public var addedAt: Date
+    /// Its state as a precached page (`cached`, `missing`, `failed`...), or `pending` before a run
+    /// has fetched it.
+    public var state: String
+    /// Why it is not cached.
+    public var reason: String?
+
+    /// The report of `record`, with the record of the page it was precached as, if any.
+    init(_ record: ExtraURLRecord, page: PageReport?) {
+        self.url = record.url
+        self.game = record.gameSlug
+        self.addedAt = record.addedAt
+        self.state = page?.state ?? "pending"
+        self.reason = page?.reason
+    }
+}
+
 /// One page of the entry list, with the search that made it.
 public struct EntryListReport: Sendable, Codable, Hashable {
     /// The search text, if any.
@@ -396,6 +445,8 @@ public struct GameDetailReport: Sendable, Encodable {
     public var game: GameReport
     /// Every file, in manifest order.
     public var files: [GameFileReport]
+    /// The URLs added to precache with the game, the first added first.
+    public var extraURLs: [ExtraURLReport]
     /// The precache job asked for in the page's `job` parameter, if it is known.
     public var job: PrecacheJobStatus?
 }

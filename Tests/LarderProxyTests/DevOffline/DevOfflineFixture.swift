@@ -18,11 +18,12 @@ final class DevOfflineFixture: Sendable {
     let health = UpstreamHealthRegistry(policy: .init(initialWindow: 3600, maximumWindow: 3600))
     let offline = OfflineSwitch(false)
     let jobs = QueuedPrecacheJobs()
+    let offlineMisses = OfflineMisses(capacity: 5)
     let pages: DevOfflinePages
     /// The proxy's own origin in these tests.
     static let ownOrigin = "http://127.0.0.1:8080"
 
-    init(maxSize: Int64? = nil) throws {
+    init(maxSize: Int64? = nil, statusOrigins: [String] = []) throws {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("devoffline-\(UUID().uuidString)").path
         self.store = try Store(directory: self.directory)
         self.pages = DevOfflinePages(
@@ -33,9 +34,11 @@ final class DevOfflineFixture: Sendable {
             jobs: self.jobs,
             metrics: ProxyMetrics(),
             storeFailures: self.storeFailures,
+            offlineMisses: self.offlineMisses,
             maxSize: maxSize,
             queryFilter: .default,
             originCheck: SameOriginCheck(ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"]),
+            statusOrigins: statusOrigins,
             templates: try DevOfflineTemplates()
         )
     }
@@ -64,7 +67,9 @@ final class DevOfflineFixture: Sendable {
     }
 
     /// Records a game whose files are `cached` (stored and pinned) and `failed` (with reasons).
-    func storeGame(slug: String, displayName: String?, cached: [String], failed: [(String, String)] = []) async throws {
+    func storeGame(
+        slug: String, displayName: String?, cached: [String], failed: [(String, String)] = [], lastRun: Date = Date()
+    ) async throws {
         var files: [GameFileRecord] = []
         var bytes: Int64 = 0
         for url in cached {
@@ -85,7 +90,7 @@ final class DevOfflineFixture: Sendable {
             filesListed: files.count,
             filesCached: cached.count,
             bytes: bytes,
-            lastRun: Date(),
+            lastRun: lastRun,
             lastError: nil,
             manifestRevision: nil,
             listOrder: 0
@@ -94,8 +99,8 @@ final class DevOfflineFixture: Sendable {
     }
 
     /// `GET target` (origin-form), as OwnPages hands it over.
-    func get(_ target: String) async -> DevOfflinePages.Response {
-        await self.send(.GET, target, headers: [:], body: "")
+    func get(_ target: String, headers: [String: String] = [:]) async -> DevOfflinePages.Response {
+        await self.send(.GET, target, headers: headers, body: "")
     }
 
     /// `POST target` with a form body and the given headers.

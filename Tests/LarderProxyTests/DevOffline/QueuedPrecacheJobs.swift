@@ -1,25 +1,35 @@
 import LarderHTTP
 import LarderProxy
+import LarderStore
 import Synchronization
 
 /// A precache job queue that keeps what it is asked and runs nothing: the proxy's side of the
 /// precache API (the real queue, `PrecacheJobs`, is covered by the end-to-end tests).
 final class QueuedPrecacheJobs: PrecacheJobQueue {
-    private let submitted = Mutex<[(id: String, lines: [String])]>([])
+    private let submitted = Mutex<[(id: String, lines: [String], extraURLs: [String])]>([])
 
     /// The lines of every job queued so far.
     var lines: [[String]] {
         self.submitted.withLock { $0.map(\.lines) }
     }
 
-    func submit(lines: [String], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool) -> PrecacheSubmission {
+    /// The extra URLs every job queued so far was given.
+    var extraURLs: [[String]] {
+        self.submitted.withLock { $0.map(\.extraURLs) }
+    }
+
+    func submit(lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool)
+        -> PrecacheSubmission
+    {
         let urls = lines.compactMap { try? HTTPURL(parsing: $0) }
-        guard !urls.isEmpty else { return .nothingToPrecache(problems: lines.map { "\(source): \($0) is not a URL" }) }
+        guard !urls.isEmpty || (lines.isEmpty && !extraURLs.isEmpty) else {
+            return .nothingToPrecache(problems: lines.map { "\(source): \($0) is not a URL" })
+        }
         if let refused = urls.first(where: { !allowed($0) }) {
             return .refused(url: refused.absoluteString)
         }
         return self.submitted.withLock {
-            $0.append((id: "job-\($0.count + 1)", lines: lines))
+            $0.append((id: "job-\($0.count + 1)", lines: lines, extraURLs: extraURLs.map(\.url)))
             return .queued(id: "job-\($0.count)", problems: [])
         }
     }

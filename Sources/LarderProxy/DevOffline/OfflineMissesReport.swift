@@ -1,0 +1,100 @@
+import Foundation
+import LarderHTTP
+
+/// The offline misses as /dev/offline shows them: grouped per origin and, where the path or the
+/// `Referer` says so, per game; groups and the misses in each newest first.
+public struct OfflineMissesReport: Sendable, Codable, Hashable {
+    /// URLs kept.
+    public var urls: Int
+    /// The most URLs kept (the ones missed longest ago give way).
+    public var capacity: Int
+    /// The groups, the one with the latest miss first.
+    public var groups: [OfflineMissGroup]
+
+    /// Groups `misses` (newest first) by origin and by the game of `games` each belongs to.
+    public init(misses: [OfflineMisses.Miss], capacity: Int, games: [GameReport]) {
+        let attribution = OfflineMissAttribution(games: games)
+        var groups: [OfflineMissGroup] = []
+        var positions: [String: Int] = [:]
+        for miss in misses {
+            let game = attribution.game(of: miss)
+            let id = "\(miss.origin) \(game?.slug ?? "")"
+            if let position = positions[id] {
+                groups[position].misses.append(miss)
+            } else {
+                positions[id] = groups.count
+                groups.append(OfflineMissGroup(origin: miss.origin, game: game?.slug, gameName: game?.name, misses: [miss]))
+            }
+        }
+        self.urls = misses.count
+        self.capacity = capacity
+        self.groups = groups
+    }
+}
+
+/// Offline misses of one origin, and of one game when they belong to one.
+public struct OfflineMissGroup: Sendable, Codable, Hashable {
+    /// The origin of the URLs.
+    public var origin: String
+    /// The slug of the game they belong to, if any.
+    public var game: String?
+    /// That game's name.
+    public var gameName: String?
+    /// The misses, newest first.
+    public var misses: [OfflineMisses.Miss]
+}
+
+/// Which game an offline miss belongs to: a game whose root the URL is under (its root, or a path
+/// below it on the same origin), or whose root the request's `Referer` is under (an API call or a
+/// chunk elsewhere, made by the game's page). When several are, the deepest root wins: a call to
+/// `/api/me` from `/games/flip/` is Flip's even when a game is rooted at `/`.
+struct OfflineMissAttribution {
+    /// Deepest root first.
+    private let roots: [(game: GameReport, root: HTTPURL)]
+
+    init(games: [GameReport]) {
+        self.roots = games.compactMap { game in (try? HTTPURL(parsing: game.root)).map { (game: game, root: $0) } }
+            .sorted { $0.root.path.count > $1.root.path.count }
+    }
+
+    /// The game `miss` belongs to, or nil.
+    func game(of miss: OfflineMisses.Miss) -> GameReport? {
+        let urls = [miss.url, miss.referer].compactMap { $0.flatMap { try? HTTPURL(parsing: $0) } }
+        return self.roots.first { candidate in urls.contains { Self.isUnder(candidate.root, $0) } }?.game
+    }
+
+    /// Whether `url` is `root` or below it on the same origin.
+    private static func isUnder(_ root: HTTPURL, _ url: HTTPURL) -> Bool {
+        guard root.origin == url.origin else { return false }
+        let base = root.path.hasSuffix("/") ? String(root.path.dropLast()) : root.path
+        return url.path == base || url.path.hasPrefix(base + "/")
+    }
+}
+
+extension OfflineReport {
+    /// Adds the proxy's offline misses (newest first): the groups, and on each game the misses since
+    /// its last precache, which keep it from being reported as working offline.
+    public mutating func add(offlineMisses misses: [OfflineMisses.Miss], capacity: Int) {
+        let report = OfflineMissesReport(misses: misses, capacity: capacity, games: self.games)
+        self.offlineMisses = report
+        var byGame: [String: [OfflineMisses.Miss]] = [:]
+        for group in report.groups {
+            if let slug = group.game { byGame[slug, default: []] += group.misses }
+        }
+        for index in self.games.indices {
+            self.games[index].add(offlineMisses: byGame[self.games[index].slug] ?? [])
+        }
+    }
+}
+
+extension GameReport {
+    /// Keeps the misses of the game that came after its last precache: while there is one, the game
+    /// does not work offline, whatever its files say.
+    mutating func add(offlineMisses misses: [OfflineMisses.Miss]) {
+        let since = misses.filter { $0.lastSeen > self.lastPrecache }.sorted { $0.lastSeen > $1.lastSeen }
+        self.offlineMisses = since
+        guard !since.isEmpty, self.ready else { return }
+        self.ready = false
+        self.readiness = since.count == 1 ? "1 offline miss" : "\(since.count) offline misses"
+    }
+}

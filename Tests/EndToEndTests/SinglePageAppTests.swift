@@ -25,7 +25,7 @@ struct SinglePageAppTests {
         #expect((report["consoleErrors"] as? [Any])?.isEmpty == true, "\(when): \(report)")
     }
 
-    @Test("online, origin hung, new deploy, then origin stopped and a fresh profile offline")
+    @Test("online, origin hung, new deploy, the page precached (cookies and deploys still reach the browser), then origin stopped and a fresh profile offline")
     func lifecycle() async throws {
         let app = try await SinglePageApp.start()
         defer { Task { await app.tearDown() } }
@@ -58,10 +58,25 @@ struct SinglePageAppTests {
             self.expectRendered(deployed, deploy: "v2", "new deploy")
             #expect(self.part(deployed, "save")["status"] as? Int == 200, "\(deployed)")
 
+            // The page precached (`page URL` in games.txt): while the origin answers it still comes
+            // from the origin, with its cookie, and the next deploy shows at once.
+            let list = larder.cacheDirectory + "-games.txt"
+            defer { try? FileManager.default.removeItem(atPath: list) }
+            try "page \(app.pageURL)\n".write(toFile: list, atomically: true, encoding: .utf8)
+            let precache = try await LarderCLI.run(["precache", list, "--cache-dir", larder.cacheDirectory], timeout: .seconds(60))
+            #expect(precache.exitCode == 0, "\(precache.stdout)\(precache.stderr)")
+            let precached = try await Chromium.report(app.pageURL, proxy: larder.proxyURL)
+            self.expectRendered(precached, deploy: "v2", "page precached")
+            #expect(precached["xsrfCookie"] as? Bool == true, "the origin's Set-Cookie reached the browser: \(precached)")
+            #expect(self.part(precached, "save")["status"] as? Int == 200, "\(precached)")
+            try app.deploy("v3")
+            let redeployed = try await Chromium.report(app.pageURL, proxy: larder.proxyURL)
+            self.expectRendered(redeployed, deploy: "v3", "a deploy after precaching")
+
             // The origins stop: a fresh browser profile still gets the whole app from the cache.
             try await app.stop()
             let offline = try await Chromium.report(app.pageURL, proxy: larder.proxyURL)
-            self.expectRendered(offline, deploy: "v2", "origin stopped")
+            self.expectRendered(offline, deploy: "v3", "origin stopped")
             #expect(self.part(offline, "settings")["offline"] as? String == "1", "Larder-Offline on the stand-in: \(offline)")
         } catch {
             print("larder log:\n\(larder.log)")

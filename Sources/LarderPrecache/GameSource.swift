@@ -14,13 +14,17 @@ public struct GameSource: Sendable, Hashable {
     public var slug: String
     /// The 1-based line of the list that named the game.
     public var line: Int
+    /// The page the game is played on (`GAME-URL page PAGE-URL`), without fragment, or nil: fetched
+    /// on every run with the game's files, it is the first file the game needs to be ready.
+    public var page: HTTPURL?
 
     /// Creates a game source; ``GamesList/parse(_:source:)`` makes these from a list's lines.
-    public init(root: HTTPURL, manifestURL: HTTPURL, metadataURL: HTTPURL, slug: String, line: Int) {
+    public init(root: HTTPURL, manifestURL: HTTPURL, metadataURL: HTTPURL, slug: String, line: Int, page: HTTPURL? = nil) {
         self.root = root
         self.manifestURL = manifestURL
         self.metadataURL = metadataURL
         self.slug = slug
         self.line = line
+        self.page = page
     }
 }

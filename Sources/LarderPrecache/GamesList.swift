@@ -3,15 +3,19 @@ import LarderStore
 
 /// A parsed games list (`games.txt`, or the URLs posted to `/dev/offline/precache`).
 ///
-/// Grammar, one URL per line:
+/// Grammar, one entry per line, words separated by whitespace:
 /// - Blank lines and lines starting with `#` are ignored; whitespace around a line is trimmed.
-/// - A URL whose path ends in `.html` is a page, cached as it is.
-/// - A URL whose path ends in `.json` (normally `offline.meta.json`) is a manifest URL; its game root
-///   is the manifest's folder, or for a Vite `.vite/manifest.json` the folder holding `.vite`.
-/// - Any other http(s) URL is a game root, whose manifest is `<root>/offline.meta.json` (trailing `/`
-///   dropped first). A root may not have a query.
-/// - Anything else (another scheme, an unparsable URL, a line over ``maximumLineLength`` bytes) is a
-///   ``GamesListProblem``; the other lines still count.
+/// - `page URL` is a page, whatever its path (`/`, `/today`, `/lab`): fetched on every run, cached as
+///   it is. A lone URL whose path ends in `.html` is a page too.
+/// - A lone URL whose path ends in `.json` (normally `offline.meta.json`) is a manifest URL; its game
+///   root is the manifest's folder, or for a Vite `.vite/manifest.json` the folder holding `.vite`.
+/// - Any other lone http(s) URL is a game root, whose manifest is `<root>/offline.meta.json`
+///   (trailing `/` dropped first). A root may not have a query.
+/// - `GAME-URL page PAGE-URL` is a game (a root or manifest URL, as above) with the page it is
+///   played on: the page is fetched on every run with the game's files, and the game is ready only
+///   when its page is cached too.
+/// - Anything else (another scheme, an unparsable URL, other words, a line over
+///   ``maximumLineLength`` bytes) is a ``GamesListProblem``; the other lines still count.
 /// - A line repeating an earlier one, or naming a game whose manifest an earlier line already names,
 ///   is left out (first wins).
 public struct GamesList: Sendable, Hashable {
@@ -22,6 +26,9 @@ public struct GamesList: Sendable, Hashable {
 
     /// The longest line accepted, in bytes of UTF-8 after trimming.
     public static let maximumLineLength = 8 * 1024
+
+    /// The word that marks a page: `page URL`, or `GAME-URL page PAGE-URL` for a game's page.
+    public static let pageKeyword = "page"
 
     /// Creates a list from already-classified entries.
     public init(entries: [GamesListEntry], problems: [GamesListProblem]) {
@@ -39,7 +46,7 @@ public struct GamesList: Sendable, Hashable {
         }
     }
 
-    /// The pages' URLs (without fragments), in list order.
+    /// The pages' URLs (without fragments), in list order; games' own pages are with their games.
     public var pageURLs: [HTTPURL] {
         self.entries.compactMap { entry in
             if case .page(let url, _) = entry {
@@ -88,35 +95,64 @@ public struct GamesList: Sendable, Hashable {
             }
             let length = line.utf8.count
             guard length <= GamesList.maximumLineLength else {
-                self.problems.append(
-                    GamesListProblem(
-                        source: self.source,
-                        line: number,
-                        reason: "the line is \(length) bytes long; the limit is \(GamesList.maximumLineLength)"
-                    )
-                )
+                self.problem(number, "the line is \(length) bytes long; the limit is \(GamesList.maximumLineLength)")
                 return
             }
             guard self.seenLines.insert(line).inserted else {
                 return
             }
 
-            let url: HTTPURL
+            let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            switch words.count {
+            case 1 where words[0] == GamesList.pageKeyword:
+                self.problem(number, "\"page\" needs the page's URL after it")
+            case 1:
+                guard let url = self.url(words[0], number: number) else { return }
+                if url.path.lowercased().hasSuffix(".html") {
+                    self.addPage(url, text: words[0])
+                } else {
+                    self.addGame(url, text: words[0], page: nil, number: number)
+                }
+            case 2 where words[0] == GamesList.pageKeyword:
+                guard let url = self.url(words[1], number: number) else { return }
+                self.addPage(url, text: words[1])
+            case 3 where words[1] == GamesList.pageKeyword:
+                guard let url = self.url(words[0], number: number), let page = self.url(words[2], number: number) else { return }
+                guard !url.path.lowercased().hasSuffix(".html") else {
+                    self.problem(number, "\(words[0].debugDescription) is a page, not a game; a game is named by its root or manifest URL")
+                    return
+                }
+                self.addGame(url, text: words[0], page: Self.withoutFragment(page), number: number)
+            default:
+                self.problem(
+                    number,
+                    "expected a URL, \"page URL\" or \"GAME-URL page PAGE-URL\" but found \(words.count) words: \(line.debugDescription)"
+                )
+            }
+        }
+
+        mutating func problem(_ number: Int, _ reason: String) {
+            self.problems.append(GamesListProblem(source: self.source, line: number, reason: reason))
+        }
+
+        /// `text` parsed, or nil with a problem recorded.
+        mutating func url(_ text: String, number: Int) -> HTTPURL? {
             do {
-                url = try HTTPURL(parsing: line)
+                return try HTTPURL(parsing: text)
             } catch {
-                self.problems.append(GamesListProblem(source: self.source, line: number, reason: error.description))
-                return
+                self.problem(number, error.description)
+                return nil
             }
+        }
 
-            var withoutFragment = url
-            withoutFragment.fragment = nil
+        mutating func addPage(_ url: HTTPURL, text: String) {
+            self.entries.append(.page(url: Self.withoutFragment(url), text: text))
+        }
+
+        /// A game named by its root or its manifest URL (`text` as written).
+        mutating func addGame(_ url: HTTPURL, text: String, page: HTTPURL?, number: Int) {
+            let withoutFragment = Self.withoutFragment(url)
             let lowercasedPath = url.path.lowercased()
-            if lowercasedPath.hasSuffix(".html") {
-                self.entries.append(.page(url: withoutFragment, text: line))
-                return
-            }
-
             var root = withoutFragment
             root.query = nil
             let manifestURL: HTTPURL
@@ -128,13 +164,9 @@ public struct GamesList: Sendable, Hashable {
                 }
             } else {
                 guard url.query == nil else {
-                    self.problems.append(
-                        GamesListProblem(
-                            source: self.source,
-                            line: number,
-                            reason: "a game root cannot have a query (\(line.debugDescription)); "
-                                + "name its manifest URL instead"
-                        )
+                    self.problem(
+                        number,
+                        "a game root cannot have a query (\(text.debugDescription)); name its manifest URL instead"
                     )
                     return
                 }
@@ -153,10 +185,17 @@ public struct GamesList: Sendable, Hashable {
                         manifestURL: manifestURL,
                         metadataURL: Self.appending("metadata.json", to: root),
                         slug: slug,
-                        line: number
+                        line: number,
+                        page: page
                     )
                 )
             )
+        }
+
+        static func withoutFragment(_ url: HTTPURL) -> HTTPURL {
+            var url = url
+            url.fragment = nil
+            return url
         }
 
         /// `base`, else `base-2`, `base-3`... whichever is not taken yet.

@@ -11,9 +11,9 @@ public struct PlannedGame: Sendable, Hashable {
         case failed(reason: String)
         /// Its files are precached.
         ///
-        /// - `files`: the keys the game needs to be ready (manifest files less excluded and
-        ///   refused ones), in manifest order; `alreadyCached + toFetch == files.count`. A file
-        ///   another game fetches counts in `toFetch` for both games.
+        /// - `files`: the keys the game needs to be ready (its page, then the manifest files less
+        ///   excluded and refused ones, in manifest order); `alreadyCached + toFetch == files.count`.
+        ///   A file another game fetches counts in `toFetch` for both games.
         /// - `excluded`: how many manifest files `--exclude` left out.
         /// - `refused`: entries the manifest parser refused (other origin, not http(s)).
         case planned(files: [CacheKey], alreadyCached: Int, toFetch: Int, excluded: Int, refused: [RefusedEntry])
@@ -33,6 +33,8 @@ public struct PlannedGame: Sendable, Hashable {
     public var line: Int
     /// Skipped, failed or planned.
     public var state: State
+    /// The page the game is played on, or nil; when planned, the first of its files.
+    public var page: HTTPURL?
 
     /// Creates a planned game.
     public init(
@@ -42,7 +44,8 @@ public struct PlannedGame: Sendable, Hashable {
         metadataURL: HTTPURL,
         displayName: String?,
         line: Int,
-        state: State
+        state: State,
+        page: HTTPURL? = nil
     ) {
         self.slug = slug
         self.root = root
@@ -51,5 +54,6 @@ public struct PlannedGame: Sendable, Hashable {
         self.displayName = displayName
         self.line = line
         self.state = state
+        self.page = page
     }
 }

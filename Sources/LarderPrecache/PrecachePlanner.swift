@@ -7,13 +7,15 @@ import LarderStore
 /// Rules:
 /// - Pages are always fetched again (they change between deploys) and come first, once per key.
 /// - Then each game in list order: a skipped manifest plans nothing, a failed one fails only that
-///   game, otherwise each file not excluded is planned in manifest order.
+///   game, otherwise its page (`GAME-URL page PAGE-URL`), always fetched, then each manifest file
+///   not excluded, in manifest order.
 /// - A file already stored is not fetched again (hashed assets are immutable), unless the manifest
 ///   gives it a Workbox revision other than the stored one, or it is an unrevisioned page (a
-///   game's `index.html` is not hashed: a new deploy changes it under the same name).
+///   game's `index.html` is not hashed: a new deploy changes it under the same name). A body an
+///   interrupted run staged for the file stands for it the same way (``PrecachePlan/stagedKeys``).
 /// - A file two games list (or a page a manifest lists) is fetched once, by the first, but counts
 ///   towards both games' readiness.
-/// - `--exclude` globs apply to manifest files, never to the pages the list names.
+/// - `--exclude` globs apply to manifest files, never to pages the list names.
 public struct PrecachePlanner: Sendable {
     /// The `--exclude` globs.
     public var excludes: [ExcludeGlob]
@@ -33,14 +35,18 @@ public struct PrecachePlanner: Sendable {
     ///   - manifests: Each game's manifest outcome, by slug; a game missing here fails with
     ///     `its manifest was not fetched`.
     ///   - cachedState: What the store holds for a key, or nil when it holds nothing.
+    ///   - stagedState: What the store holds staged for a key (a body an interrupted run fetched for
+    ///     a game version it did not complete), or nil.
     public func plan(
         gamesList: GamesList,
         manifests: [String: ManifestOutcome],
-        cachedState: (CacheKey) -> CachedState?
+        cachedState: (CacheKey) -> CachedState?,
+        stagedState: (CacheKey) -> CachedState? = { _ in nil }
     ) -> PrecachePlan {
         var fetches: [PlannedFetch] = []
         var fetchIndexByKey: [CacheKey: Int] = [:]
         var cachedKeys: Set<CacheKey> = []
+        var stagedKeys: Set<CacheKey> = []
         var excludedKeys: Set<CacheKey> = []
         var listedKeys: Set<CacheKey> = []
         var manifestsToStore: [PlannedManifest] = []
@@ -76,23 +82,33 @@ public struct PrecachePlanner: Sendable {
                 var alreadyCached = 0
                 var toFetch = 0
                 var excluded = 0
-                for file in manifest.files {
-                    if self.excludes.contains(where: { $0.matches(file.key) }) {
+                var candidates = manifest.files.map { (file: $0, isPage: false) }
+                if let page = game.page {
+                    let file = ManifestFile(url: page, key: CacheKey(url: page, filter: self.queryFilter), revision: nil)
+                    candidates.insert((file, true), at: 0)
+                }
+                // The page may be listed by the manifest as well: one file.
+                var seen: Set<CacheKey> = []
+                for (file, isPage) in candidates where seen.insert(file.key).inserted {
+                    if !isPage, self.excludes.contains(where: { $0.matches(file.key) }) {
                         excluded += 1
                         excludedKeys.insert(file.key)
                         continue
                     }
                     files.append(file.key)
                     listedKeys.insert(file.key)
+                    // Unrevisioned pages change under the same name: always fetched.
+                    let mayBeKept = !isPage && (file.revision != nil || !file.url.isPage)
                     if let index = fetchIndexByKey[file.key] {
                         if !fetches[index].games.contains(game.slug) {
                             fetches[index].games.append(game.slug)
                         }
                         toFetch += 1
-                    } else if file.revision != nil || !file.url.isPage,
-                        cachedKeys.contains(file.key) || self.isCurrent(file, cachedState(file.key))
-                    {
+                    } else if mayBeKept, cachedKeys.contains(file.key) || self.isCurrent(file, cachedState(file.key)) {
                         cachedKeys.insert(file.key)
+                        alreadyCached += 1
+                    } else if mayBeKept, stagedKeys.contains(file.key) || self.isCurrent(file, stagedState(file.key)) {
+                        stagedKeys.insert(file.key)
                         alreadyCached += 1
                     } else {
                         fetchIndexByKey[file.key] = fetches.count
@@ -100,7 +116,7 @@ public struct PrecachePlanner: Sendable {
                             PlannedFetch(
                                 url: file.url,
                                 key: file.key,
-                                kind: .asset,
+                                kind: isPage ? .page : .asset,
                                 games: [game.slug],
                                 revision: file.revision
                             )
@@ -124,7 +140,8 @@ public struct PrecachePlanner: Sendable {
                     metadataURL: game.metadataURL,
                     displayName: nil,
                     line: game.line,
-                    state: state
+                    state: state,
+                    page: game.page
                 )
             )
         }
@@ -134,7 +151,8 @@ public struct PrecachePlanner: Sendable {
             games: games,
             manifestsToStore: manifestsToStore,
             keysListedByAnyManifest: listedKeys,
-            alreadyCachedCount: cachedKeys.count,
+            stagedKeys: stagedKeys,
+            alreadyCachedCount: cachedKeys.count + stagedKeys.count,
             toFetchCount: fetches.count,
             excludedCount: excludedKeys.count
         )

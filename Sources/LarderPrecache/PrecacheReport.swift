@@ -1,4 +1,5 @@
 import Foundation
+import LarderStore
 
 /// The outcome of one precache run: what the summary, `--json` and the web job report.
 public struct PrecacheReport: Sendable, Hashable, Codable {
@@ -14,6 +15,16 @@ public struct PrecacheReport: Sendable, Hashable, Codable {
             case failed
             /// The manifest says `"skip": true`.
             case skipped
+
+            /// The state a game record gives.
+            init(_ state: GameState) {
+                switch state {
+                case .ready: self = .ready
+                case .partial: self = .partial
+                case .failed: self = .failed
+                case .skipped: self = .skipped
+                }
+            }
         }
 
         /// The game's slug (its folder name).
@@ -30,10 +41,14 @@ public struct PrecacheReport: Sendable, Hashable, Codable {
         public var filesCached: Int
         /// Bytes of the cached files.
         public var bytes: Int64
-        /// Why the game failed, when it did.
+        /// Why the game failed, or was not updated, when it was not.
         public var error: String?
         /// Every file that could not be cached, with the reason.
         public var failures: [Failure]
+        /// Whether the game's new version could not be completed and its previous, complete version
+        /// stays ready (and served): the state, counts and bytes are that version's, `error` and
+        /// `failures` say what kept the new one from being complete.
+        public var previousVersionKept: Bool
     }
 
     /// A URL that could not be cached.
@@ -48,7 +63,7 @@ public struct PrecacheReport: Sendable, Hashable, Codable {
     public var games: [Game]
     /// Pages that could not be cached.
     public var pageFailures: [Failure]
-    /// Pages listed.
+    /// Pages listed on their own (`page URL` and `.html` lines; games' pages count with their games).
     public var pagesListed: Int
     /// Bad lines of the games list, as `FILE:LINE: reason`.
     public var listProblems: [String]
@@ -67,10 +82,10 @@ public struct PrecacheReport: Sendable, Hashable, Codable {
     /// How long the run took, in seconds.
     public var seconds: Double
 
-    /// Whether everything listed is ready (skipped games count as done).
+    /// Whether everything listed is ready in the version listed now (skipped games count as done).
     public var succeeded: Bool {
         self.listProblems.isEmpty && self.pageFailures.isEmpty && self.failed == 0
-            && self.games.allSatisfy { $0.state == .ready || $0.state == .skipped }
+            && self.games.allSatisfy { ($0.state == .ready && !$0.previousVersionKept) || $0.state == .skipped }
     }
 }
 

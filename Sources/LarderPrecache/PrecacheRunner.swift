@@ -6,15 +6,21 @@ import Logging
 import NIOCore
 
 /// Runs a precache: fetches every manifest first (concurrently, always from the network),
-/// plans, downloads what is missing into the store as pinned entries (pages first, then game
-/// by game), records each game's readiness, and removes files no manifest lists any more.
+/// plans, downloads what is missing (pages first, then game by game), and records each game as
+/// soon as its downloads are done.
+///
+/// A game's new version is atomic: its bodies are staged (``BodyWriter/stage(key:head:expectedLength:revision:)``)
+/// and installed together with its record in one transaction (``Store/saveGameVersion(_:files:installing:)``);
+/// until then the previous version is what is served and what /dev/offline shows. A new version
+/// that is not complete (a file failed, the run was killed) leaves a complete previous version
+/// ready, and its staged bodies wait for the next run. Pages on their own are stored as they come.
 ///
 /// Used by `larder precache` and by the proxy's `POST /dev/offline/precache`.
 public final class PrecacheRunner: Sendable {
-    private let store: Store
+    let store: Store
     private let upstream: any Upstream
-    private let options: PrecacheOptions
-    private let logger: Logger
+    let options: PrecacheOptions
+    let logger: Logger
 
     /// Creates a runner over a store and an upstream client.
     public init(store: Store, upstream: any Upstream, options: PrecacheOptions = .init(), logger: Logger = Logger(label: "larder.precache"))
@@ -28,228 +34,84 @@ public final class PrecacheRunner: Sendable {
     /// Runs the whole job for a parsed games list.
     public func run(_ list: GamesList, progress: @escaping @Sendable (PrecacheProgress) -> Void = { _ in }) async -> PrecacheReport {
         let started = ContinuousClock.now
+        let startDate = Date()
         let limiter = HostLimiter(connectionsPerHost: self.options.connectionsPerHost, spacing: self.options.delayPerHost)
         let games = list.games
 
         // 1. Manifests (and display names), all at once.
         progress(.fetchingManifests(count: games.count))
         var manifests: [String: ManifestOutcome] = [:]
-        var displayNames: [String: String] = [:]
-        await withTaskGroup(of: (String, ManifestOutcome, String?).self) { group in
+        var fetchedManifests: [String: FetchedManifest] = [:]
+        await withTaskGroup(of: (String, FetchedManifest).self) { group in
             for game in games {
-                group.addTask {
-                    let (outcome, name) = await self.fetchManifest(game, limiter: limiter)
-                    return (game.slug, outcome, name)
-                }
+                group.addTask { (game.slug, await self.fetchManifest(game, limiter: limiter)) }
             }
-            for await (slug, outcome, name) in group {
-                manifests[slug] = outcome
-                displayNames[slug] = name
+            for await (slug, fetched) in group {
+                manifests[slug] = fetched.outcome
+                fetchedManifests[slug] = fetched
             }
         }
 
-        // 2. The plan, against what the store holds.
+        // 2. The plan, against what the store holds and what interrupted runs staged.
         var candidateKeys = list.pageURLs.map { CacheKey(url: $0, filter: self.options.queryFilter) }
+        candidateKeys += games.compactMap { $0.page.map { CacheKey(url: $0, filter: self.options.queryFilter) } }
         for case .parsed(let manifest) in manifests.values {
             candidateKeys += manifest.files.map(\.key)
         }
-        let stored: [CacheKey: StoredKeyState]
+        var stored: [CacheKey: StoredKeyState] = [:]
+        var staged: [CacheKey: StoredKeyState] = [:]
         do {
             stored = try await self.store.storedStates(for: candidateKeys)
+            staged = try await self.store.stagedStates(for: candidateKeys)
         } catch {
             self.logger.error("cannot read the cache index", metadata: ["error": "\(error)"])
-            stored = [:]
         }
         let planner = PrecachePlanner(excludes: self.options.excludes, queryFilter: self.options.queryFilter)
-        let plan = planner.plan(gamesList: list, manifests: manifests) { key in
-            stored[key].map { CachedState(revision: $0.revision) }
-        }
+        let plan = planner.plan(
+            gamesList: list,
+            manifests: manifests,
+            cachedState: { key in stored[key].map { CachedState(revision: $0.revision) } },
+            stagedState: { key in staged[key].map { CachedState(revision: $0.revision) } }
+        )
         progress(.planned(toFetch: plan.fetches.count, alreadyCached: plan.alreadyCachedCount))
 
-        // 3. Downloads, in plan order, a bounded number at once.
+        // 3. Downloads, in plan order, a bounded number at once; each game is recorded as soon as
+        // the last download it waits on is done (those waiting on none, at once).
+        let context = RunContext(plan: plan, manifests: fetchedManifests, stored: stored, lastRun: Date())
+        let tally = RunTally(plan.fetches)
+        for (order, game) in plan.games.enumerated() where await !tally.isWaiting(game.slug) {
+            await tally.add(await self.record(game, order: order, run: context, results: [:]))
+        }
         let queue = FetchQueue(plan.fetches)
         await limiter.expect(plan.fetches.enumerated().map { (host: $1.url.authority, position: $0) })
-        var results: [CacheKey: Result<Int64, DownloadFailure>] = [:]
-        await withTaskGroup(of: [(CacheKey, Result<Int64, DownloadFailure>)].self) { group in
+        await withTaskGroup(of: Void.self) { group in
             for _ in 0..<max(1, self.options.concurrency) {
                 group.addTask {
-                    var finished: [(CacheKey, Result<Int64, DownloadFailure>)] = []
                     while let (position, fetch) = await queue.take() {
                         let result = await self.download(fetch, position: position, limiter: limiter)
-                        finished.append((fetch.key, result))
                         switch result {
                         case .success(let bytes):
                             progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: bytes, error: nil))
                         case .failure(let failure):
                             progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: 0, error: failure.reason))
                         }
-                    }
-                    return finished
-                }
-            }
-            for await finished in group {
-                for (key, result) in finished { results[key] = result }
-            }
-        }
-
-        // 4. Records, pins and clean-up.
-        let report = await self.record(
-            plan: plan,
-            list: list,
-            manifests: manifests,
-            displayNames: displayNames,
-            stored: stored,
-            results: results,
-            started: started
-        )
-        progress(.finished(report))
-        return report
-    }
-
-    // MARK: - Recording
-
-    private func record(
-        plan: PrecachePlan,
-        list: GamesList,
-        manifests: [String: ManifestOutcome],
-        displayNames: [String: String],
-        stored: [CacheKey: StoredKeyState],
-        results: [CacheKey: Result<Int64, DownloadFailure>],
-        started: ContinuousClock.Instant
-    ) async -> PrecacheReport {
-        let now = Date()
-        var alreadyCachedToPin: [CacheKey] = []
-        var revisions: [CacheKey: String] = [:]
-        var gameReports: [PrecacheReport.Game] = []
-        var dropped: Set<CacheKey> = []
-
-        for (order, game) in plan.games.enumerated() {
-            var files: [LarderStore.GameFileRecord] = []
-            var failures: [PrecacheReport.Failure] = []
-            var cachedCount = 0
-            var bytes: Int64 = 0
-            var listed = 0
-            var error: String?
-            let state: PrecacheReport.Game.State
-            var revision: String?
-
-            switch game.state {
-            case .skipped:
-                state = .skipped
-            case .failed(let reason):
-                state = .failed
-                error = reason
-            case .planned(let keys, _, _, _, let refused):
-                if case .parsed(let manifest)? = manifests[game.slug] {
-                    revision = manifest.revision
-                    for file in manifest.files where file.revision != nil {
-                        revisions[file.key] = file.revision
-                    }
-                }
-                for key in keys {
-                    listed += 1
-                    switch results[key] {
-                    case .success(let size)?:
-                        cachedCount += 1
-                        bytes += size
-                        files.append(GameFileRecord(key: key, url: key.rawValue, state: .cached, reason: nil, revision: revisions[key]))
-                    case .failure(let failure)?:
-                        failures.append(.init(url: key.rawValue, reason: failure.reason))
-                        files.append(
-                            GameFileRecord(key: key, url: key.rawValue, state: .failed, reason: failure.reason, revision: revisions[key]))
-                    case nil:
-                        if let state = stored[key] {
-                            cachedCount += 1
-                            bytes += state.bodySize
-                            // Only what is not precached yet, or takes a new revision, is written (an unchanged re-run writes nothing).
-                            if state.kind != .precached || (revisions[key] != nil && revisions[key] != state.revision) {
-                                alreadyCachedToPin.append(key)
-                            }
-                            files.append(GameFileRecord(key: key, url: key.rawValue, state: .cached, reason: nil, revision: state.revision))
-                        } else {
-                            let reason = "not downloaded"
-                            failures.append(.init(url: key.rawValue, reason: reason))
-                            files.append(GameFileRecord(key: key, url: key.rawValue, state: .failed, reason: reason, revision: nil))
+                        for slug in await tally.finish(fetch, result) {
+                            guard let order = plan.games.firstIndex(where: { $0.slug == slug }) else { continue }
+                            let results = await tally.results
+                            await tally.add(await self.record(plan.games[order], order: order, run: context, results: results))
                         }
                     }
                 }
-                for entry in refused {
-                    listed += 1
-                    failures.append(.init(url: entry.url, reason: entry.reason))
-                }
-                if cachedCount == listed {
-                    state = .ready
-                } else if cachedCount > 0 {
-                    state = .partial
-                } else {
-                    state = .failed
-                    error = "none of its \(listed) files could be cached"
-                }
-            }
-
-            let displayName = displayNames[game.slug]
-            let record = GameRecord(
-                slug: game.slug,
-                root: game.root.absoluteString,
-                manifestURL: game.manifestURL.absoluteString,
-                displayName: displayName,
-                state: GameState(rawValue: state.rawValue) ?? .failed,
-                filesListed: listed,
-                filesCached: cachedCount,
-                bytes: bytes,
-                lastRun: now,
-                lastError: error ?? failures.first.map { "\($0.url): \($0.reason)" },
-                manifestRevision: revision,
-                listOrder: order
-            )
-            do {
-                if case .planned = game.state {
-                    dropped.formUnion(try await self.store.saveGame(record, files: files))
-                } else {
-                    try await self.store.saveGameKeepingFiles(record)
-                }
-            } catch {
-                self.logger.error("cannot record game", metadata: ["game": "\(game.slug)", "error": "\(error)"])
-            }
-            gameReports.append(
-                PrecacheReport.Game(
-                    slug: game.slug,
-                    displayName: displayName,
-                    root: game.root.absoluteString,
-                    state: state,
-                    filesListed: listed,
-                    filesCached: cachedCount,
-                    bytes: bytes,
-                    error: error,
-                    failures: failures
-                )
-            )
-        }
-
-        // Pages.
-        var pageRecords: [PrecachePageRecord] = []
-        var pageFailures: [PrecacheReport.Failure] = []
-        for fetch in plan.fetches where fetch.kind == .page {
-            switch results[fetch.key] {
-            case .success?:
-                pageRecords.append(
-                    PrecachePageRecord(key: fetch.key, url: fetch.url.absoluteString, state: .cached, reason: nil, lastRun: now))
-            case .failure(let failure)?:
-                pageFailures.append(.init(url: fetch.url.absoluteString, reason: failure.reason))
-                pageRecords.append(
-                    PrecachePageRecord(key: fetch.key, url: fetch.url.absoluteString, state: .failed, reason: failure.reason, lastRun: now))
-            case nil:
-                break
             }
         }
 
-        var removed = 0
+        // 4. Pages, and what updates that never completed left staged.
+        let results = await tally.results
+        let pageFailures = await self.recordPages(plan: plan, list: list, stored: stored, results: results)
         do {
-            try await self.store.savePages(pageRecords)
-            try await self.store.pin(alreadyCachedToPin, revisions: revisions)
-            removed = try await self.store.pruneUnlisted(dropped).count
+            try await self.store.removeStaged(stagedBefore: startDate, keeping: plan.stagedKeys)
         } catch {
-            self.logger.error("cannot record pages or clean up", metadata: ["error": "\(error)"])
+            self.logger.error("cannot remove abandoned staged bodies", metadata: ["error": "\(error)"])
         }
 
         var downloaded = 0
@@ -264,30 +126,42 @@ public final class PrecacheRunner: Sendable {
                 failed += 1
             }
         }
+        let recorded = await tally.recorded
         let elapsed = ContinuousClock.now - started
-        return PrecacheReport(
-            games: gameReports,
+        let report = PrecacheReport(
+            games: plan.games.compactMap { recorded[$0.slug]?.report },
             pageFailures: pageFailures,
-            pagesListed: plan.fetches.filter { $0.kind == .page }.count,
+            pagesListed: Set(list.pageURLs.map { CacheKey(url: $0, filter: self.options.queryFilter) }).count,
             listProblems: list.problems.map(\.description),
             alreadyCached: plan.alreadyCachedCount,
             downloaded: downloaded,
             downloadedBytes: downloadedBytes,
             failed: failed,
             excluded: plan.excludedCount,
-            removed: removed,
+            removed: recorded.values.reduce(0) { $0 + $1.removed },
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         )
+        progress(.finished(report))
+        return report
     }
 
     // MARK: - Manifests
 
-    private func fetchManifest(_ game: GameSource, limiter: HostLimiter) async -> (ManifestOutcome, String?) {
+    /// A game's manifest as fetched, with its display name and what was staged with it.
+    struct FetchedManifest: Sendable {
+        var outcome: ManifestOutcome
+        var displayName: String?
+        /// The manifest's and metadata's keys when they were staged, to be installed with the game's
+        /// new version (the manifest lists it; a `skip: true` manifest is stored at once instead).
+        var stagedKeys: [CacheKey] = []
+    }
+
+    private func fetchManifest(_ game: GameSource, limiter: HostLimiter) async -> FetchedManifest {
         let manifest: SmallResponse
         do {
             manifest = try await self.fetchSmall(game.manifestURL, limit: PrecacheManifest.maximumBodySize, limiter: limiter)
         } catch {
-            return (.fetchFailed(reason: error.reason), nil)
+            return FetchedManifest(outcome: .fetchFailed(reason: error.reason))
         }
         let parsed: PrecacheManifest
         do {
@@ -301,18 +175,23 @@ public final class PrecacheRunner: Sendable {
                 queryFilter: self.options.queryFilter
             )
         } catch {
-            return (.invalid(error), nil)
+            return FetchedManifest(outcome: .invalid(error))
         }
-        // The manifest is cached too, so the game can be listed offline.
-        await self.storeSmall(manifest, url: game.manifestURL)
+        // The manifest is cached too, so the game can be listed offline: with the version it lists.
+        var fetched = FetchedManifest(outcome: .parsed(parsed))
+        let stages = !parsed.skip
+        if let key = await self.storeSmall(manifest, url: game.manifestURL, staged: stages), stages {
+            fetched.stagedKeys.append(key)
+        }
 
-        var displayName: String?
         if let metadata = try? await self.fetchSmall(game.metadataURL, limit: GameMetadata.maximumBodySize, limiter: limiter),
             metadata.status == 200
         {
-            displayName = GameMetadata.parse(body: metadata.body).displayName
+            fetched.displayName = GameMetadata.parse(body: metadata.body).displayName
             if metadata.isComplete {
-                await self.storeSmall(metadata, url: game.metadataURL)
+                if let key = await self.storeSmall(metadata, url: game.metadataURL, staged: stages), stages {
+                    fetched.stagedKeys.append(key)
+                }
             } else {
                 self.logger.warning(
                     "not storing a metadata.json larger than the limit",
@@ -320,7 +199,7 @@ public final class PrecacheRunner: Sendable {
                 )
             }
         }
-        return (.parsed(parsed), displayName)
+        return fetched
     }
 
     /// A response read whole (manifests, metadata: bounded sizes), or its first `limit + 1` bytes.
@@ -377,26 +256,31 @@ public final class PrecacheRunner: Sendable {
         }
     }
 
-    private func storeSmall(_ response: SmallResponse, url: HTTPURL) async {
-        guard response.isComplete else { return }
+    /// Stores (or stages) a small response read whole; returns its key, or nil when it was not stored.
+    private func storeSmall(_ response: SmallResponse, url: HTTPURL, staged: Bool) async -> CacheKey? {
+        guard response.isComplete else { return nil }
+        let key = CacheKey(url: url, filter: self.options.queryFilter)
+        let head = StoredResponseHead(
+            url: url.absoluteString,
+            status: response.status,
+            headers: response.headers.map { HeaderField(name: $0.name, value: $0.value) },
+            requestTime: response.requestTime,
+            responseTime: response.responseTime
+        )
+        // What upstream declared, so a body cut short by the connection is not stored either.
+        let expectedLength = response.header("content-length").flatMap { Int64($0) } ?? Int64(response.body.count)
         do {
             let writer = try self.store.makeBodyWriter()
             try writer.write(contentsOf: response.body)
-            _ = try await writer.commit(
-                key: CacheKey(url: url, filter: self.options.queryFilter),
-                head: StoredResponseHead(
-                    url: url.absoluteString,
-                    status: response.status,
-                    headers: response.headers.map { HeaderField(name: $0.name, value: $0.value) },
-                    requestTime: response.requestTime,
-                    responseTime: response.responseTime
-                ),
-                kind: .precached,
-                // What upstream declared, so a body cut short by the connection is not stored either.
-                expectedLength: response.header("content-length").flatMap { Int64($0) } ?? Int64(response.body.count)
-            )
+            if staged {
+                _ = try await writer.stage(key: key, head: head, expectedLength: expectedLength)
+            } else {
+                _ = try await writer.commit(key: key, head: head, kind: .precached, expectedLength: expectedLength)
+            }
+            return key
         } catch {
             self.logger.warning("cannot store", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
+            return nil
         }
     }
 
@@ -408,7 +292,7 @@ public final class PrecacheRunner: Sendable {
         var isTransient: Bool
     }
 
-    /// Downloads one planned file into the store as a pinned entry; returns its size.
+    /// Downloads one planned file into the store (see ``commit(_:for:)``); returns its size.
     private func download(_ fetch: PlannedFetch, position: Int, limiter: HostLimiter) async -> Result<Int64, DownloadFailure> {
         do {
             let size = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> Int64 in
@@ -436,7 +320,7 @@ public final class PrecacheRunner: Sendable {
     /// One GET of a planned file, its body streamed to a temporary file; the caller holds a host slot.
     private func receive(_ fetch: PlannedFetch) async throws(DownloadFailure) -> ReceivedBody {
         // Pages change between deploys: always ask the origin, never an intermediary's copy.
-        let headers: [(name: String, value: String)] = fetch.url.isPage ? [("Cache-Control", "no-cache")] : []
+        let headers: [(name: String, value: String)] = fetch.kind == .page || fetch.url.isPage ? [("Cache-Control", "no-cache")] : []
         let requestTime = Date()
         let response = try await self.execute(fetch.url, headers: headers)
         let responseTime = Date()
@@ -476,17 +360,25 @@ public final class PrecacheRunner: Sendable {
         )
     }
 
-    /// Syncs a received body and indexes it as a pinned entry; returns its size.
+    /// Syncs a received body and indexes it: staged when a game waits on it (installed with the
+    /// game's new version), else (a page on its own) as a pinned entry at once. Returns its size.
     private func commit(_ received: ReceivedBody, for fetch: PlannedFetch) async throws(DownloadFailure) -> Int64 {
         do {
-            let entry = try await received.writer.commit(
+            if !fetch.games.isEmpty {
+                return try await received.writer.stage(
+                    key: fetch.key,
+                    head: received.head,
+                    expectedLength: received.declaredLength,
+                    revision: fetch.revision
+                )
+            }
+            return try await received.writer.commit(
                 key: fetch.key,
                 head: received.head,
                 kind: .precached,
                 expectedLength: received.declaredLength,
                 revision: fetch.revision
-            )
-            return entry.bodySize
+            ).bodySize
         } catch let error as StoreError {
             if case .lengthMismatch = error {
                 throw DownloadFailure(reason: "truncated body: \(error)", isTransient: true)

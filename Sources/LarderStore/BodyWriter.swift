@@ -13,8 +13,8 @@ import protocol Foundation.ContiguousBytes
 
 /// Streams one body to a temporary file while hashing it, then stores it under a key.
 ///
-/// Used by one task at a time, so it is not `Sendable`. If neither ``commit(key:head:kind:expectedLength:revision:)``
-/// nor ``discard()`` runs, deinit deletes the temporary file: a failed or cancelled fetch leaves the
+/// Used by one task at a time, so it is not `Sendable`. If none of ``commit(key:head:kind:expectedLength:revision:)``,
+/// ``stage(key:head:expectedLength:revision:)`` and ``discard()`` runs, deinit deletes the temporary file: a failed or cancelled fetch leaves the
 /// previous entry for its key as it was.
 public final class BodyWriter {
     private let store: Store
@@ -76,6 +76,26 @@ public final class BodyWriter {
         expectedLength: Int64?,
         revision: String? = nil
     ) async throws -> CachedEntry {
+        try await self.finish(key: key, head: head, kind: kind, expectedLength: expectedLength, revision: revision, staged: false)
+    }
+
+    /// Stores the body as staged for `key`: kept (and counted as referenced) but never served, until
+    /// ``Store/saveGameVersion(_:files:installing:)`` installs it as a precached entry. A body staged
+    /// for `key` before is replaced; the entry for `key`, if any, is left as it is. Checks, syncs and
+    /// renames as ``commit(key:head:kind:expectedLength:revision:)`` does; returns the staged body's size.
+    public func stage(key: CacheKey, head: StoredResponseHead, expectedLength: Int64?, revision: String? = nil) async throws -> Int64 {
+        try await self.finish(key: key, head: head, kind: .precached, expectedLength: expectedLength, revision: revision, staged: true)
+            .bodySize
+    }
+
+    private func finish(
+        key: CacheKey,
+        head: StoredResponseHead,
+        kind: EntryKind,
+        expectedLength: Int64?,
+        revision: String?,
+        staged: Bool
+    ) async throws -> CachedEntry {
         guard !self.isFinished else {
             throw StoreError.writerFinished(temporaryPath: self.temporaryPath)
         }
@@ -94,7 +114,8 @@ public final class BodyWriter {
                 key: key,
                 head: head,
                 kind: kind,
-                revision: revision
+                revision: revision,
+                staged: staged
             )
         } catch {
             // Gone already when the failure came after the rename; then the stored body is an orphan.

@@ -26,6 +26,9 @@ public struct GameRecord: Sendable, Hashable {
     public var manifestRevision: String?
     /// The game's place in games.txt order; ``Store/games()`` sorts by it.
     public var listOrder: Int
+    /// The page the game is played on (`GAME-URL page PAGE-URL` in games.txt), or nil. It is the
+    /// first file of the game's file list, so the game is ready only when its page is cached.
+    public var pageURL: String?
 
     /// Creates a game record.
     public init(
@@ -40,7 +43,8 @@ public struct GameRecord: Sendable, Hashable {
         lastRun: Date,
         lastError: String?,
         manifestRevision: String?,
-        listOrder: Int
+        listOrder: Int,
+        pageURL: String? = nil
     ) {
         self.slug = slug
         self.root = root
@@ -54,5 +58,12 @@ public struct GameRecord: Sendable, Hashable {
         self.lastError = lastError
         self.manifestRevision = manifestRevision
         self.listOrder = listOrder
+        self.pageURL = pageURL
+    }
+
+    /// Whether the record describes a complete version: ready, with every listed file cached. A
+    /// precache run keeps such a version until a new one is complete.
+    public var isComplete: Bool {
+        self.state == .ready && self.filesCached == self.filesListed
     }
 }

@@ -9,6 +9,8 @@ struct PendingInstall: Sendable {
     var kind: EntryKind
     var row: IndexRow
     var contentType: String?
+    /// Whether the row goes to `staged_entry` (a game version not complete yet) rather than `entry`.
+    var isStaged: Bool
 }
 
 /// Group commit for finished bodies: installs that arrive while a batch is being committed are

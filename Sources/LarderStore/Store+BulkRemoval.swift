@@ -26,11 +26,11 @@ extension Store {
         }
     }
 
-    /// Removes every entry with its body file, and every game, game file and page record (purge
-    /// everything). Returns how many entries were removed.
+    /// Removes every entry with its body file, and every game, game file, page record and staged
+    /// body (purge everything). Returns how many entries were removed.
     ///
     /// Entries go in batches of ``keysPerQuery``, one write transaction each. The transaction that
-    /// finds no entry left removes the records; then, in a transaction that finds no entry still,
+    /// finds no entry left removes the records; then, in a transaction that finds no entry nor staged body still,
     /// every file left in `bodies/` (bodies a crash left without a row) is deleted: no other writer
     /// can be storing a body then, since bodies are moved into place under the index's write lock.
     @discardableResult
@@ -40,7 +40,8 @@ extension Store {
             let count = try await self.write { db, released in
                 let keys = try String.fetchAll(db, sql: "SELECT key FROM entry LIMIT ?", arguments: [Self.keysPerQuery])
                 guard !keys.isEmpty else {
-                    try db.execute(sql: "DELETE FROM game_file; DELETE FROM game; DELETE FROM precache_page;")
+                    try db.execute(
+                        sql: "DELETE FROM game_file; DELETE FROM game; DELETE FROM precache_page; DELETE FROM staged_entry;")
                     return 0
                 }
                 return try self.deleteEntries(db, keys: keys, releasing: &released).count
@@ -51,7 +52,7 @@ extension Store {
             removed += count
         }
         try await self.pool.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM entry)") == false {
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM entry) OR EXISTS(SELECT 1 FROM staged_entry)") == false {
                 self.deleteAllBodyFiles()
             }
         }

@@ -79,22 +79,26 @@ extension Store {
         for batch in keys.batches(of: Self.keysPerQuery) {
             let updates = batch.map { (key: $0.rawValue, revision: revisions[$0]) }
             changed += try await self.pool.write { db in
-                let statement = try db.cachedStatement(
-                    sql: """
-                        UPDATE entry SET kind = 'precached', revision = COALESCE(:revision, revision)
-                        WHERE key = :key
-                            AND (kind <> 'precached' OR (:revision IS NOT NULL AND revision IS NOT :revision))
-                        """
-                )
                 var changed = 0
-                for update in updates {
-                    try statement.execute(arguments: ["key": update.key, "revision": update.revision])
-                    changed += db.changesCount
+                for update in updates where try Self.pin(db, key: update.key, revision: update.revision) {
+                    changed += 1
                 }
                 return changed
             }
         }
         return changed
+    }
+
+    /// ``pin(_:revisions:)`` for one key inside a write transaction; returns whether the entry changed.
+    static func pin(_ db: Database, key: String, revision: String?) throws -> Bool {
+        try db.cachedStatement(
+            sql: """
+                UPDATE entry SET kind = 'precached', revision = COALESCE(:revision, revision)
+                WHERE key = :key
+                    AND (kind <> 'precached' OR (:revision IS NOT NULL AND revision IS NOT :revision))
+                """
+        ).execute(arguments: ["key": key, "revision": revision])
+        return db.changesCount > 0
     }
 
     /// Removes the entries of `keys`, deleting each body file no entry references any more (as

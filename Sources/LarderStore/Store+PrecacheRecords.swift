@@ -44,13 +44,14 @@ extension Store {
 
         try db.execute(
             sql: """
-                INSERT INTO game (\(Self.gameColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO game (\(Self.gameColumns)) VALUES (\(Self.gamePlaceholders))
                 ON CONFLICT(slug) DO UPDATE SET
                     root = excluded.root, manifest_url = excluded.manifest_url,
                     display_name = excluded.display_name, state = excluded.state,
                     files_listed = excluded.files_listed, files_cached = excluded.files_cached,
                     bytes = excluded.bytes, last_run = excluded.last_run, last_error = excluded.last_error,
-                    manifest_revision = excluded.manifest_revision, list_order = excluded.list_order
+                    manifest_revision = excluded.manifest_revision, list_order = excluded.list_order,
+                    page_url = excluded.page_url
                 """,
             arguments: Self.arguments(for: game)
         )
@@ -77,21 +78,39 @@ extension Store {
     ///
     /// A new game is recorded as given. For a recorded one, this sets the state, last error, last
     /// run, root, manifest URL and list order, and the display name when one is given; the file
-    /// counts, bytes and manifest revision keep describing the kept file list.
-    public func saveGameKeepingFiles(_ game: GameRecord) async throws {
+    /// counts, bytes, manifest revision and page keep describing the kept file list. A failed state
+    /// does not replace a complete version (``GameRecord/isComplete``): that game stays ready, its
+    /// last error saying why it was not updated (``GameVersionOutcome/keptPrevious``). Returns the
+    /// record as it now stands.
+    @discardableResult
+    public func saveGameKeepingFiles(_ game: GameRecord) async throws -> GameVersionOutcome {
         try await self.pool.write { db in
+            var game = game
+            let previous = try self.game(db, slug: game.slug)
+            let keepsPrevious = game.state == .failed && previous?.isComplete == true
+            if keepsPrevious {
+                game.lastError = Self.notUpdated(game.lastError ?? "its manifest could not be used")
+            }
             try db.execute(
                 sql: """
-                    INSERT INTO game (\(Self.gameColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO game (\(Self.gameColumns)) VALUES (\(Self.gamePlaceholders))
                     ON CONFLICT(slug) DO UPDATE SET
                         root = excluded.root, manifest_url = excluded.manifest_url,
-                        display_name = COALESCE(excluded.display_name, display_name), state = excluded.state,
+                        display_name = COALESCE(excluded.display_name, display_name),
+                        state = CASE WHEN ? THEN state ELSE excluded.state END,
                         last_run = excluded.last_run, last_error = excluded.last_error,
                         list_order = excluded.list_order
                     """,
-                arguments: Self.arguments(for: game)
+                arguments: Self.arguments(for: game) + [keepsPrevious]
             )
+            return GameVersionOutcome(
+                keptPrevious: keepsPrevious, record: try self.game(db, slug: game.slug) ?? game, vanished: [], removed: [])
         }
+    }
+
+    /// The last error of a complete version kept because its update failed for `reason`.
+    static func notUpdated(_ reason: String) -> String {
+        "not updated, the previous version stays ready: \(reason)"
     }
 
     /// Records pages games.txt listed, replacing the record of each page already recorded (by key).
@@ -126,10 +145,13 @@ extension Store {
 
     /// The record of the game `slug`, or nil.
     public func game(slug: String) async throws -> GameRecord? {
-        try await self.pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.gameColumns) FROM game WHERE slug = ?", arguments: [slug])
-                .flatMap { try self.decodeGame($0) }
-        }
+        try await self.pool.read { db in try self.game(db, slug: slug) }
+    }
+
+    /// ``game(slug:)`` inside a transaction.
+    func game(_ db: Database, slug: String) throws -> GameRecord? {
+        try Row.fetchOne(db, sql: "SELECT \(Self.gameColumns) FROM game WHERE slug = ?", arguments: [slug])
+            .flatMap { try self.decodeGame($0) }
     }
 
     /// The file list of the game `slug`, in the order it was saved (empty for an unknown game). A row
@@ -213,39 +235,47 @@ extension Store {
         var removed = Set<CacheKey>()
         for batch in candidates.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
             let keys = try await self.write { db, released in
-                let unlisted = try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT key FROM entry
-                        WHERE key IN (\(databaseQuestionMarks(count: batch.count))) AND kind = 'precached'
-                            AND NOT EXISTS (
-                                SELECT 1 FROM game_file WHERE game_file.key = entry.key
-                                    AND NOT (game_file.state = ? AND game_file.reason IS ?)
-                            )
-                            AND NOT EXISTS (SELECT 1 FROM precache_page WHERE precache_page.key = entry.key)
-                        """,
-                    arguments: StatementArguments(batch)
-                        + [ListedFileState.failed.rawValue, Self.purgedReason]
-                )
-                return try self.deleteEntries(db, keys: unlisted, releasing: &released)
+                try self.deleteUnlisted(db, keys: batch, releasing: &released)
             }
             removed.formUnion(keys.map { CacheKey(storedRawValue: $0) })
         }
         return removed
     }
 
+    /// ``pruneUnlisted(_:)`` for `keys` (at most ``keysPerQuery``) inside a ``write(releasingBodies:)``
+    /// transaction; returns the removed keys.
+    func deleteUnlisted(_ db: Database, keys: some Collection<String>, releasing released: inout Set<String>) throws -> Set<String> {
+        let unlisted = try String.fetchAll(
+            db,
+            sql: """
+                SELECT key FROM entry
+                WHERE key IN (\(databaseQuestionMarks(count: keys.count))) AND kind = 'precached'
+                    AND NOT EXISTS (
+                        SELECT 1 FROM game_file WHERE game_file.key = entry.key
+                            AND NOT (game_file.state = ? AND game_file.reason IS ?)
+                    )
+                    AND NOT EXISTS (SELECT 1 FROM precache_page WHERE precache_page.key = entry.key)
+                """,
+            arguments: StatementArguments(Array(keys)) + [ListedFileState.failed.rawValue, Self.purgedReason]
+        )
+        return try self.deleteEntries(db, keys: unlisted, releasing: &released)
+    }
+
     /// The `game` table's columns, in the order of ``arguments(for:)``.
     private static let gameColumns = """
         slug, root, manifest_url, display_name, state, files_listed, files_cached, bytes, last_run, \
-        last_error, manifest_revision, list_order
+        last_error, manifest_revision, list_order, page_url
         """
+
+    /// One `?` per column of ``gameColumns``.
+    private static let gamePlaceholders = databaseQuestionMarks(count: 13)
 
     /// The values of `game`'s columns, in the order of ``gameColumns``.
     private static func arguments(for game: GameRecord) -> StatementArguments {
         [
             game.slug, game.root, game.manifestURL, game.displayName, game.state.rawValue, game.filesListed,
             game.filesCached, game.bytes, game.lastRun.timeIntervalSince1970, game.lastError, game.manifestRevision,
-            game.listOrder,
+            game.listOrder, game.pageURL,
         ]
     }
 
@@ -272,7 +302,8 @@ extension Store {
             lastRun: Date(timeIntervalSince1970: try row.decode(forColumn: "last_run")),
             lastError: try row.decode(forColumn: "last_error"),
             manifestRevision: try row.decode(forColumn: "manifest_revision"),
-            listOrder: try row.decode(forColumn: "list_order")
+            listOrder: try row.decode(forColumn: "list_order"),
+            pageURL: try row.decode(forColumn: "page_url")
         )
     }
 }

@@ -285,7 +285,8 @@ public final class Store: Sendable {
         "\(self.bodiesDirectory)/\(hash.prefix(2))/\(hash)"
     }
 
-    /// Moves a complete, hashed temporary body into `bodies/` and records its entry, in one write
+    /// Moves a complete, hashed temporary body into `bodies/` and records its entry (or, when
+    /// `staged`, its staged row: ``BodyWriter/stage(key:head:expectedLength:revision:)``), in one write
     /// transaction (see ``BodyWriter/commit(key:head:kind:expectedLength:revision:)``).
     func install(
         temporaryPath: String,
@@ -295,7 +296,8 @@ public final class Store: Sendable {
         key: CacheKey,
         head: StoredResponseHead,
         kind: EntryKind,
-        revision: String?
+        revision: String?,
+        staged: Bool = false
     ) async throws -> CachedEntry {
         let bodyPath = self.bodyPath(forHash: hash)
         let bodyFolder = "\(self.bodiesDirectory)/\(hash.prefix(2))"
@@ -327,7 +329,8 @@ public final class Store: Sendable {
             size: size,
             kind: kind,
             row: pendingRow,
-            contentType: contentType
+            contentType: contentType,
+            isStaged: staged
         )
         let (storedRow, storedKind) = try await self.installs.submit(pending) { batch in
             try await self.commit(batch)
@@ -399,6 +402,11 @@ public final class Store: Sendable {
                 try POSIXFile.syncDirectory(self.bodiesDirectory)
                 try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
             }
+        }
+        if pending.isStaged {
+            row.storedAt = Date().timeIntervalSince1970
+            try Self.upsertStaged(row, contentType: pending.contentType, db, releasing: &released)
+            return (row, storedKind)
         }
         let previous = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?"),
@@ -488,10 +496,17 @@ public final class Store: Sendable {
         }
     }
 
-    /// Whether any row names the body `hash` (an indexed lookup).
+    /// Whether any row names the body `hash`, an entry's or a staged one's (indexed lookups).
     static func isReferenced(_ db: Database, hash: String) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?)"), arguments: [hash])
-            ?? false
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS(SELECT 1 FROM entry WHERE body_hash = ?1)
+                        OR EXISTS(SELECT 1 FROM staged_entry WHERE body_hash = ?1)
+                    """
+            ),
+            arguments: [hash]
+        ) ?? false
     }
 
     /// The entry a row describes, or nil (logged) when the row is malformed.

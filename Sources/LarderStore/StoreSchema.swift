@@ -89,6 +89,33 @@ enum StoreSchema {
         migrator.registerMigration("v5") { db in
             try db.execute(sql: "CREATE INDEX entry_key_base ON entry(\(Self.keyBase), response_time)")
         }
+        // Atomic game updates: bodies a precache run fetched for a game's new version wait in
+        // `staged_entry` (same columns as `entry`) until the whole version is in, then move to `entry`
+        // in one transaction (`Sources/LarderStore/Store+GameVersions.swift`); and each game's page.
+        // Only adds a table and a column, so it costs the same for any cache size.
+        migrator.registerMigration("v6") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE staged_entry (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        url TEXT NOT NULL,
+                        status INTEGER NOT NULL,
+                        headers TEXT NOT NULL,
+                        vary TEXT NOT NULL,
+                        body_hash TEXT NOT NULL,
+                        body_size INTEGER NOT NULL,
+                        request_time REAL NOT NULL,
+                        response_time REAL NOT NULL,
+                        revision TEXT,
+                        content_type TEXT,
+                        staged_at REAL NOT NULL
+                    );
+                    CREATE INDEX staged_entry_body_hash ON staged_entry(body_hash);
+                    CREATE INDEX staged_entry_staged_at ON staged_entry(staged_at);
+                    ALTER TABLE game ADD COLUMN page_url TEXT;
+                    """
+            )
+        }
         // URLs added to precache from /dev/offline's offline misses: precached with their game (or,
         // without one, with every run). A new table, so it costs the same for any cache size.
         migrator.registerMigration("v7") { db in

@@ -11,12 +11,12 @@ extension PrecacheJobs: PrecacheJobQueue {
         var list = GamesList.parse(lines: lines, source: source)
         let problems = list.problems.map(\.description)
         for entry in list.entries {
-            let url: HTTPURL
+            let urls: [HTTPURL]
             switch entry {
-            case .page(let page, _): url = page
-            case .game(let game): url = game.manifestURL
+            case .page(let page, _): urls = [page]
+            case .game(let game): urls = [game.manifestURL] + (game.page.map { [$0] } ?? [])
             }
-            if !allowed(url) {
+            if let url = urls.first(where: { !allowed($0) }) {
                 return .refused(url: url.absoluteString)
             }
         }

@@ -15,6 +15,7 @@ struct PrecacheSummary {
                 let name = game.displayName.map { "\($0) (\(game.slug))" } ?? game.slug
                 let label: String
                 switch game.state {
+                case .ready where game.previousVersionKept: label = "not updated"
                 case .ready: label = "ready"
                 case .partial: label = "partial \(game.filesCached) of \(game.filesListed)"
                 case .failed: label = "failed"
@@ -25,7 +26,7 @@ struct PrecacheSummary {
                     line += "  \(game.filesCached) file\(game.filesCached == 1 ? "" : "s"), \(ByteFormat.string(game.bytes))"
                 }
                 lines.append(line)
-                if let error = game.error, game.state == .failed {
+                if let error = game.error, game.state == .failed || game.previousVersionKept {
                     lines.append("      \(error)")
                 }
                 for failure in game.failures.prefix(50) {

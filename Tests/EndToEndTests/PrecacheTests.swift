@@ -205,6 +205,18 @@ struct PrecacheTests {
                 ]
             )
             #expect(foreign.status == 403)
+            // Nor through a game's page.
+            let withForeignPage = #"{"urls": ["\#(origin.url("/games/wordbox")) page https://evil.example/play"]}"#
+            let foreignPage = try await Curl.run(
+                larder.proxyURL + "/dev/offline/precache",
+                proxy: nil,
+                arguments: [
+                    "-X", "POST", "-H", "Origin: \(origin.baseURL)", "-H", "Content-Type: application/json", "--data-binary",
+                    withForeignPage,
+                ]
+            )
+            #expect(foreignPage.status == 403)
+            #expect(foreignPage.text.contains("evil.example"))
 
             try await origin.stop()
             let asset = try await Curl.run(origin.url("/games/wordbox/assets/index-d48Bb7Ox.js"), proxy: larder.proxyURL)
@@ -302,5 +314,158 @@ struct PrecachePriorityTests {
         try await origin.stop()
         #expect(niceness == 10)
         #expect(process.terminationStatus == 0)
+    }
+}
+
+/// Pages in games.txt and atomic game updates, with the real binary: an update cut short (the
+/// origin stops answering a new file, or `larder precache` is killed) leaves the previous version
+/// ready and served; a complete one switches, and the files the new manifest dropped are gone.
+@Suite("End to end: precache pages and atomic updates")
+struct PrecacheUpdateEndToEndTests {
+    /// Game `g` on `origin`, in deploy `version`: v1 lists `old.js`, v2 lists `new.js` and `more.js`
+    /// instead; its `index.html` and its page `/play/g` (no extension) say which deploy they are.
+    private static func deploy(_ version: Int, on origin: TestOrigin, more: TestResponse? = nil) {
+        let files = version == 1 ? ["g/index.html", "g/keep.js", "g/old.js"] : ["g/index.html", "g/keep.js", "g/new.js", "g/more.js"]
+        origin.setRoute(
+            "/g/offline.meta.json",
+            .text("{\"files\": [\(files.map { "\"\($0)\"" }.joined(separator: ","))]}", contentType: "application/json"))
+        origin.setRoute("/g/index.html", .text("index v\(version)", contentType: "text/html"))
+        origin.setRoute("/play/g", .text("play v\(version)", contentType: "text/html"))
+        origin.setRoute("/lab", .text("lab v\(version)", contentType: "text/html"))
+        origin.setRoute("/g/keep.js", .text("keep", contentType: "text/javascript"))
+        origin.setRoute("/g/old.js", .text("old", contentType: "text/javascript"))
+        origin.setRoute("/g/new.js", .text("new", contentType: "text/javascript"))
+        origin.setRoute("/g/more.js", more ?? .text("more", contentType: "text/javascript"))
+    }
+
+    /// What `larder serve --offline` on `cache` answers for each path, and what /dev/offline.json says
+    /// of game `g`.
+    private static func offlineView(cache: String, origin: TestOrigin, paths: [String]) async throws -> (
+        bodies: [String: String], game: [String: Any]
+    ) {
+        let larder = try await LarderProcess(serve: ["--offline"], cacheDirectory: cache)
+        var bodies: [String: String] = [:]
+        for path in paths {
+            let response = try await Curl.run(origin.url(path), proxy: larder.proxyURL)
+            bodies[path] = response.status == 200 ? response.text : "HTTP \(response.status)"
+        }
+        let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+        await larder.stop()
+        let json = try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any]
+        let games = json?["games"] as? [[String: Any]] ?? []
+        return (bodies, try #require(games.first { $0["slug"] as? String == "g" }))
+    }
+
+    static let paths = ["/g/index.html", "/play/g", "/g/keep.js", "/g/old.js", "/g/new.js", "/g/more.js"]
+    static let version1 = [
+        "/g/index.html": "index v1", "/play/g": "play v1", "/g/keep.js": "keep", "/g/old.js": "old", "/g/new.js": "HTTP 504",
+        "/g/more.js": "HTTP 504",
+    ]
+
+    @Test("precaching a game again from /dev/offline keeps its page")
+    func precacheGameAgainKeepsItsPage() async throws {
+        try await withProxy { larder, origin in
+            Self.deploy(1, on: origin)
+            let body = #"{"urls": ["\#(origin.url("/g")) page \#(origin.url("/play/g"))"]}"#
+            let accepted = try await Curl.run(
+                larder.proxyURL + "/dev/offline/precache", proxy: nil,
+                arguments: ["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", body])
+            let first = try JSONSerialization.jsonObject(with: Data(accepted.body)) as? [String: Any]
+            try await Self.waitForJob(larder, statusPath: try #require(first?["status"] as? String))
+            origin.resetRecords()
+
+            let again = try await Curl.run(
+                larder.proxyURL + "/dev/offline/actions/precache-game", proxy: nil,
+                arguments: ["-X", "POST", "-H", "Origin: \(larder.proxyURL)", "--data-binary", "game=g"])
+            #expect(again.status == 303)
+            let location = try #require(again.header("location"))
+            let job = try #require(location.split(separator: "job=").last?.split(separator: "&").first)
+            try await Self.waitForJob(larder, statusPath: "/dev/offline/precache/\(job)")
+            #expect(origin.requestCount("/play/g") == 1, "the page is fetched with its game")
+            let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+            let json = try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any]
+            let game = (json?["games"] as? [[String: Any]] ?? []).first { $0["slug"] as? String == "g" }
+            #expect(game?["ready"] as? Bool == true)
+            #expect(game?["filesListed"] as? Int == 4)
+        }
+    }
+
+    /// Waits (up to 30 s) until the precache job at `statusPath` has finished.
+    private static func waitForJob(_ larder: LarderProcess, statusPath: String) async throws {
+        for _ in 0..<300 {
+            let status = try await Curl.run(larder.proxyURL + statusPath, proxy: nil)
+            let json = try JSONSerialization.jsonObject(with: Data(status.body)) as? [String: Any]
+            if json?["state"] as? String == "finished" { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the precache job \(statusPath) did not finish")
+    }
+
+    @Test("an update cut short by the origin or by SIGKILL leaves the previous version ready and served; a complete one switches")
+    func interruptedUpdates() async throws {
+        let origin = try await TestOrigin.start()
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let list = directory + "/games.txt"
+        try "page \(origin.url("/lab"))\n\(origin.url("/g")) page \(origin.url("/play/g"))\n".write(
+            toFile: list, atomically: true, encoding: .utf8)
+
+        Self.deploy(1, on: origin)
+        let first = try await LarderCLI.run(["precache", list, "--cache-dir", cache])
+        #expect(first.exitCode == 0, "\(first.stdout)\(first.stderr)")
+        #expect(first.stdout.contains("Pages: 1 of 1 cached"))
+        #expect(origin.requestCount("/lab/offline.meta.json") == 0, "a page line is not a game root")
+        var view = try await Self.offlineView(cache: cache, origin: origin, paths: Self.paths + ["/lab"])
+        #expect(view.game["ready"] as? Bool == true)
+        #expect(view.game["filesListed"] as? Int == 4, "the page counts with the game's files")
+        #expect(view.bodies["/lab"] == "lab v1")
+
+        // The origin stops answering one file of the new deploy.
+        Self.deploy(2, on: origin, more: TestResponse(faults: [.closeWithoutResponse]))
+        let cutShort = try await LarderCLI.run(["precache", list, "--cache-dir", cache])
+        #expect(cutShort.exitCode == 1)
+        #expect(cutShort.stdout.contains("not updated"), "\(cutShort.stdout)")
+        #expect(cutShort.stdout.contains("more.js"))
+        view = try await Self.offlineView(cache: cache, origin: origin, paths: Self.paths)
+        #expect(view.bodies == Self.version1)
+        #expect(view.game["ready"] as? Bool == true)
+        #expect((view.game["lastError"] as? String)?.hasPrefix("not updated") == true)
+
+        // `larder precache` is killed while the new deploy's last file hangs.
+        Self.deploy(2, on: origin, more: .text("more", contentType: "text/javascript", faults: [.delayHead(.seconds(60))]))
+        origin.resetRecords()
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
+        process.arguments = ["precache", list, "--cache-dir", cache]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<500 where origin.requestCount("/g/more.js") == 0 || origin.requestCount("/g/index.html") == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // The other downloads of the deploy finish meanwhile; their bodies wait, staged.
+        try await Task.sleep(for: .milliseconds(500))
+        kill(process.processIdentifier, SIGKILL)
+        await onThread { process.waitUntilExit() }
+        #expect(origin.requestCount("/g/more.js") >= 1, "killed mid-run")
+        view = try await Self.offlineView(cache: cache, origin: origin, paths: Self.paths)
+        #expect(view.bodies == Self.version1)
+        #expect(view.game["ready"] as? Bool == true)
+
+        // A complete update switches: the new deploy is served, the dropped file is gone.
+        Self.deploy(2, on: origin)
+        let complete = try await LarderCLI.run(["precache", list, "--cache-dir", cache])
+        #expect(complete.exitCode == 0, "\(complete.stdout)\(complete.stderr)")
+        #expect(complete.stdout.contains("1 no longer listed and removed"), "\(complete.stdout)")
+        view = try await Self.offlineView(cache: cache, origin: origin, paths: Self.paths + ["/lab"])
+        #expect(
+            view.bodies == [
+                "/g/index.html": "index v2", "/play/g": "play v2", "/g/keep.js": "keep", "/g/old.js": "HTTP 504", "/g/new.js": "new",
+                "/g/more.js": "more", "/lab": "lab v2",
+            ])
+        #expect(view.game["ready"] as? Bool == true)
+        #expect(view.game["lastError"] == nil || view.game["lastError"] is NSNull)
+        try await origin.stop()
     }
 }

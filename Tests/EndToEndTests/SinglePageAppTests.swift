@@ -25,7 +25,9 @@ struct SinglePageAppTests {
         #expect((report["consoleErrors"] as? [Any])?.isEmpty == true, "\(when): \(report)")
     }
 
-    @Test("online, origin hung, new deploy, the page precached (cookies and deploys still reach the browser), then origin stopped and a fresh profile offline")
+    @Test(
+        "online, origin hung, new deploy, the page precached (cookies and deploys still reach the browser), then origin stopped and a fresh profile offline"
+    )
     func lifecycle() async throws {
         let app = try await SinglePageApp.start()
         defer { Task { await app.tearDown() } }

@@ -6,6 +6,7 @@ struct GamesListTests {
     enum Expected: Sendable {
         case page(url: String, text: String)
         case game(root: String, manifest: String, slug: String)
+        case gameWithPage(manifest: String, page: String)
         case ignored
         case problem(containing: String)
     }
@@ -42,6 +43,29 @@ struct GamesListTests {
         Case(
             line: "HTTPS://CDN.example/INDEX.HTML",
             expected: .page(url: "https://cdn.example/INDEX.HTML", text: "HTTPS://CDN.example/INDEX.HTML")
+        ),
+        // Pages by keyword, whatever their path; a tab separates words too.
+        Case(line: "page https://games.example/", expected: .page(url: "https://games.example/", text: "https://games.example/")),
+        Case(
+            line: "page https://games.example/today#tab=2",
+            expected: .page(url: "https://games.example/today", text: "https://games.example/today#tab=2")
+        ),
+        Case(line: "page\thttps://games.example/lab", expected: .page(url: "https://games.example/lab", text: "https://games.example/lab")),
+        Case(
+            line: "page https://games.example/api/today.json?x=1",
+            expected: .page(url: "https://games.example/api/today.json?x=1", text: "https://games.example/api/today.json?x=1")
+        ),
+        // Games with their pages.
+        Case(
+            line: "https://cdn.example/games/flipart page https://games.example/play/flipart",
+            expected: .gameWithPage(
+                manifest: "https://cdn.example/games/flipart/offline.meta.json",
+                page: "https://games.example/play/flipart"
+            )
+        ),
+        Case(
+            line: "https://cdn.example/app/.vite/manifest.json   page   https://games.example/lab#start",
+            expected: .gameWithPage(manifest: "https://cdn.example/app/.vite/manifest.json", page: "https://games.example/lab")
         ),
         // Manifest URLs.
         Case(
@@ -134,7 +158,26 @@ struct GamesListTests {
         Case(line: "ftp://cdn.example/games/old", expected: .problem(containing: "unsupported scheme \"ftp\"")),
         Case(line: "file:///home/me/game", expected: .problem(containing: "unsupported scheme \"file\"")),
         Case(line: "cdn.example/games/flipart", expected: .problem(containing: "not an absolute URL")),
-        Case(line: "this is not a url", expected: .problem(containing: "invalid URL")),
+        Case(line: "this is not a url", expected: .problem(containing: "but found 5 words: \"this is not a url\"")),
+        Case(line: "page", expected: .problem(containing: "\"page\" needs the page's URL after it")),
+        Case(
+            line: "Page https://games.example/",
+            expected: .problem(containing: "expected a URL, \"page URL\" or \"GAME-URL page PAGE-URL\"")),
+        Case(line: "page https://a.example/ https://b.example/", expected: .problem(containing: "found 3 words")),
+        Case(line: "https://cdn.example/g pages https://games.example/", expected: .problem(containing: "found 3 words")),
+        Case(line: "page ftp://cdn.example/old", expected: .problem(containing: "unsupported scheme \"ftp\"")),
+        Case(
+            line: "https://cdn.example/games/flipart page mailto:me@example.com",
+            expected: .problem(containing: "unsupported scheme \"mailto\"")
+        ),
+        Case(
+            line: "https://cdn.example/index.html page https://games.example/",
+            expected: .problem(containing: "is a page, not a game")
+        ),
+        Case(
+            line: "https://cdn.example/games/flipart?tab=2 page https://games.example/",
+            expected: .problem(containing: "a game root cannot have a query")
+        ),
         Case(line: "https://user:secret@cdn.example/games/x", expected: .problem(containing: "user information")),
         Case(line: "https:///games/x", expected: .problem(containing: "no host")),
         Case(
@@ -177,6 +220,14 @@ struct GamesListTests {
             #expect(game.metadataURL.absoluteString == expectedMetadata)
             #expect(game.slug == slug)
             #expect(game.line == 1)
+            #expect(game.page == nil)
+        case .gameWithPage(let manifest, let page):
+            #expect(list.problems.isEmpty)
+            #expect(list.pageURLs.isEmpty, "a game's page is the game's, not a page of its own")
+            let game = try #require(list.games.first)
+            #expect(list.entries.count == 1)
+            #expect(game.manifestURL.absoluteString == manifest)
+            #expect(game.page?.absoluteString == page)
         case .ignored:
             #expect(list.entries.isEmpty)
             #expect(list.problems.isEmpty)

@@ -225,6 +225,78 @@ struct PrecachePlannerTests {
         #expect(plan.alreadyCachedCount == (fetched ? 0 : 1))
     }
 
+    @Test func aGamesPageIsItsFirstFileAlwaysFetchedNeverExcluded() throws {
+        let list = GamesList.parse(
+            """
+            page https://games.example/today
+            https://cdn.example/games/flipart page https://cdn.example/play/flipart
+            https://cdn.example/games/wordbind page https://games.example/today
+            """,
+            source: "games.txt"
+        )
+        let flipart = try #require(list.games.first)
+        let wordbind = try #require(list.games.last)
+        // The manifest lists the page too, and an --exclude glob matches it: still one file, kept.
+        let plan = PrecachePlanner(excludes: [ExcludeGlob("**/play/**")]).plan(
+            gamesList: list,
+            manifests: [
+                "flipart": try Self.manifest(flipart, #"{"files": ["flipart/a.js", "https://cdn.example/play/flipart"]}"#),
+                "wordbind": try Self.manifest(wordbind, #"{"files": ["wordbind/w.js"]}"#),
+            ],
+            cachedState: { _ in CachedState() }
+        )
+        let page = try Self.key("https://cdn.example/play/flipart")
+        let today = try Self.key("https://games.example/today")
+        #expect(
+            plan.games.map(\.state) == [
+                .planned(
+                    files: [page, try Self.key("https://cdn.example/games/flipart/a.js")], alreadyCached: 1, toFetch: 1, excluded: 0,
+                    refused: []),
+                .planned(
+                    files: [today, try Self.key("https://cdn.example/games/wordbind/w.js")], alreadyCached: 1, toFetch: 1, excluded: 0,
+                    refused: []),
+            ]
+        )
+        #expect(plan.games.map(\.page?.absoluteString) == ["https://cdn.example/play/flipart", "https://games.example/today"])
+        #expect(plan.fetches.map(\.key) == [today, page], "stored pages are fetched again; the list's pages come first")
+        #expect(plan.fetches.map(\.kind) == [.page, .page])
+        #expect(plan.fetches.map(\.games) == [["wordbind"], ["flipart"]])
+    }
+
+    @Test(
+        arguments: [
+            // (manifest revision, staged revision (nil = nothing staged), taken from staging?)
+            ("2", .some(.some("2")), true),
+            ("2", .some(.some("1")), false),
+            (nil, .some(nil), true),
+            ("2", nil, false),
+        ] as [(String?, String??, Bool)]
+    )
+    func bodiesAnInterruptedRunStagedAreNotFetchedAgain(_ revision: String?, _ staged: String??, _ taken: Bool) throws {
+        let list = GamesList.parse("https://cdn.example/app/sw/precache-manifest.json", source: "games.txt")
+        let game = try #require(list.games.first)
+        let entry = revision.map { #"{"url": "a.js", "revision": "\#($0)"}"# } ?? #""a.js""#
+        let manifest = try PrecacheManifest.parse(
+            status: 200,
+            contentType: "application/json",
+            body: Array("[\(entry)]".utf8),
+            manifestURL: game.manifestURL,
+            root: game.root,
+            allowCrossOrigin: false
+        )
+        let plan = PrecachePlanner().plan(
+            gamesList: list,
+            manifests: [game.slug: .parsed(manifest)],
+            cachedState: { _ in nil },
+            stagedState: { _ in staged.map { CachedState(revision: $0) } }
+        )
+        let key = try Self.key("https://cdn.example/app/sw/a.js")
+        #expect(plan.stagedKeys == (taken ? [key] : []))
+        #expect(plan.fetches.map(\.key) == (taken ? [] : [key]))
+        #expect(plan.fetches.allSatisfy { $0.kind == .asset && $0.games == [game.slug] })
+        #expect(plan.alreadyCachedCount == (taken ? 1 : 0))
+    }
+
     @Test func failedManifestsFailOnlyTheirGame() throws {
         let list = GamesList.parse(
             """

@@ -163,23 +163,34 @@ struct PrecacheRunnerTests {
         }
     }
 
-    @Test("a manifest that cannot be fetched fails its game but forgets nothing already cached")
+    @Test("a manifest that cannot be fetched forgets nothing cached: a ready game stays ready, others fail")
     func failedManifestKeepsFiles() async throws {
         let down = ManifestVersion()
         let upstream = FakeUpstream { url, _ in
             if url == "http://h.example/a/offline.meta.json" {
                 return down.isNew ? .failure(.connectionRefused) : Self.manifest(["a/x.js"])
             }
-            return url.hasSuffix("metadata.json") ? .status(404) : .ok(url)
+            if url == "http://h.example/b/offline.meta.json" {
+                return down.isNew ? .failure(.connectionRefused) : Self.manifest(["b/x.js", "b/gone.js"])
+            }
+            return url.hasSuffix("metadata.json") || url.hasSuffix("gone.js") ? .status(404) : .ok(url)
         }
         try await Self.withStore { store in
             let runner = PrecacheRunner(store: store, upstream: upstream, options: Self.fastOptions())
-            let list = GamesList.parse("http://h.example/a\n", source: "t")
-            #expect(await runner.run(list).succeeded)
+            let list = GamesList.parse("http://h.example/a\nhttp://h.example/b\n", source: "t")
+            #expect(await runner.run(list).games.map(\.state) == [.ready, .partial])
             down.isNew = true
             let report = await runner.run(list)
-            #expect(report.games.first?.state == .failed)
-            #expect(report.games.first?.error?.contains("offline.meta.json") == true)
+            #expect(!report.succeeded)
+            let a = try #require(report.games.first)
+            #expect(a.state == .ready && a.previousVersionKept)
+            #expect(a.filesCached == 1 && a.filesListed == 1)
+            #expect(a.error?.hasPrefix("not updated, the previous version stays ready: ") == true)
+            #expect(a.error?.contains("offline.meta.json") == true)
+            #expect(try await store.game(slug: "a")?.state == .ready)
+            #expect(report.games.last?.state == .failed)
+            #expect(report.games.last?.previousVersionKept == false)
+            #expect(try await store.game(slug: "b")?.state == .failed)
             let kept = try await store.entry(for: try CacheKey(url: "http://h.example/a/x.js"))
             let files = try await store.gameFiles(slug: "a")
             #expect(kept?.kind == .precached)
@@ -206,6 +217,230 @@ struct PrecacheRunnerTests {
             #expect(try await store.entry(for: metadata) == nil)
             #expect(try await store.entry(for: file) != nil)
             #expect(try await store.entry(for: manifest) != nil)
+        }
+    }
+}
+
+/// Games with pages, and updates that switch only when complete, against a fake upstream and a real store.
+@Suite("Precache runner: pages and atomic updates")
+struct PrecacheUpdateTests {
+    private static func withStore<T>(_ body: (Store) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("updates-\(UUID().uuidString)").path
+        let store = try Store(directory: directory)
+        defer {
+            try? store.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        return try await body(store)
+    }
+
+    private static func manifest(_ files: [String]) -> FakeUpstream.Answer {
+        .ok("{\"files\": [\(files.map { "\"\($0)\"" }.joined(separator: ","))]}", contentType: "application/json")
+    }
+
+    private static func runner(_ store: Store, _ upstream: FakeUpstream) -> PrecacheRunner {
+        var options = PrecacheOptions()
+        options.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(1))
+        return PrecacheRunner(store: store, upstream: upstream, options: options)
+    }
+
+    private static func body(_ store: Store, _ url: String) async throws -> String? {
+        try await store.entry(for: try CacheKey(url: url)).map { try String(contentsOfFile: $0.bodyPath, encoding: .utf8) }
+    }
+
+    /// An origin whose game `a` has two deploys: v1 lists `old.js`, v2 lists `new.js` instead, and
+    /// `index.html` says which deploy it is. `failing` URLs are refused.
+    final class Deploys: Sendable {
+        private let state = Mutex((version: 1, failing: Set<String>()))
+        var version: Int {
+            get { self.state.withLock { $0.version } }
+            set { self.state.withLock { $0.version = newValue } }
+        }
+        var failing: Set<String> {
+            get { self.state.withLock { $0.failing } }
+            set { self.state.withLock { $0.failing = newValue } }
+        }
+
+        func answer(_ url: String) -> FakeUpstream.Answer {
+            let (version, failing) = self.state.withLock { ($0.version, $0.failing) }
+            if failing.contains(url) { return .failure(.connectionRefused) }
+            switch url {
+            case "http://h.example/a/offline.meta.json":
+                return PrecacheUpdateTests.manifest(
+                    version == 1 ? ["a/index.html", "a/keep.js", "a/old.js"] : ["a/index.html", "a/keep.js", "a/new.js", "a/more.js"])
+            case "http://h.example/a/index.html": return .ok("v\(version)", contentType: "text/html")
+            case "http://www.example/play/a": return .ok("play v\(version)", contentType: "text/html")
+            case "http://h.example/a/old.js" where version == 1, "http://h.example/a/keep.js": return .ok(url)
+            case "http://h.example/a/new.js" where version > 1, "http://h.example/a/more.js" where version > 1: return .ok(url)
+            default: return .status(404)
+            }
+        }
+    }
+
+    @Test("an update that cannot complete keeps the previous version whole and ready; the complete one switches at once")
+    func incompleteUpdateKeepsThePreviousVersion() async throws {
+        let deploys = Deploys()
+        let upstream = FakeUpstream { url, _ in deploys.answer(url) }
+        try await Self.withStore { store throws in
+            let runner = Self.runner(store, upstream)
+            let list = GamesList.parse("http://h.example/a\n", source: "t")
+            #expect(await runner.run(list).succeeded)
+
+            deploys.version = 2
+            deploys.failing = ["http://h.example/a/more.js"]
+            let interrupted = await runner.run(list)
+            #expect(!interrupted.succeeded)
+            let kept = try #require(interrupted.games.first)
+            #expect(kept.state == .ready && kept.previousVersionKept)
+            #expect(kept.filesListed == 3 && kept.filesCached == 3)
+            #expect(kept.failures.map(\.url) == ["http://h.example/a/more.js"])
+            #expect(kept.error?.contains("its new version has 3 of 4 files cached") == true)
+            #expect(interrupted.removed == 0)
+            // The store still holds and describes version 1, whole: not the new index.html, not old.js gone.
+            #expect(try await Self.body(store, "http://h.example/a/index.html") == "v1")
+            #expect(try await Self.body(store, "http://h.example/a/old.js") == "http://h.example/a/old.js")
+            #expect(try await store.entry(for: try CacheKey(url: "http://h.example/a/new.js")) == nil)
+            let record = try #require(try await store.game(slug: "a"))
+            #expect(record.state == .ready && record.isComplete)
+            #expect(record.lastError?.hasPrefix("not updated, the previous version stays ready: ") == true)
+            #expect(try await store.gameFiles(slug: "a").map(\.url).last == "http://h.example/a/old.js")
+
+            deploys.failing = []
+            let complete = await runner.run(list)
+            #expect(complete.succeeded, "\(complete)")
+            #expect(complete.games.first?.previousVersionKept == false)
+            #expect(complete.removed == 1)
+            #expect(upstream.attempts("http://h.example/a/new.js") == 1, "a body staged by the interrupted run is not fetched again")
+            #expect(upstream.attempts("http://h.example/a/keep.js") == 1)
+            #expect(try await Self.body(store, "http://h.example/a/index.html") == "v2")
+            #expect(try await Self.body(store, "http://h.example/a/new.js") == "http://h.example/a/new.js")
+            #expect(try await store.entry(for: try CacheKey(url: "http://h.example/a/new.js"))?.kind == .precached)
+            #expect(try await store.entry(for: try CacheKey(url: "http://h.example/a/old.js")) == nil)
+            #expect(try await store.game(slug: "a")?.lastError == nil)
+            let keys = try ["a/index.html", "a/new.js", "a/more.js", "a/offline.meta.json"].map {
+                try CacheKey(url: "http://h.example/" + $0)
+            }
+            #expect(try await store.stagedStates(for: keys).isEmpty, "the switch installed every staged body")
+        }
+    }
+
+    @Test("the manifest is switched with the files it lists")
+    func manifestSwitchesWithItsVersion() async throws {
+        let deploys = Deploys()
+        let upstream = FakeUpstream { url, _ in deploys.answer(url) }
+        try await Self.withStore { store throws in
+            let runner = Self.runner(store, upstream)
+            let list = GamesList.parse("http://h.example/a\n", source: "t")
+            #expect(await runner.run(list).succeeded)
+            deploys.version = 2
+            deploys.failing = ["http://h.example/a/more.js"]
+            _ = await runner.run(list)
+            #expect(try await Self.body(store, "http://h.example/a/offline.meta.json")?.contains("old.js") == true)
+            deploys.failing = []
+            _ = await runner.run(list)
+            #expect(try await Self.body(store, "http://h.example/a/offline.meta.json")?.contains("new.js") == true)
+        }
+    }
+
+    @Test("a game that was never complete switches to what arrived, so it is served")
+    func incompleteFirstVersionIsRecorded() async throws {
+        let deploys = Deploys()
+        deploys.version = 2
+        deploys.failing = ["http://h.example/a/more.js"]
+        let upstream = FakeUpstream { url, _ in deploys.answer(url) }
+        try await Self.withStore { store throws in
+            let report = await Self.runner(store, upstream).run(GamesList.parse("http://h.example/a\n", source: "t"))
+            #expect(report.games.first?.state == .partial)
+            #expect(report.games.first?.previousVersionKept == false)
+            #expect(report.games.first?.filesCached == 3)
+            #expect(try await Self.body(store, "http://h.example/a/new.js") == "http://h.example/a/new.js")
+            #expect(try await store.game(slug: "a")?.state == .partial)
+        }
+    }
+
+    @Test("a game's page is its first file, fetched on every run: the game is ready only when its page is cached")
+    func gamePageCountsForReadiness() async throws {
+        let deploys = Deploys()
+        deploys.failing = ["http://www.example/play/a"]
+        let upstream = FakeUpstream { url, _ in deploys.answer(url) }
+        try await Self.withStore { store throws in
+            let runner = Self.runner(store, upstream)
+            let list = GamesList.parse("http://h.example/a page http://www.example/play/a\n", source: "t")
+            let first = await runner.run(list)
+            #expect(first.games.first?.state == .partial)
+            #expect(first.games.first?.filesListed == 4)
+            #expect(first.games.first?.failures.map(\.url) == ["http://www.example/play/a"])
+            #expect(first.pagesListed == 0, "a game's page is not a page of its own")
+            #expect(try await store.game(slug: "a")?.state == .partial)
+
+            deploys.failing = []
+            let second = await runner.run(list)
+            #expect(second.succeeded)
+            let files = try await store.gameFiles(slug: "a")
+            #expect(files.first?.url == "http://www.example/play/a" && files.first?.state == .cached)
+            #expect(try await store.game(slug: "a")?.pageURL == "http://www.example/play/a")
+            #expect(try await store.entry(for: try CacheKey(url: "http://www.example/play/a"))?.kind == .precached)
+
+            deploys.version = 2
+            let pageFetches = upstream.attempts("http://www.example/play/a")
+            #expect(await runner.run(list).succeeded)
+            #expect(upstream.attempts("http://www.example/play/a") == pageFetches + 1, "fetched on every run")
+            #expect(upstream.attempts("http://h.example/a/keep.js") == 1)
+            #expect(try await Self.body(store, "http://www.example/play/a") == "play v2")
+        }
+    }
+
+    @Test("a page line is fetched on every run whatever its path; a failed refresh keeps the copy recorded as cached")
+    func pageLines() async throws {
+        let down = ManifestVersion()
+        let upstream = FakeUpstream { url, _ in
+            if down.isNew { return .failure(.connectionRefused) }
+            return url == "http://h.example/lab" ? .ok("<p>lab", contentType: "text/html") : .status(404)
+        }
+        try await Self.withStore { store throws in
+            let runner = Self.runner(store, upstream)
+            let list = GamesList.parse("page http://h.example/lab\n", source: "t")
+            let first = await runner.run(list)
+            #expect(first.succeeded)
+            #expect(first.pagesListed == 1)
+            #expect(upstream.attempts("http://h.example/offline.meta.json") == 0, "not read as a game")
+            #expect(try await Self.body(store, "http://h.example/lab") == "<p>lab")
+            #expect(try await store.pages().map(\.state) == [.cached])
+
+            down.isNew = true
+            let second = await runner.run(list)
+            #expect(!second.succeeded)
+            #expect(second.pageFailures.map(\.url) == ["http://h.example/lab"])
+            let page = try #require(try await store.pages().first)
+            #expect(page.state == .cached)
+            #expect(page.reason?.hasPrefix("not refreshed (") == true)
+            #expect(try await Self.body(store, "http://h.example/lab") == "<p>lab")
+        }
+    }
+
+    @Test("bodies staged for a version no run needs any more are removed at the end of the next run")
+    func abandonedStagedBodiesAreRemoved() async throws {
+        let deploys = Deploys()
+        let upstream = FakeUpstream { url, _ in deploys.answer(url) }
+        try await Self.withStore { store throws in
+            let runner = Self.runner(store, upstream)
+            let list = GamesList.parse("http://h.example/a\n", source: "t")
+            #expect(await runner.run(list).succeeded)
+            deploys.version = 2
+            deploys.failing = ["http://h.example/a/more.js"]
+            _ = await runner.run(list)
+            let index = try CacheKey(url: "http://h.example/a/index.html")
+            let newFile = try CacheKey(url: "http://h.example/a/new.js")
+            #expect(try await store.stagedStates(for: [index, newFile]).count == 2)
+
+            // Version 1 again: new.js is not needed any more, and index.html is staged anew.
+            deploys.version = 1
+            deploys.failing = []
+            #expect(await runner.run(list).succeeded)
+            #expect(try await store.stagedStates(for: [index, newFile]).isEmpty)
+            #expect(try await Self.body(store, "http://h.example/a/index.html") == "v1")
+            let verification = try await store.verifyEntries(repair: false)
+            #expect(verification.problems.isEmpty, "no orphan body is left: \(verification.problems)")
         }
     }
 }

@@ -122,10 +122,12 @@ struct DevOfflineActions {
         guard let record = try await self.pages.store.game(slug: slug) else {
             return Self.redirect(back, flash: "No game \(slug) is recorded.")
         }
-        // The manifest URL, not the root: a Workbox or Vite manifest keeps its format that way.
+        // The manifest URL, not the root: a Workbox or Vite manifest keeps its format that way; and
+        // the game's page, which its readiness includes.
+        let line = record.pageURL.map { "\(record.manifestURL) page \($0)" } ?? record.manifestURL
         let id: String
         switch try await self.pages.jobs.submit(
-            lines: [record.manifestURL], source: "/dev/offline", requestedBy: origin, store: self.pages.store, allowed: { _ in true })
+            lines: [line], source: "/dev/offline", requestedBy: origin, store: self.pages.store, allowed: { _ in true })
         {
         case .nothingToPrecache(let problems):
             return Self.redirect(back, flash: "Cannot precache \(record.manifestURL): \(problems.joined(separator: "; "))")

@@ -1,0 +1,249 @@
+import Foundation
+import GRDB
+import LarderHTTP
+
+/// What ``Store/saveGameVersion(_:files:installing:)`` did.
+public struct GameVersionOutcome: Sendable, Hashable {
+    /// Whether the previous version stays: the new one was not complete and the previous one was
+    /// (``GameRecord/isComplete``). Only the game's last run and last error changed; the new
+    /// version's staged bodies wait for a later run.
+    public var keptPrevious: Bool
+    /// The game's record as it now stands (the previous one when it was kept).
+    public var record: GameRecord
+    /// Files given as cached that were neither staged nor stored any more (removed meanwhile, by a
+    /// purge say); they count as failed, with reason ``Store/vanishedReason``.
+    public var vanished: [GameFileRecord]
+    /// The precached entries the previous version listed that nothing lists any more, removed with
+    /// the switch.
+    public var removed: Set<CacheKey>
+
+    /// Creates an outcome.
+    public init(keptPrevious: Bool, record: GameRecord, vanished: [GameFileRecord] = [], removed: Set<CacheKey> = []) {
+        self.keptPrevious = keptPrevious
+        self.record = record
+        self.vanished = vanished
+        self.removed = removed
+    }
+}
+
+/// Game versions: a precache run stages the bodies of a game's new version (``BodyWriter/stage(key:head:expectedLength:revision:)``)
+/// and switches to it in one transaction once it is complete, so the previous version is served,
+/// whole, until then. Staged bodies are never served; their rows live in `staged_entry`, which has
+/// the columns of `entry`, keyed by cache key (a body two games list is staged once).
+extension Store {
+    /// The reason a file gets when it was staged or stored at plan time but is gone at the switch.
+    public static let vanishedReason = "no longer in the cache (removed while precaching)"
+
+    /// Saves a game's new version: its record and file list (`files`, in order), installing the
+    /// staged bodies of `staged` (and of any of its keys that has a staged row: the manifest, say)
+    /// as precached entries, pinning the other cached files' entries (kind precached, their
+    /// revision), and removing the precached entries the previous version listed that no game file
+    /// and no page lists any more. One write transaction: another process (a proxy serving the
+    /// game) sees the previous version or the new one, never a mix. Replaced bodies are deleted once
+    /// it has committed, if nothing references them.
+    ///
+    /// When the new version is not complete (a file failed, or vanished) and the recorded one is
+    /// (``GameRecord/isComplete``), nothing switches: the previous version stays ready and served,
+    /// its record keeping everything but `lastRun` and `lastError` (saying why it was not updated),
+    /// and the staged bodies stay for the next run.
+    ///
+    /// `game`'s `bytes` is recomputed from the bodies, and a cached file found neither staged nor
+    /// stored is recorded as failed (``GameVersionOutcome/vanished``), the state and counts following.
+    public func saveGameVersion(
+        _ game: GameRecord,
+        files: [GameFileRecord],
+        installing staged: Set<CacheKey>
+    ) async throws -> GameVersionOutcome {
+        try await self.write { db, released in
+            var game = game
+            var files = files
+            var vanished: [GameFileRecord] = []
+            var bytes: Int64 = 0
+            for index in files.indices where files[index].state == .cached {
+                let key = files[index].key.rawValue
+                let stagedSize = staged.contains(files[index].key) ? try Self.bodySize(db, table: "staged_entry", key: key) : nil
+                if let size = try stagedSize ?? Self.bodySize(db, table: "entry", key: key) {
+                    bytes += size
+                    continue
+                }
+                files[index].state = .failed
+                files[index].reason = Self.vanishedReason
+                vanished.append(files[index])
+            }
+            game.bytes = bytes
+            if let first = vanished.first {
+                game.filesCached = max(0, game.filesCached - vanished.count)
+                game.state = game.filesCached == 0 ? .failed : .partial
+                game.lastError = game.lastError ?? "\(first.url): \(Self.vanishedReason)"
+            }
+
+            if !game.isComplete, var previous = try self.game(db, slug: game.slug), previous.isComplete {
+                previous.lastRun = game.lastRun
+                previous.lastError = Self.notUpdated(
+                    "its new version has \(game.filesCached) of \(game.filesListed) files cached"
+                        + (game.lastError.map { "; \($0)" } ?? ""))
+                try db.execute(
+                    sql: "UPDATE game SET last_run = ?, last_error = ? WHERE slug = ?",
+                    arguments: [previous.lastRun.timeIntervalSince1970, previous.lastError, game.slug]
+                )
+                return GameVersionOutcome(keptPrevious: true, record: previous, vanished: vanished, removed: [])
+            }
+
+            let now = Date().timeIntervalSince1970
+            var installed = Set<String>()
+            for key in staged.map(\.rawValue).sorted() where try Self.installStaged(db, key: key, at: now, releasing: &released) {
+                installed.insert(key)
+            }
+            for file in files where file.state == .cached && !installed.contains(file.key.rawValue) {
+                _ = try Self.pin(db, key: file.key.rawValue, revision: file.revision)
+            }
+            let dropped = try Self.saveGame(db, game, files: files)
+            var removed = Set<CacheKey>()
+            for batch in dropped.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
+                removed.formUnion(try self.deleteUnlisted(db, keys: batch, releasing: &released).map { CacheKey(storedRawValue: $0) })
+            }
+            return GameVersionOutcome(keptPrevious: false, record: game, vanished: vanished, removed: removed)
+        }
+    }
+
+    /// What is staged for each of `keys` and can be installed: keys without a staged row, with a
+    /// malformed one, or whose body file is missing or has another size are left out. `kind` is
+    /// always precached (what installing makes it).
+    ///
+    /// One indexed query per ``keysPerQuery`` keys, then one `stat` per row found.
+    public func stagedStates(for keys: [CacheKey]) async throws -> [CacheKey: StoredKeyState] {
+        var states: [CacheKey: StoredKeyState] = [:]
+        for batch in Array(Set(keys.map(\.rawValue))).batches(of: Self.keysPerQuery) {
+            let rows = try await self.pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT key, revision, body_hash, body_size FROM staged_entry
+                        WHERE key IN (\(databaseQuestionMarks(count: batch.count)))
+                        """,
+                    arguments: StatementArguments(Array(batch))
+                ).map { row in
+                    StoredRow(
+                        key: try row.decode(forColumn: "key"),
+                        kind: EntryKind.precached.rawValue,
+                        revision: try row.decode(forColumn: "revision"),
+                        bodyHash: try row.decode(forColumn: "body_hash"),
+                        bodySize: try row.decode(forColumn: "body_size")
+                    )
+                }
+            }
+            for row in rows {
+                if let state = try self.servableState(row) {
+                    states[CacheKey(storedRawValue: row.key)] = state
+                }
+            }
+        }
+        return states
+    }
+
+    /// Removes the staged bodies staged before `date` whose keys are not in `keeping`: what updates
+    /// that never completed left (a precache run calls this at its end, keeping what its own games
+    /// still wait for; bodies staged since it started belong to it or to a run beside it). Deletes
+    /// body files nothing references any more. Returns how many were removed.
+    @discardableResult
+    public func removeStaged(stagedBefore date: Date, keeping: Set<CacheKey>) async throws -> Int {
+        let old = try await self.pool.read { db in
+            try String.fetchAll(
+                db,
+                sql: "SELECT key FROM staged_entry WHERE staged_at < ?",
+                arguments: [date.timeIntervalSince1970]
+            )
+        }
+        let abandoned = old.filter { !keeping.contains(CacheKey(storedRawValue: $0)) }
+        var removed = 0
+        for batch in abandoned.batches(of: Self.keysPerQuery) {
+            removed += try await self.write { db, released in
+                let placeholders = databaseQuestionMarks(count: batch.count)
+                let arguments = StatementArguments(Array(batch)) + [date.timeIntervalSince1970]
+                released.formUnion(
+                    try String.fetchAll(
+                        db,
+                        sql: "SELECT body_hash FROM staged_entry WHERE key IN (\(placeholders)) AND staged_at < ?",
+                        arguments: arguments
+                    ))
+                try db.execute(
+                    sql: "DELETE FROM staged_entry WHERE key IN (\(placeholders)) AND staged_at < ?",
+                    arguments: arguments
+                )
+                return db.changesCount
+            }
+        }
+        return removed
+    }
+
+    /// Records a staged body's row, replacing the one staged under its key before (whose body is
+    /// released), inside the install transaction.
+    static func upsertStaged(_ row: IndexRow, contentType: String?, _ db: Database, releasing released: inout Set<String>) throws {
+        if let previous = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT body_hash FROM staged_entry WHERE key = ?"),
+            arguments: [row.key]
+        ), previous != row.bodyHash {
+            released.insert(previous)
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO staged_entry (\(Self.stagedColumns))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET
+                    url = excluded.url, status = excluded.status, headers = excluded.headers, vary = excluded.vary,
+                    body_hash = excluded.body_hash, body_size = excluded.body_size,
+                    request_time = excluded.request_time, response_time = excluded.response_time,
+                    revision = excluded.revision, content_type = excluded.content_type, staged_at = excluded.staged_at
+                """
+        ).execute(arguments: [
+            row.key, row.url, row.status, row.headers, row.vary, row.bodyHash, row.bodySize, row.requestTime,
+            row.responseTime, row.revision, contentType, row.storedAt,
+        ])
+    }
+
+    /// The columns of `staged_entry`, in the order ``upsertStaged(_:contentType:_:releasing:)`` binds them.
+    private static let stagedColumns = """
+        key, url, status, headers, vary, body_hash, body_size, request_time, response_time, revision, content_type, \
+        staged_at
+        """
+
+    /// Moves the staged row of `key` into `entry` as a precached entry stored at `now`, replacing the
+    /// entry there (whose body is released when it differs). Returns false when nothing is staged.
+    private static func installStaged(_ db: Database, key: String, at now: Double, releasing released: inout Set<String>) throws -> Bool {
+        guard
+            let staged = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.stagedColumns) FROM staged_entry WHERE key = ?"),
+                arguments: [key]
+            )
+        else {
+            return false
+        }
+        let row = IndexRow(
+            key: key,
+            url: try staged.decode(forColumn: "url"),
+            status: try staged.decode(forColumn: "status"),
+            headers: try staged.decode(forColumn: "headers"),
+            vary: try staged.decode(forColumn: "vary"),
+            kind: EntryKind.precached.rawValue,
+            bodyHash: try staged.decode(forColumn: "body_hash"),
+            bodySize: try staged.decode(forColumn: "body_size"),
+            requestTime: try staged.decode(forColumn: "request_time"),
+            responseTime: try staged.decode(forColumn: "response_time"),
+            storedAt: now,
+            revision: try staged.decode(forColumn: "revision")
+        )
+        if let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT body_hash FROM entry WHERE key = ?"), arguments: [key]),
+            previous != row.bodyHash
+        {
+            released.insert(previous)
+        }
+        try row.upsert(db, contentType: try staged.decode(forColumn: "content_type"))
+        try db.cachedStatement(sql: "DELETE FROM staged_entry WHERE key = ?").execute(arguments: [key])
+        return true
+    }
+
+    /// The body size of the row of `key` in `table` (`entry` or `staged_entry`), or nil without one.
+    private static func bodySize(_ db: Database, table: String, key: String) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT body_size FROM \(table) WHERE key = ?"), arguments: [key])
+    }
+}

@@ -344,12 +344,14 @@ struct PrecacheUpdateEndToEndTests {
         bodies: [String: String], game: [String: Any]
     ) {
         let larder = try await LarderProcess(serve: ["--offline"], cacheDirectory: cache)
+        // The report first: requests for files a version does not have are offline misses, which
+        // (rightly) make /dev/offline call the game not ready.
+        let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
         var bodies: [String: String] = [:]
         for path in paths {
             let response = try await Curl.run(origin.url(path), proxy: larder.proxyURL)
             bodies[path] = response.status == 200 ? response.text : "HTTP \(response.status)"
         }
-        let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
         await larder.stop()
         let json = try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any]
         let games = json?["games"] as? [[String: Any]] ?? []

@@ -27,8 +27,8 @@ public struct LarderConfigFile: Sendable {
     public var precacheExcludes: [ExcludeGlob] = []
     /// `allowCrossOrigin`: whether manifests may list files on other origins.
     public var allowCrossOrigin = false
-    /// `statusOrigins`: origins whose pages may read `/dev/offline.json` besides those of the
-    /// precached games and pages, normalised (`https://app.example`).
+    /// `statusOrigins`: origins whose pages may read `/dev/offline.json`, normalised
+    /// (`https://app.example`).
     public var statusOrigins: [String] = []
 
     /// The settings of an empty file: Larder's defaults.

@@ -40,6 +40,12 @@ public struct CacheRoute: Sendable {
         self.offlineMatch = offlineMatch
     }
 
+    /// Whether the route changes how a request is answered while the origin answers (a strategy
+    /// or `maxAgeSeconds`); a route that only sets offline behaviour leaves plain hits as they are.
+    public var changesOnlineAnswers: Bool {
+        self.strategy != nil || self.maxAge != nil
+    }
+
     /// Whether the route covers `key`.
     public func matches(_ key: CacheKey) -> Bool {
         switch self.pattern {

@@ -28,26 +28,23 @@ public enum OfflineMatch: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Whether a query parameter only defeats caches: it has no value (`?1795492696035`,
-    /// `?nocache`); or its value looks like a timestamp or a random number (ten digits or more, or
-    /// `0.` and six digits or more, as `Math.random()` gives); or it is one of the names apps use
-    /// for busting (`_` as jQuery, `v`, `t`, `ts`, `cb`, `rand`, `rnd`, `nocache`, `cachebust`) with a
-    /// numeric value.
+    /// `?nocache`), or its value looks like a timestamp (10 digits of seconds or 13 of
+    /// milliseconds, between 2000 and 2100) or a random number (`0.` and at least ten digits, as
+    /// `Math.random()` gives), whatever its name (`_=`, `v=`, `t=`, `ts=`...). A small number
+    /// (`v=2`, `page=3`), an id, a word or a coordinate is meaningful.
     public static func isCacheBuster(name: Substring, value: Substring?) -> Bool {
         guard let value else { return true }
-        let digits = value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        if digits, value.utf8.count >= 10 {
-            return true
+        let bytes = value.utf8
+        if bytes.count == 10 || bytes.count == 13, bytes.allSatisfy(Self.isDigit), let number = UInt64(value) {
+            let seconds = bytes.count == 10 ? number : number / 1000
+            return seconds >= 946_684_800 && seconds < 4_102_444_800
         }
-        if value.hasPrefix("0."), value.utf8.count >= 8,
-            value.utf8.dropFirst(2).allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        {
-            return true
-        }
-        guard Self.bustingNames.contains(name.lowercased()), !value.isEmpty else { return false }
-        return value.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") }
+        return value.hasPrefix("0.") && bytes.count >= 12 && bytes.dropFirst(2).allSatisfy(Self.isDigit)
     }
 
-    private static let bustingNames: Set<String> = ["_", "v", "t", "ts", "cb", "rand", "rnd", "nocache", "cachebust"]
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
 
     /// The key's query parameters that are not cache-busters, sorted (their order carries no meaning here).
     private static func meaningfulParameters(_ key: CacheKey) -> [Substring] {

@@ -105,7 +105,8 @@ struct ImmediateHits: Sendable {
         }
         guard case .forward(let url) = RequestRoute.classify(head, own: self.own, rules: self.rules) else { return nil }
         let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
-        guard self.proxy.configuration.route(for: key) == nil, let lookup = self.proxy.store.rememberedLookup(of: key),
+        guard self.proxy.configuration.route(for: key)?.changesOnlineAnswers != true,
+            let lookup = self.proxy.store.rememberedLookup(of: key),
             lookup.entries.count == 1, let entry = lookup.entries.first, Self.isSelectedWhateverTheRequest(entry),
             entry.status == 200
         else { return nil }

@@ -208,8 +208,10 @@ struct DevOfflineTests {
         let list = directory + "/games.txt"
         try "\(app.url("/games/app"))\n".write(toFile: list, atomically: true, encoding: .utf8)
         #expect(try await LarderCLI.run(["precache", list, "--cache-dir", cache]).exitCode == 0)
+        let config = directory + "/larder.json"
+        try #"{"statusOrigins": ["\#(app.baseURL)"]}"#.write(toFile: config, atomically: true, encoding: .utf8)
 
-        let larder = try await LarderProcess(cacheDirectory: cache)
+        let larder = try await LarderProcess(serve: ["--config", config], cacheDirectory: cache)
         do {
             let proxy = larder.proxyURL
             let page = app.url("/games/app/index.html")
@@ -257,7 +259,7 @@ struct DevOfflineTests {
             #expect(html.contains("Not ready: app (2 offline misses)."), "\(html.prefix(3000))")
             #expect(html.contains("<input type=\"hidden\" name=\"url\" value=\"\(lazy)\">"))
 
-            // A page of the app may read the JSON; another site may not.
+            // A page of an origin in statusOrigins may read the JSON; another site may not.
             let allowed = try await Curl.run(proxy + "/dev/offline.json", proxy: nil, arguments: ["-H", "Origin: \(app.baseURL)"])
             #expect(allowed.header("access-control-allow-origin") == app.baseURL)
             #expect(allowed.header("vary") == "Origin")

@@ -20,12 +20,17 @@ struct OfflineMatchTests {
         Row(requested: "http://h/api/settings?1795492696035", stored: "http://h/api/settings?1795492600000", accepts: true),
         Row(requested: "http://h/api/settings?1795492696035", stored: "http://h/api/settings", accepts: true),
         Row(requested: "http://h/api/settings", stored: "http://h/api/settings?nocache", accepts: true),
-        // Timestamps and Math.random() under any name; busting names with small numbers.
+        // Timestamps (seconds, milliseconds) and Math.random() under any name, in any order.
         Row(requested: "http://h/a.css?ts=1795492696", stored: "http://h/a.css?ts=1700000000", accepts: true),
-        Row(requested: "http://h/a.js?_=1795492696035&lang=en", stored: "http://h/a.js?lang=en&_=1", accepts: true),
+        Row(requested: "http://h/a.js?_=1795492696035&lang=en", stored: "http://h/a.js?lang=en&_=1795492600000", accepts: true),
         Row(requested: "http://h/data?r=0.8273645512", stored: "http://h/data?r=0.1122334455", accepts: true),
-        Row(requested: "http://h/app.js?v=7", stored: "http://h/app.js?v=6", accepts: true),
-        Row(requested: "http://h/app.js?t=12", stored: "http://h/app.js", accepts: true),
+        Row(requested: "http://h/app.js?v=1795492696035", stored: "http://h/app.js", accepts: true),
+        // Small numbers, ids, coordinates and words are meaningful.
+        Row(requested: "http://h/app.js?v=7", stored: "http://h/app.js?v=6", accepts: false),
+        Row(requested: "http://h/app.js?t=12", stored: "http://h/app.js", accepts: false),
+        Row(requested: "http://h/api/order?id=9999999999", stored: "http://h/api/order?id=9999999998", accepts: false),
+        Row(requested: "http://h/api/order?id=12345678901", stored: "http://h/api/order?id=12345678902", accepts: false),
+        Row(requested: "http://h/map?lat=0.123456", stored: "http://h/map?lat=0.654321", accepts: false),
         // Meaningful parameters must agree.
         Row(requested: "http://h/api/item?id=2&_=1795492696035", stored: "http://h/api/item?id=1&_=1795492600000", accepts: false),
         Row(requested: "http://h/api/items?page=2", stored: "http://h/api/items?page=3", accepts: false),

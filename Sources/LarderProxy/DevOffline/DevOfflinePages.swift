@@ -36,8 +36,8 @@ struct DevOfflinePages: Sendable {
     /// The query parameters cache keys leave out (for purging by URL).
     let queryFilter: QueryParameterFilter
     let originCheck: SameOriginCheck
-    /// Origins besides those of the precached games and pages whose pages may read
-    /// `/dev/offline.json` (the config file's `statusOrigins`, normalised).
+    /// Origins whose pages may read `/dev/offline.json` (the config file's `statusOrigins`,
+    /// normalised).
     let statusOrigins: [String]
     let templates: DevOfflineTemplates
 
@@ -138,7 +138,7 @@ struct DevOfflinePages: Sendable {
         if json {
             var response = try Self.json(report)
             // Readable by the apps the user precached or allowed, so they can show their offline state.
-            if let allowed = StatusCORS(configured: self.statusOrigins, report: report).allowOrigin(for: origin) {
+            if let allowed = StatusCORS(configured: self.statusOrigins).allowOrigin(for: origin) {
                 response.headers.add(name: "Access-Control-Allow-Origin", value: allowed)
             }
             response.headers.add(name: "Vary", value: "Origin")

@@ -134,7 +134,7 @@ struct OfflineMissesPagesTests {
         let fixture = try DevOfflineFixture(statusOrigins: ["https://status.example"])
         try await fixture.storeGame(slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js"])
         for (origin, allowed) in [
-            ("http://games.example", "http://games.example"), ("https://status.example", "https://status.example"),
+            ("http://games.example", nil), ("https://status.example", "https://status.example"),
             ("https://evil.example", nil), ("null", nil),
         ] as [(String, String?)] {
             let response = await fixture.get("/dev/offline.json", headers: ["Origin": origin])

@@ -141,7 +141,8 @@ final class ForwardProxy: Sendable {
                 let requestTime = Date()
                 do {
                     switch try await self.fetch(
-                        self.upstreamRequest(head, url: url, validating: plan.validating), headTimeout: plan.headTimeout,
+                        self.upstreamRequest(head, url: url, validating: plan.validating), origin: url.origin,
+                        headTimeout: plan.headTimeout,
                         late: { late in
                             await self.absorb(
                                 late, request: head, url: url, key: key, strategy: strategy, validating: plan.validating,
@@ -295,9 +296,11 @@ final class ForwardProxy: Sendable {
 
     /// Sends the request and waits for the response head, at most `headTimeout` when given. On a
     /// timeout (or when this task is cancelled) the request goes on as background work, whose
-    /// answer goes to `late`.
+    /// answer goes to `late`; how it ends still counts for `origin`'s back-off, so an origin that
+    /// drops connections backs off even when every client was answered from the cache meanwhile.
     private func fetch(
         _ request: UpstreamRequest,
+        origin: String,
         headTimeout: Duration?,
         late: @escaping @Sendable (UpstreamResponse) async -> Void
     ) async throws -> FetchResult {
@@ -307,6 +310,7 @@ final class ForwardProxy: Sendable {
         }
         let handOff = HandOff<Result<UpstreamResponse, any Error>>()
         let logger = self.logger
+        let health = self.health
         self.background.submit {
             let result: Result<UpstreamResponse, any Error>
             do {
@@ -318,8 +322,12 @@ final class ForwardProxy: Sendable {
             case nil:
                 break
             case .success(let response)?:
+                health.recordSuccess(origin: origin)
                 await late(response)
             case .failure(let error)?:
+                if let error = error as? UpstreamError, error.isConnectFailure {
+                    health.recordConnectFailure(origin: origin, description: error.description)
+                }
                 logger.debug("late answer failed", metadata: ["url": "\(request.url)", "error": "\(error)"])
             }
         }

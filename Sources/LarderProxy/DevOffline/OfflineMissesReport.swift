@@ -88,10 +88,12 @@ extension OfflineReport {
 }
 
 extension GameReport {
-    /// Keeps the misses of the game that came after its last precache: while there is one, the game
-    /// does not work offline, whatever its files say.
+    /// Keeps the GET and HEAD misses of the game that came after its last precache: while there is
+    /// one, the game does not work offline, whatever its files say. A write (a POST the origin
+    /// could not take) is not something precache could fix, so it does not count.
     mutating func add(offlineMisses misses: [OfflineMisses.Miss]) {
-        let since = misses.filter { $0.lastSeen > self.lastPrecache }.sorted { $0.lastSeen > $1.lastSeen }
+        let since = misses.filter { $0.lastSeen > self.lastPrecache && ["GET", "HEAD"].contains($0.method) }
+            .sorted { $0.lastSeen > $1.lastSeen }
         self.offlineMisses = since
         guard !since.isEmpty, self.ready else { return }
         self.ready = false

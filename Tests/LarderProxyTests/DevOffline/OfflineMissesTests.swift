@@ -117,12 +117,16 @@ struct OfflineMissesTests {
         #expect(report.groups.first?.gameName == "Flip")
     }
 
-    @Test("a game with misses since its last precache is not ready, and says how many; older misses do not count")
+    @Test("a game with GET misses since its last precache is not ready, and says how many; older misses and writes do not count")
     func honestReadiness() throws {
         let misses = OfflineMisses()
         try Self.record(misses, "http://app.example/games/flip/a.js", at: -10)
         try Self.record(misses, "http://app.example/games/word/a.js", at: 5)
         try Self.record(misses, "http://app.example/games/word/b.js", at: 6)
+        // A write the origin could not take is not something precache could fix.
+        misses.record(
+            url: try Self.url("http://app.example/games/flip/save"), method: "POST", referer: nil, reason: .upstreamUnreachable,
+            now: Self.start + 7)
         var report = OfflineReport(
             generatedAt: Self.start, cacheDirectory: "/tmp", store: StoreReport(totals: .zero, maxSize: nil),
             games: [Self.game("flip", root: "http://app.example/games/flip"), Self.game("word", root: "http://app.example/games/word")],

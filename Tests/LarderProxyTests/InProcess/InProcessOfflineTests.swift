@@ -115,4 +115,27 @@ struct InProcessOfflineTests {
             #expect(try await proxy.get("http://other.test/x", headers: [("Sec-Fetch-Mode", "navigate")]).status == 504)
         }
     }
+
+    @Test("connect failures that come after the client was answered from the cache still count for the origin's back-off")
+    func lateFailuresBackOff() async throws {
+        let upstream = ScriptedUpstream()
+        let url = Self.origin + "/page"
+        upstream.script(url, .init(headers: [("Cache-Control", "max-age=0")], body: "OLD"))
+        try await InProcessProxy.with(upstream: upstream, configure: { $0.networkTimeout = .milliseconds(100) }) { proxy in
+            _ = try await proxy.get(url)
+            try await self.stored(url, in: proxy)
+            upstream.script(url, .init(delay: .milliseconds(500), failure: .connectTimeout))
+            for _ in 0..<2 {
+                #expect(try await proxy.get(url).body == "OLD")
+            }
+            var backingOff = false
+            for _ in 0..<100 where !backingOff {
+                try await Task.sleep(for: .milliseconds(50))
+                backingOff = !proxy.server.health.shouldAttempt(origin: Self.origin)
+            }
+            #expect(backingOff, "two late connect timeouts put the origin in back-off")
+            let answer = try await proxy.get(url)
+            #expect(answer.header("cache-status")?.hasSuffix("detail=upstream-backoff") == true)
+        }
+    }
 }

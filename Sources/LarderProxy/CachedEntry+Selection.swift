@@ -11,10 +11,11 @@ extension CachedEntry {
 }
 
 extension CachedEntry {
-    /// Whether the stored response is an HTML document (`text/html` or XHTML): a page.
-    var isHTML: Bool {
+    /// Whether the stored response is a page or data rather than a static asset: an HTML document
+    /// (`text/html`, XHTML) or JSON (`application/json`, `*+json`), whatever its URL.
+    var isPageOrData: Bool {
         guard let type = self.header("content-type")?.lowercased() else { return false }
         let mediaType = type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
-        return mediaType == "text/html" || mediaType == "application/xhtml+xml"
+        return ["text/html", "application/xhtml+xml", "application/json"].contains(mediaType) || mediaType.hasSuffix("+json")
     }
 }

@@ -420,13 +420,18 @@ struct CacheTransactionTests {
         )
     }
 
-    @Test("a precached HTML page without .html is network-first by default; other precached files cache-first")
+    @Test("a precached HTML page without .html, or JSON data, is network-first by default; other precached files cache-first")
     func precachedPages() throws {
         let lab = try HTTPURL(parsing: "http://site.example/lab")
         let html = Self.entry([("Content-Type", "text/html; charset=utf-8")], kind: .precached, url: lab).entry
         #expect(CacheTransaction.defaultStrategy(for: lab, entry: html) == .networkFirst)
         let script = Self.entry([("Content-Type", "text/javascript")], kind: .precached, url: lab).entry
         #expect(CacheTransaction.defaultStrategy(for: lab, entry: script) == .cacheFirst)
+        let api = try HTTPURL(parsing: "http://site.example/api/me")
+        for type in ["application/json; charset=utf-8", "application/ld+json"] {
+            let data = Self.entry([("Content-Type", type)], kind: .precached, url: api).entry
+            #expect(CacheTransaction.defaultStrategy(for: api, entry: data) == .networkFirst, "\(type)")
+        }
         let runtime = Self.entry([("Content-Type", "text/html")], url: lab).entry
         #expect(CacheTransaction.defaultStrategy(for: lab, entry: runtime) == .http)
     }

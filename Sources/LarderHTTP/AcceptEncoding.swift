@@ -28,9 +28,9 @@ public struct AcceptEncoding: Sendable, Hashable {
             for element in CacheControlDirectives.splitList(value) {
                 let parts = element.split(separator: ";", omittingEmptySubsequences: false)
                 let coding = Self.canonical(parts[0])
-                guard !coding.isEmpty, let weightIsPositive = Self.weightIsPositive(parts.dropFirst()) else { continue }
+                guard !coding.isEmpty, let weight = QualityValue.weight(parts.dropFirst()) else { continue }
                 if self.acceptable[coding] == nil {
-                    self.acceptable[coding] = weightIsPositive
+                    self.acceptable[coding] = weight > 0
                 }
             }
         }
@@ -57,21 +57,5 @@ public struct AcceptEncoding: Sendable, Hashable {
         default:
             return name
         }
-    }
-
-    /// Whether the element's weight is above 0 (no `q` parameter is a weight of 1); nil when its
-    /// weight is not a number.
-    private static func weightIsPositive(_ parameters: ArraySlice<Substring>) -> Bool? {
-        for parameter in parameters {
-            let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, pair[0].trimmingWhitespace().lowercased() == "q" else { continue }
-            let number = pair[1].trimmingWhitespace()
-            let isDecimal =
-                number.contains { $0 != "." } && number.count { $0 == "." } <= 1
-                && number.allSatisfy { $0 == "." || ($0.isASCII && $0.isNumber) }
-            guard isDecimal else { return nil }
-            return number.contains { $0 != "." && $0 != "0" }
-        }
-        return true
     }
 }

@@ -9,15 +9,16 @@ final class ResponseWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>
     /// The client's HTTP version, echoed in response heads.
     let version: HTTPVersion
-    /// How Larder's own error pages are written for this request (from its `Accept`).
-    let errorFormat: ErrorFormat
+    /// The request's `Accept` field values: how Larder's own error pages are written for it
+    /// (``ErrorFormat``), read only when one is.
+    private let accept: [String]
     private let started = Mutex(false)
 
     /// A writer for one request; `accept` are its `Accept` field values.
     init(outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>, version: HTTPVersion, accept: [String] = []) {
         self.outbound = outbound
         self.version = version
-        self.errorFormat = ErrorFormat(accept: accept)
+        self.accept = accept
     }
 
     /// Whether a response head has been written (a request that turns out malformed can then no
@@ -63,7 +64,7 @@ final class ResponseWriter: Sendable {
         try await self.whole(status, headers, body: isHead ? nil : ByteBuffer(string: body))
     }
 
-    /// A Larder status page, as HTML or as JSON (``errorFormat``).
+    /// A Larder status page, as HTML or as JSON (``ErrorFormat``).
     func page(
         _ page: StatusPage,
         cacheStatus: CacheStatus?,
@@ -72,7 +73,7 @@ final class ResponseWriter: Sendable {
     ) async throws {
         var headers = HTTPHeaders()
         let body: String
-        switch self.errorFormat {
+        switch ErrorFormat(accept: self.accept) {
         case .html:
             headers.add(name: "content-type", value: "text/html; charset=utf-8")
             body = page.html

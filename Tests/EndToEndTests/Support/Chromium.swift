@@ -56,6 +56,12 @@ enum Chromium {
             args += ["--proxy-server=\(proxy)", "--proxy-bypass-list=<-loopback>;*.google.com;*.googleapis.com;*.gvt1.com"]
         }
         process.arguments = args + arguments + [url]
+        return try await Self.run(process, home: home, timeout: timeout)
+    }
+
+    /// Runs `process` (Chromium, or a driver that starts it) with `home` as HOME and no proxy
+    /// variables, killed after `timeout`; what it printed.
+    static func run(_ process: ChildProcess, home: String, timeout: Duration) async throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home
         for name in ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {

@@ -140,25 +140,11 @@ extension Chromium {
             "python3", LarderProcess.packageRoot.appendingPathComponent("Tests/Fixtures/chromium-report.py").path, path,
             home + "/profile", proxy, url, String(Int(timeout.seconds)),
         ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home
-        for name in ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
-            environment.removeValue(forKey: name)
-        }
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        async let stdout = onThread { out.fileHandleForReading.readDataToEndOfFile() }
-        async let stderr = onThread { err.fileHandleForReading.readDataToEndOfFile() }
-        let (outData, errData) = await (stdout, stderr)
-        await onThread { process.waitUntilExit() }
-        guard process.terminationStatus == 0,
-            let report = try? JSONSerialization.jsonObject(with: outData) as? [String: Any]
+        // The driver stops Chromium itself; the extra time only bounds a driver that hangs.
+        let result = try await Chromium.run(process, home: home, timeout: timeout + .seconds(60))
+        guard result.exitCode == 0, let report = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         else {
-            throw E2EError("chromium-report.py failed (\(process.terminationStatus)): \(String(decoding: errData, as: UTF8.self))")
+            throw E2EError("chromium-report.py failed (\(result.exitCode)): \(result.stderr)")
         }
         return report
     }

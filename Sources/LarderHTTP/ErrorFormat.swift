@@ -1,10 +1,10 @@
-import Foundation
-
 /// How Larder writes its own error pages (``StatusPage``): HTML, or JSON for a client whose `Accept`
 /// prefers `application/json` over `text/html` (an app's `fetch` of an API, say), so a script gets
 /// an answer it can read.
-enum ErrorFormat: Sendable, Equatable {
+public enum ErrorFormat: Sendable, Equatable {
+    /// An HTML page.
     case html
+    /// A JSON object.
     case json
 
     /// The format for a request with these `Accept` field values (RFC 9110 section 12.5.1). Each
@@ -12,8 +12,8 @@ enum ErrorFormat: Sendable, Equatable {
     /// `type/*`, then `*/*`); JSON is chosen when its (quality, specificity) is higher than HTML's,
     /// so `application/json, */*` is JSON while `*/*` alone, a browser's navigation and no `Accept`
     /// at all are HTML.
-    init(accept values: [String]) {
-        let ranges = values.flatMap { $0.split(separator: ",") }.compactMap(MediaRange.init)
+    public init(accept values: [String]) {
+        let ranges = values.flatMap { CacheControlDirectives.splitList($0) }.compactMap(MediaRange.init)
         let json = MediaRange.preference(of: ("application", "json"), in: ranges)
         let html = MediaRange.preference(of: ("text", "html"), in: ranges)
         self = json.quality > 0 && (json.quality, json.specificity) > (html.quality, html.specificity) ? .json : .html
@@ -26,20 +26,14 @@ enum ErrorFormat: Sendable, Equatable {
         var quality: Double
 
         /// Parses `type/subtype;params` (parameters other than `q` are ignored); nil when malformed.
-        init?(_ text: Substring) {
+        init?(_ text: some StringProtocol) {
             let parts = text.split(separator: ";")
-            let name = parts.first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            let name = parts.first?.trimmingWhitespace().lowercased() ?? ""
             let halves = name.split(separator: "/", omittingEmptySubsequences: false)
             guard halves.count == 2, !halves[0].isEmpty, !halves[1].isEmpty else { return nil }
             self.type = halves[0]
             self.subtype = halves[1]
-            self.quality = 1
-            for parameter in parts.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if pair.count == 2, pair[0].lowercased() == "q" {
-                    self.quality = min(max(Double(pair[1]) ?? 0, 0), 1)
-                }
-            }
+            self.quality = min(max(QualityValue.weight(parts.dropFirst().map { Substring($0) }) ?? 0, 0), 1)
         }
 
         /// How specifically this range names `type/subtype`: 3 exactly, 2 `type/*`, 1 `*/*`, 0 not.

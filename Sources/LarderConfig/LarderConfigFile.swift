@@ -8,8 +8,8 @@ import LarderStore
 public struct LarderConfigFile: Sendable {
     /// The top-level settings, in the order messages list them.
     public static let knownKeys = [
-        "routes", "navigationFallback", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin", "statusOrigins",
-        "$schema",
+        "routes", "navigationFallback", "requests", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin",
+        "statusOrigins", "$schema",
     ]
 
     /// `routes`: per-route strategies, in file order (the first matching a cache key applies).
@@ -17,6 +17,8 @@ public struct LarderConfigFile: Sendable {
     /// `navigationFallback`: app shells for navigations with nothing stored while the origin cannot
     /// answer, one per origin (an object, or an array of them).
     public var navigationFallbacks: [NavigationFallback] = []
+    /// `requests`: requests to keep fresh and answer the app with when the origin cannot, in file order.
+    public var declaredRequests: [DeclaredRequest] = []
     /// `ignoreQueryParameters` as a filter; without it, the default (`utm_*`, `fbclid`).
     public var queryFilter: QueryParameterFilter = .default
     /// `tunnel`: host globs whose HTTPS is tunnelled untouched, as `--tunnel`.
@@ -85,6 +87,20 @@ public struct LarderConfigFile: Sendable {
                 throw reader.error("names \(shell.origin) twice; give one app shell per origin", at: path, line: fallback.value.line)
             }
         }
+        if let requests = members["requests"] {
+            let path = root.appending(member: "requests")
+            let directory = Self.directory(of: file)
+            var names: [String: Int] = [:]
+            for (index, element) in try reader.elements(of: requests.value, at: path, expected: "an array of request objects").enumerated() {
+                let elementPath = path.appending(index: index)
+                let request = try DeclaredRequest(configValue: element, at: elementPath, directory: directory, reader: reader)
+                if let earlier = names.updateValue(element.line, forKey: request.name) {
+                    throw reader.error(
+                        "names \(request.name), as the request on line \(earlier) does; names must differ", at: elementPath, line: element.line)
+                }
+                self.declaredRequests.append(request)
+            }
+        }
         if let parameters = members["ignoreQueryParameters"] {
             let patterns = try reader.strings(
                 parameters.value,
@@ -137,6 +153,13 @@ public struct LarderConfigFile: Sendable {
                 self.statusOrigins.append(origin)
             }
         }
+    }
+
+    /// The absolute folder that holds the config file `file` (relative paths in it are from there).
+    private static func directory(of file: String) -> String {
+        let folder = (file as NSString).deletingLastPathComponent
+        if folder.hasPrefix("/") { return folder }
+        return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(folder)
     }
 
     /// `maxSize`: a size such as `"2GiB"` or `"512MB"`, or a whole number of bytes.

@@ -129,6 +129,27 @@ enum StoreSchema {
                     """
             )
         }
+        // How each declared request (the config's `requests`) has fared, for its scheduler and
+        // /dev/offline (Store+DeclaredRequests.swift). A new table, so it costs the same for any cache size.
+        migrator.registerMigration("v8") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE declared_request (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        method TEXT NOT NULL,
+                        url TEXT NOT NULL,
+                        key TEXT,
+                        last_attempt REAL,
+                        last_success REAL,
+                        last_status INTEGER,
+                        last_error TEXT,
+                        consecutive_failures INTEGER NOT NULL,
+                        next_run REAL,
+                        body_size INTEGER
+                    )
+                    """
+            )
+        }
         return migrator
     }
 

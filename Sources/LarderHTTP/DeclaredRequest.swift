@@ -1,0 +1,196 @@
+import Foundation
+
+/// A request the config declares (`requests`): one an app needs answered offline that is not a
+/// file, such as a today page's GraphQL `POST`. Larder runs it at start-up and on its schedule,
+/// stores the answer under the request's key (``CacheKey/keyed(method:bodyKey:digest:)`` for one
+/// with a body), and answers the app's matching request with it when the origin cannot.
+public struct DeclaredRequest: Sendable {
+    /// Where the body comes from.
+    public enum Body: Sendable {
+        /// Inline JSON; placeholders are replaced in its strings.
+        case json(JSONValue)
+        /// Inline text.
+        case text(TextTemplate)
+        /// A file, read at every run (so a changed query needs no restart); placeholders are
+        /// replaced in its text. The path is absolute (the config reader resolves it).
+        case file(path: String)
+    }
+
+    /// A header whose value may hold placeholders.
+    public struct Header: Sendable {
+        public var name: String
+        public var value: TextTemplate
+
+        public init(name: String, value: TextTemplate) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The request made concrete for one run.
+    public struct Resolved: Sendable {
+        public var url: HTTPURL
+        public var headers: [HeaderField]
+        public var body: [UInt8]?
+        /// Where its answer is stored.
+        public var key: CacheKey
+    }
+
+    /// Why a request cannot be made concrete (an unset variable, an unreadable file...).
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+
+        public init(_ description: String) {
+            self.description = description
+        }
+    }
+
+    /// The name that identifies it on /dev/offline and in `larder status`.
+    public var name: String
+    /// The method, upper-case.
+    public var method: String
+    public var url: TextTemplate
+    public var headers: [Header]
+    public var body: Body?
+    /// How its body is keyed; also how the app's requests are matched to it.
+    public var bodyKey: BodyKey
+    public var schedule: RequestSchedule
+    /// The zone "today" is taken in.
+    public var timeZone: TimeZone
+
+    /// A declared request.
+    public init(
+        name: String,
+        method: String,
+        url: TextTemplate,
+        headers: [Header] = [],
+        body: Body? = nil,
+        bodyKey: BodyKey,
+        schedule: RequestSchedule = RequestSchedule(),
+        timeZone: TimeZone
+    ) {
+        self.name = name
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.bodyKey = bodyKey
+        self.schedule = schedule
+        self.timeZone = timeZone
+    }
+
+    /// Whether its URL or headers name a day (a file body is not looked into), so that its
+    /// answer changes at midnight in its zone.
+    public var usesDay: Bool {
+        if self.url.usesDay || self.headers.contains(where: { $0.value.usesDay }) {
+            return true
+        }
+        switch self.body {
+        case .text(let template): return template.usesDay
+        case .json(let value):
+            var found = false
+            _ = value.mappingStrings { string in
+                found = found || ((try? TextTemplate(parsing: string))?.usesDay ?? false)
+                return string
+            }
+            return found
+        case .file: return true
+        case nil: return false
+        }
+    }
+
+    /// The request as sent at `context.now`: placeholders replaced, the body read and keyed.
+    /// - Parameter readFile: reads a body file whole.
+    public func resolve(
+        _ context: TextTemplate.Context,
+        queryFilter: QueryParameterFilter = .default,
+        readFile: (String) throws -> [UInt8]
+    ) throws(Problem) -> Resolved {
+        let url = try self.resolvedURL(context)
+        var headers: [HeaderField] = []
+        for header in self.headers {
+            do {
+                headers.append(HeaderField(name: header.name, value: try header.value.render(context)))
+            } catch {
+                throw Problem("header \(header.name): \(error)")
+            }
+        }
+        var body: [UInt8]?
+        switch self.body {
+        case .json(let value):
+            do {
+                let rendered = try value.mappingStrings { (string: String) throws(TextTemplate.Problem) -> String in
+                    try TextTemplate(parsing: string).render(context)
+                }
+                body = Array(rendered.serialized.utf8)
+            } catch {
+                throw Problem("body: \(error)")
+            }
+            if !headers.contains(where: { $0.hasName("content-type") }) {
+                headers.append(HeaderField(name: "Content-Type", value: "application/json"))
+            }
+        case .text(let template):
+            do {
+                body = Array(try template.render(context).utf8)
+            } catch {
+                throw Problem("body: \(error)")
+            }
+        case .file(let path):
+            let bytes: [UInt8]
+            do {
+                bytes = try readFile(path)
+            } catch {
+                throw Problem("cannot read the body file \(path): \(error)")
+            }
+            do {
+                body = Array(try TextTemplate(parsing: String(decoding: bytes, as: UTF8.self)).render(context).utf8)
+            } catch {
+                throw Problem("the body file \(path): \(error)")
+            }
+        case nil:
+            break
+        }
+        let urlKey = CacheKey(url: url, filter: queryFilter)
+        guard let body else {
+            return Resolved(url: url, headers: headers, body: nil, key: urlKey)
+        }
+        if body.count > BodyKey.maximumBodySize {
+            throw Problem("the body is \(body.count) bytes; a keyed body may be at most \(BodyKey.maximumBodySize)")
+        }
+        guard let digest = self.bodyKey.digest(of: body) else {
+            throw Problem("the body cannot be keyed as \(self.bodyKey.rawValue) (\(Self.keyRequirement(self.bodyKey)))")
+        }
+        return Resolved(url: url, headers: headers, body: body, key: urlKey.keyed(method: self.method, bodyKey: self.bodyKey, digest: digest))
+    }
+
+    /// How the proxy recognises the app's requests for it at `context.now`; nil for a request
+    /// without a body (the app's GET is the plain URL, served as any URL is) or whose URL cannot
+    /// be resolved now.
+    public func match(_ context: TextTemplate.Context) -> DeclaredRequestMatch? {
+        guard self.body != nil, let url = try? self.resolvedURL(context) else { return nil }
+        return DeclaredRequestMatch(name: self.name, method: self.method, url: url, bodyKey: self.bodyKey)
+    }
+
+    private func resolvedURL(_ context: TextTemplate.Context) throws(Problem) -> HTTPURL {
+        let text: String
+        do {
+            text = try self.url.render(context)
+        } catch {
+            throw Problem("url: \(error)")
+        }
+        do {
+            return try HTTPURL(parsing: text)
+        } catch {
+            throw Problem("url \(text): \(error)")
+        }
+    }
+
+    /// What a body must be for `bodyKey`, for messages.
+    static func keyRequirement(_ bodyKey: BodyKey) -> String {
+        switch bodyKey {
+        case .exact: return "any bytes"
+        case .json: return "it must be JSON"
+        case .graphql: return "it must be a GraphQL request object with a query that is not a mutation"
+        }
+    }
+}

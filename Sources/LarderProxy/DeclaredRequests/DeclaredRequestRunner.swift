@@ -1,0 +1,147 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import LarderUpstream
+import Logging
+import NIOCore
+
+/// Runs a declared request once: makes it concrete (placeholders, body file), sends it, and
+/// stores a complete 2xx answer under the request's key as a pinned entry, whatever its
+/// `Cache-Control` (declaring it is the user asking for it to be kept). Every run is recorded
+/// (``Store/saveDeclaredRequest(_:)``) for the scheduler, /dev/offline and `larder status`.
+/// Used by the proxy's ``DeclaredRequestScheduler`` and by `larder precache` (its first tier).
+public struct DeclaredRequestRunner: Sendable {
+    /// How a run ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The answer was stored: its status and body size.
+        case stored(status: Int, bytes: Int64)
+        /// Nothing was stored; `connectFailure`: the origin could not be reached at all.
+        case failed(reason: String, connectFailure: Bool)
+    }
+
+    let store: Store
+    let upstream: any Upstream
+    let queryFilter: QueryParameterFilter
+    let connectTimeout: Duration
+    let idleTimeout: Duration
+    let logger: Logger
+
+    /// A runner storing into `store` through `upstream`.
+    public init(
+        store: Store,
+        upstream: any Upstream,
+        queryFilter: QueryParameterFilter = .default,
+        connectTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(30),
+        logger: Logger
+    ) {
+        self.store = store
+        self.upstream = upstream
+        self.queryFilter = queryFilter
+        self.connectTimeout = connectTimeout
+        self.idleTimeout = idleTimeout
+        self.logger = logger
+    }
+
+    /// Runs `request` at `now` and records the outcome over its previous record, with the time
+    /// `nextRun` gives for the outcome as its next run (nil: none scheduled).
+    @discardableResult
+    public func run(_ request: DeclaredRequest, now: Date = Date(), nextRun: (Outcome) -> Date? = { _ in nil }) async -> Outcome {
+        var record = DeclaredRequestRecord(name: request.name, method: request.method, url: "")
+        do {
+            record = try await self.store.declaredRequests().first { $0.name == request.name } ?? record
+        } catch {
+            self.logger.error("cannot read declared request records", metadata: ["error": "\(error)"])
+        }
+        record.method = request.method
+        record.lastAttempt = now
+        let outcome: Outcome
+        do {
+            let resolved = try request.resolve(TextTemplate.Context(now: now, timeZone: request.timeZone), queryFilter: self.queryFilter) {
+                path in
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw DeclaredRequest.Problem("no readable file there")
+                }
+                return [UInt8](data)
+            }
+            record.url = resolved.url.absoluteString
+            outcome = await self.send(resolved, method: request.method)
+            if case .stored(let status, let bytes) = outcome {
+                record.key = resolved.key.rawValue
+                record.lastSuccess = Date()
+                record.lastStatus = status
+                record.lastError = nil
+                record.consecutiveFailures = 0
+                record.bodySize = bytes
+            }
+        } catch {
+            outcome = .failed(reason: error.description, connectFailure: false)
+        }
+        if case .failed(let reason, _) = outcome {
+            record.lastError = reason
+            record.consecutiveFailures += 1
+            self.logger.notice("declared request failed", metadata: ["name": "\(request.name)", "reason": "\(reason)"])
+        }
+        record.nextRun = nextRun(outcome)
+        do {
+            try await self.store.saveDeclaredRequest(record)
+        } catch {
+            self.logger.error("cannot record a declared request's run", metadata: ["name": "\(request.name)", "error": "\(error)"])
+        }
+        return outcome
+    }
+
+    private func send(_ resolved: DeclaredRequest.Resolved, method: String) async -> Outcome {
+        var headers = resolved.headers.map { (name: $0.name, value: $0.value) }
+        if !headers.contains(where: { $0.name.lowercased() == "accept-encoding" }) {
+            // Stored coded; the proxy decodes for a client that cannot take it (EncodingNegotiation).
+            headers.append(("Accept-Encoding", EncodingNegotiation.upstreamAcceptEncoding))
+        }
+        headers.append(("Via", "1.1 larder"))
+        var request = UpstreamRequest(
+            method: method, url: resolved.url.absoluteString, headers: headers, body: resolved.body.map { .bytes(ByteBuffer(bytes: $0)) })
+        request.connectTimeout = self.connectTimeout
+        request.idleTimeout = self.idleTimeout
+        let requestTime = Date()
+        let response: UpstreamResponse
+        do {
+            response = try await self.upstream.execute(request)
+        } catch let error as UpstreamError {
+            return .failed(reason: error.description, connectFailure: error.isConnectFailure)
+        } catch {
+            return .failed(reason: "\(error)", connectFailure: false)
+        }
+        let responseTime = Date()
+        guard (200..<300).contains(response.head.status) else {
+            // Read and dropped: an error answer never replaces a good one.
+            do { for try await _ in response.body {} } catch {}
+            return .failed(reason: "answered HTTP \(response.head.status)", connectFailure: false)
+        }
+        do {
+            let writer = try self.store.makeBodyWriter()
+            do {
+                for try await chunk in response.body {
+                    try chunk.withUnsafeReadableBytes { try writer.write($0) }
+                }
+            } catch {
+                writer.discard()
+                throw error
+            }
+            let fields = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
+            let head = StoredResponseHead(
+                url: resolved.url.absoluteString,
+                status: response.head.status,
+                headers: HopByHopHeaders.removing(from: fields),
+                requestTime: requestTime,
+                responseTime: responseTime
+            )
+            let declaredLength = response.head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
+            let entry = try await writer.commit(key: resolved.key, head: head, kind: .precached, expectedLength: declaredLength)
+            return .stored(status: response.head.status, bytes: entry.bodySize)
+        } catch let error as UpstreamError {
+            return .failed(reason: error.description, connectFailure: false)
+        } catch {
+            return .failed(reason: "cannot store the answer: \(error)", connectFailure: false)
+        }
+    }
+}

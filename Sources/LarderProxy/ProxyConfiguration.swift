@@ -32,6 +32,9 @@ public struct ProxyConfiguration: Sendable {
     public var clientLimits = ClientLimits()
     /// Per-route strategies from the config file; the first route matching a key applies.
     public var routes: [CacheRoute] = []
+    /// Requests to keep fresh and answer the app with when the origin cannot (config `requests`),
+    /// run by ``ProxyServer/declaredRequests``.
+    public var declaredRequests: [DeclaredRequest] = []
     /// Origins whose pages may read `/dev/offline.json` besides those of the precached games and
     /// pages (normalised, e.g. `https://app.example`).
     public var statusOrigins: [String] = []

@@ -14,8 +14,8 @@ import Synchronization
 /// `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for tunnels and WebSockets (both
 /// with the same `UpstreamTrust`), a ``BackgroundWork``, and the precache job queue (`PrecacheJobs`
 /// of LarderPrecache), made on the upstream the proxy counts failures of. The group's services, in
-/// order: `StoreService`, `CurlUpstreamService`, the ``BackgroundWork``, the server; it stops them in
-/// reverse order.
+/// order: `StoreService`, `CurlUpstreamService`, the ``BackgroundWork``, ``declaredRequests``, the
+/// server; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let proxy: ForwardProxy
@@ -43,6 +43,9 @@ public final class ProxyServer: Service, Sendable {
     public let background: BackgroundWork
     /// Answers by outcome and the most recent requests.
     public let statistics = ProxyStatistics()
+    /// Keeps the configuration's declared requests fresh. Not run by the server: run it as a
+    /// service ahead of the server in the same `ServiceGroup` (it does nothing without any).
+    public let declaredRequests: DeclaredRequestScheduler
 
     /// Creates a server; nothing listens until `run()`.
     public init(
@@ -79,6 +82,20 @@ public final class ProxyServer: Service, Sendable {
             logger: logger
         )
         self.precacheJobs = precacheJobs(upstream)
+        self.declaredRequests = DeclaredRequestScheduler(
+            requests: configuration.declaredRequests,
+            runner: DeclaredRequestRunner(
+                store: store,
+                upstream: upstream,
+                queryFilter: configuration.queryFilter,
+                connectTimeout: configuration.connectTimeout,
+                idleTimeout: configuration.idleTimeout,
+                logger: logger
+            ),
+            health: self.health,
+            offline: self.offline,
+            logger: logger
+        )
         self.interception = interception
         self.connector = connector
         self.background = background
@@ -196,6 +213,7 @@ public final class ProxyServer: Service, Sendable {
             queryFilter: self.configuration.queryFilter,
             originCheck: SameOriginCheck(ownOrigins: ownOrigins),
             statusOrigins: self.configuration.statusOrigins,
+            declaredRequests: self.declaredRequests,
             templates: try DevOfflineTemplates()
         )
         let pages = OwnPages(

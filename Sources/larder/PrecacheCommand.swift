@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LarderHTTP
 import LarderPrecache
+import LarderProxy
 import LarderStore
 import LarderUpstream
 import Logging
@@ -100,7 +101,26 @@ struct PrecacheCommand: AsyncParsableCommand {
 
         let renderer = ProgressRenderer(interactive: isatty(STDERR_FILENO) == 1)
         let runner = PrecacheRunner(store: store, upstream: upstream, options: options, logger: Logger(label: "larder.precache"))
+        // Today's data is needed now, with the pages: the config's declared requests run in the first tier.
+        let declared = DeclaredRequestRunner(
+            store: store, upstream: upstream, queryFilter: options.queryFilter, connectTimeout: options.connectTimeout,
+            idleTimeout: options.idleTimeout, logger: Logger(label: "larder.precache"))
+        let requests = configFile.declaredRequests
+        let declaredRun = Task {
+            await withTaskGroup(of: String?.self) { group in
+                for request in requests {
+                    group.addTask {
+                        guard case .failed(let reason, _) = await declared.run(request) else { return nil }
+                        return "\(request.name): \(reason)"
+                    }
+                }
+                return await group.reduce(into: [String]()) { failures, failure in
+                    if let failure { failures.append(failure) }
+                }
+            }
+        }
         let report = await runner.run(list) { renderer.handle($0) }
+        let failures = await declaredRun.value
         renderer.finish()
         upstream.shutdown()
         try? store.close()
@@ -113,7 +133,13 @@ struct PrecacheCommand: AsyncParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(PrecacheSummary(report: report, cacheDirectory: directory).text.utf8))
         }
-        if !report.succeeded {
+        if !configFile.declaredRequests.isEmpty {
+            let stored = configFile.declaredRequests.count - failures.count
+            var text = "Declared requests: \(stored) of \(configFile.declaredRequests.count) stored\n"
+            for failure in failures { text += "  failed \(failure)\n" }
+            FileHandle.standardError.write(Data(text.utf8))
+        }
+        if !report.succeeded || !failures.isEmpty {
             throw ExitCode(1)
         }
     }

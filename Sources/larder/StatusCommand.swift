@@ -185,6 +185,24 @@ struct StatusText {
                 lines.append("  \(mark) \(page.url)" + (page.isCached ? "" : "  \(page.state)\(page.reason.map { ": \($0)" } ?? "")"))
             }
         }
+        if !self.report.declaredRequests.isEmpty {
+            lines.append("Declared requests:")
+            for request in self.report.declaredRequests {
+                let mark = request.state == "fresh" ? "✓" : "✗"
+                var line = "  \(mark) \(request.name)  \(request.method) \(request.url.isEmpty ? "(not sent yet)" : request.url)"
+                if let success = request.lastSuccess {
+                    line += "  stored \(HumanFormat.relative(success))"
+                    if let size = request.bodySize { line += ", \(HumanFormat.bytes(size))" }
+                } else {
+                    line += "  nothing stored yet"
+                }
+                if let next = request.nextRun { line += "; next run \(HumanFormat.relative(next))" }
+                lines.append(line)
+                if let error = request.lastError {
+                    lines.append("      last error: \(error)")
+                }
+            }
+        }
         if let proxyURL = self.proxyURL {
             if let live = self.live {
                 let mode = live.offline == true ? "offline mode (never contacts the network)" : "online"

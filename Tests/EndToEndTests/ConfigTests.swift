@@ -65,6 +65,9 @@ struct ConfigTests {
         let path = directory + "/larder.json"
         try String(contentsOf: LarderProcess.packageRoot.appendingPathComponent("Manifests/samples/larder.json"), encoding: .utf8)
             .write(toFile: path, atomically: true, encoding: .utf8)
+        // The body file its declared requests name, found next to it.
+        try String(contentsOf: LarderProcess.packageRoot.appendingPathComponent("Manifests/samples/today-query.json"), encoding: .utf8)
+            .write(toFile: directory + "/today-query.json", atomically: true, encoding: .utf8)
 
         try await withProxy(arguments: ["--config", path]) { larder, origin in
             origin.setRoute("/page", .text("hello"))

@@ -50,7 +50,11 @@ public final class DeclaredRequestScheduler: Service, Sendable {
         } catch {
             self.logger.error("cannot tidy declared request records", metadata: ["error": "\(error)"])
         }
-        guard !names.isEmpty else { return }
+        guard !names.isEmpty else {
+            // A service that returns early would stop the proxy with it.
+            try? await gracefulShutdown()
+            return
+        }
         // Graceful shutdown cancels the loop and, with it, the runs under way.
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in

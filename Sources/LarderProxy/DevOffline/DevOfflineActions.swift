@@ -21,6 +21,7 @@ import NIOHTTP1
 ///   queues a precache job for it at once (with the game, so the game's precache time moves past
 ///   its misses).
 /// - `remove-extra-url` (`url`): removes an extra URL; what it cached stays until purged.
+/// - `refresh-request` (`name`): runs the declared request of that name now.
 ///
 /// Every form may name a `return` path under /dev/offline to come back to.
 struct DevOfflineActions {
@@ -70,6 +71,12 @@ struct DevOfflineActions {
                 back,
                 flash: removed
                     ? "Removed \(url) from the extra URLs; what it cached stays until purged." : "\(url) is not an extra URL.")
+        case "refresh-request":
+            let name = fields["name"] ?? ""
+            guard let scheduler = self.pages.declaredRequests, scheduler.refreshNow(name) else {
+                return Self.redirect(back, flash: "No declared request is named \(name).")
+            }
+            return Self.redirect(back, flash: "Refreshing \(name) now; reload in a moment to see how it went.")
         case "offline":
             return self.toggleOffline(fields, back: back)
         case "clear-runtime":

@@ -39,6 +39,8 @@ struct DevOfflinePages: Sendable {
     /// Origins whose pages may read `/dev/offline.json` (the config file's `statusOrigins`,
     /// normalised).
     let statusOrigins: [String]
+    /// The declared requests' scheduler, for "refresh now".
+    let declaredRequests: DeclaredRequestScheduler?
     let templates: DevOfflineTemplates
 
     /// A complete response.

@@ -70,10 +70,10 @@ struct DevOfflineTemplates: Sendable {
         .muted{color:var(--muted)}.small{font-size:.85rem}
         .pill{display:inline-block;padding:.05rem .55rem;border-radius:999px;font-weight:600;font-size:.8rem;white-space:nowrap}
         .pill.online{background:var(--ok-bg);color:var(--ok)}.pill.offline{background:var(--bad-bg);color:var(--bad)}
-        .pill.ok,.pill.cached,.pill.ready{background:var(--ok-bg);color:var(--ok)}
+        .pill.ok,.pill.cached,.pill.ready,.pill.fresh{background:var(--ok-bg);color:var(--ok)}
         .pill.bad,.pill.failed,.pill.missing,.pill.partial,.pill.backing-off{background:var(--bad-bg);color:var(--bad)}
         .pill.warn,.pill.failing,.pill.excluded,.pill.refused,.pill.stale,.pill.offline-miss,.pill.pending{background:var(--warn-bg);color:var(--warn)}
-        .pill.skipped,.pill.runtime,.pill.bypass{background:var(--soft);color:var(--muted);border:1px solid var(--line)}
+        .pill.skipped,.pill.runtime,.pill.bypass,.pill.never{background:var(--soft);color:var(--muted);border:1px solid var(--line)}
         .pill.precached,.pill.hit{background:#ddf4ff;color:#0550ae}
         .pill.miss{background:var(--soft);color:var(--ink);border:1px solid var(--line)}
         .pill.error{background:var(--bad-bg);color:var(--bad)}
@@ -248,6 +248,20 @@ struct DevOfflineTemplates: Sendable {
         <h2 id="extra-urls">Extra URLs <small>added to precache from the offline misses</small></h2>
         {{> extraTable}}
         {{/hasExtraRows}}
+
+        {{#hasDeclared}}
+        <h2 id="declared-requests">Declared requests <small>kept fresh from the config file's requests; answer the app when the origin cannot</small></h2>
+        <div class="scroll"><table>
+        <thead><tr><th>Name</th><th>Request</th><th>State</th><th>Last success</th><th>Size</th><th>Next run</th><th></th></tr></thead>
+        <tbody>
+        {{#declaredRows}}<tr><td>{{name}}</td><td class="url mono">{{method}} {{url}}</td><td><span class="pill {{state}}">{{state}}</span>{{#lastError}}<div class="reason">{{lastError}}</div>{{/lastError}}</td>
+        <td>{{#lastSuccess}}<time datetime="{{successISO}}" title="{{successExact}}">{{successRelative}}</time>{{/lastSuccess}}{{^lastSuccess}}<span class="muted">never</span>{{/lastSuccess}}</td>
+        <td class="num">{{size}}</td>
+        <td>{{#nextRun}}<time datetime="{{nextISO}}" title="{{nextExact}}">{{nextRelative}}</time>{{/nextRun}}</td>
+        <td><form class="inline" method="post" action="/dev/offline/actions/refresh-request"><input type="hidden" name="name" value="{{name}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small" type="submit" title="Send this request now">Refresh now</button></form></td></tr>
+        {{/declaredRows}}
+        </tbody></table></div>
+        {{/hasDeclared}}
 
         {{#hasPages}}
         <h2 id="pages">Pages <small>{{pagesNote}}</small></h2>

@@ -25,6 +25,8 @@ public struct OfflineReport: Sendable, Codable {
     public var pages: [PageReport]
     /// The URLs added to precache from the offline misses, the first added first.
     public var extraURLs: [ExtraURLReport]
+    /// The declared requests (the config's `requests`) and how they fared, by name.
+    public var declaredRequests: [DeclaredRequestReport]
     /// Requests the cache could not answer while the origin could not; nil without a proxy.
     public var offlineMisses: OfflineMissesReport?
     /// The most recent answers, newest first; nil without a proxy.
@@ -47,6 +49,7 @@ public struct OfflineReport: Sendable, Codable {
         games: [GameReport],
         pages: [PageReport],
         extraURLs: [ExtraURLReport] = [],
+        declaredRequests: [DeclaredRequestReport] = [],
         recentRequests: [ProxyStatistics.RecentRequest]? = nil,
         entries: EntryListReport? = nil
     ) {
@@ -60,6 +63,7 @@ public struct OfflineReport: Sendable, Codable {
         self.games = games
         self.pages = pages
         self.extraURLs = extraURLs
+        self.declaredRequests = declaredRequests
         self.recentRequests = recentRequests
         self.entries = entries
     }
@@ -89,7 +93,8 @@ public struct OfflineReport: Sendable, Codable {
             store: StoreReport(totals: totals, maxSize: maxSize),
             games: games,
             pages: pages,
-            extraURLs: try await Self.extraURLs(from: store, pages: pages)
+            extraURLs: try await Self.extraURLs(from: store, pages: pages),
+            declaredRequests: try await store.declaredRequests().map { DeclaredRequestReport($0, now: now) }
         )
     }
 

@@ -39,6 +39,7 @@ final class DevOfflineFixture: Sendable {
             queryFilter: .default,
             originCheck: SameOriginCheck(ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"]),
             statusOrigins: statusOrigins,
+            declaredRequests: nil,
             templates: try DevOfflineTemplates()
         )
     }

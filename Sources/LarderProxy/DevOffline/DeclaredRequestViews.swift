@@ -1,0 +1,26 @@
+import Foundation
+
+extension DevOfflineViews {
+    /// The declared requests' rows of the overview.
+    func declaredRequestRows(_ reports: [DeclaredRequestReport]) -> [[String: Any]] {
+        reports.map { report in
+            var row: [String: Any] = [
+                "name": report.name,
+                "method": report.method,
+                "url": report.url.isEmpty ? "not sent yet" : report.url,
+                "state": report.state,
+                "lastError": Self.optional(report.lastError),
+                "size": report.bodySize.map(HumanFormat.bytes) ?? "–",
+                "lastSuccess": false,
+                "nextRun": false,
+            ]
+            if let success = report.lastSuccess {
+                row["lastSuccess"] = self.times("success", success)
+            }
+            if let next = report.nextRun {
+                row["nextRun"] = self.times("next", next)
+            }
+            return row
+        }
+    }
+}

@@ -41,7 +41,9 @@ extension DeclaredRequest {
                 guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
                     throw reader.error("is not a header name", at: fieldPath, line: field.line)
                 }
-                guard !HopByHopHeaders.names.contains(field.name.lowercased()), !["host", "content-length"].contains(field.name.lowercased()) else {
+                guard !HopByHopHeaders.names.contains(field.name.lowercased()),
+                    !["host", "content-length"].contains(field.name.lowercased())
+                else {
                     throw reader.error("is set by Larder itself and may not be declared", at: fieldPath, line: field.line)
                 }
                 let template = try Self.template(field.value, at: fieldPath, expected: "a header value", reader: reader)
@@ -170,7 +172,8 @@ extension DeclaredRequest {
             of: value, at: path, expected: "a schedule object ({\"every\": \"1h\"})", known: Self.scheduleKeys, noun: "a schedule setting")
         var schedule = RequestSchedule()
         if let member = members["every"] {
-            let seconds = try Self.seconds(member.value, at: path.appending(member: "every"), minimum: Self.minimumEverySeconds, reader: reader)
+            let seconds = try Self.seconds(
+                member.value, at: path.appending(member: "every"), minimum: Self.minimumEverySeconds, reader: reader)
             schedule.every = .seconds(seconds)
         }
         if let member = members["at"] {

@@ -91,12 +91,14 @@ public struct LarderConfigFile: Sendable {
             let path = root.appending(member: "requests")
             let directory = Self.directory(of: file)
             var names: [String: Int] = [:]
-            for (index, element) in try reader.elements(of: requests.value, at: path, expected: "an array of request objects").enumerated() {
+            for (index, element) in try reader.elements(of: requests.value, at: path, expected: "an array of request objects").enumerated()
+            {
                 let elementPath = path.appending(index: index)
                 let request = try DeclaredRequest(configValue: element, at: elementPath, directory: directory, reader: reader)
                 if let earlier = names.updateValue(element.line, forKey: request.name) {
                     throw reader.error(
-                        "names \(request.name), as the request on line \(earlier) does; names must differ", at: elementPath, line: element.line)
+                        "names \(request.name), as the request on line \(earlier) does; names must differ", at: elementPath,
+                        line: element.line)
                 }
                 self.declaredRequests.append(request)
             }

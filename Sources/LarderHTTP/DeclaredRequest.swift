@@ -160,7 +160,8 @@ public struct DeclaredRequest: Sendable {
         guard let digest = self.bodyKey.digest(of: body) else {
             throw Problem("the body cannot be keyed as \(self.bodyKey.rawValue) (\(Self.keyRequirement(self.bodyKey)))")
         }
-        return Resolved(url: url, headers: headers, body: body, key: urlKey.keyed(method: self.method, bodyKey: self.bodyKey, digest: digest))
+        return Resolved(
+            url: url, headers: headers, body: body, key: urlKey.keyed(method: self.method, bodyKey: self.bodyKey, digest: digest))
     }
 
     /// How the proxy recognises the app's requests for it at `context.now`; nil for a request

@@ -86,11 +86,13 @@ public struct TextTemplate: Sendable, Hashable {
             }
             return .environment(String(name))
         }
-        let (name, format) = inside.firstIndex(of: ":").map { (inside[..<$0], String(inside[inside.index(after: $0)...])) }
+        let (name, format) =
+            inside.firstIndex(of: ":").map { (inside[..<$0], String(inside[inside.index(after: $0)...])) }
             ?? (inside, "yyyy-MM-dd")
         guard name.hasPrefix("today"), !format.isEmpty else {
             throw Problem(
-                description: "{{\(inside)}} is not a placeholder (known: {{today}}, {{today+N}}, {{today-N}}, {{today:FORMAT}}, {{env:NAME}})")
+                description:
+                    "{{\(inside)}} is not a placeholder (known: {{today}}, {{today+N}}, {{today-N}}, {{today:FORMAT}}, {{env:NAME}})")
         }
         let offsetText = name.dropFirst(5)
         var offset = 0

@@ -97,7 +97,8 @@ struct DeclaredRequestConfigTests {
         #expect(problem(#"{"requests": [{"name": "a b", "url": "https://a.example/"}]}"#).contains("requests[0].name"))
         #expect(problem(#"{"requests": [{"name": "a"}]}"#).contains("needs a url"))
         #expect(problem(#"{"requests": [{"name": "a", "url": "ftp://a.example/"}]}"#).contains("requests[0]: url ftp://a.example/"))
-        #expect(problem(#"{"requests": [{"name": "a", "url": "https://a.example/{{tomorrow}}"}]}"#).contains("requests[0].url: {{tomorrow}}"))
+        #expect(
+            problem(#"{"requests": [{"name": "a", "url": "https://a.example/{{tomorrow}}"}]}"#).contains("requests[0].url: {{tomorrow}}"))
         #expect(
             problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "method": "DELETE"}]}"#).contains(
                 "requests[0].method: DELETE is not a method Larder keeps fresh"))
@@ -110,11 +111,19 @@ struct DeclaredRequestConfigTests {
         #expect(
             problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "bodyText": "x", "bodyKey": "json"}]}"#).contains(
                 "cannot be keyed as json"))
-        #expect(problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "bodyFile": "nope.json"}]}"#).contains("no readable file at"))
-        #expect(problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "timeZone": "Mars/Olympus"}]}"#).contains("requests[0].timeZone"))
-        #expect(problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "schedule": {"every": "5s"}}]}"#).contains("schedule.every"))
-        #expect(problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "schedule": {"at": "25:00"}}]}"#).contains("schedule.at"))
-        #expect(problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "headers": {"Connection": "x"}}]}"#).contains("set by Larder"))
+        #expect(
+            problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "bodyFile": "nope.json"}]}"#).contains("no readable file at")
+        )
+        #expect(
+            problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "timeZone": "Mars/Olympus"}]}"#).contains(
+                "requests[0].timeZone"))
+        #expect(
+            problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "schedule": {"every": "5s"}}]}"#).contains("schedule.every"))
+        #expect(
+            problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "schedule": {"at": "25:00"}}]}"#).contains("schedule.at"))
+        #expect(
+            problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "headers": {"Connection": "x"}}]}"#).contains(
+                "set by Larder"))
         #expect(
             problem(#"{"requests": [{"name": "a", "url": "https://a.example/"}, {"name": "a", "url": "https://b.example/"}]}"#).contains(
                 "names must differ"))

@@ -41,7 +41,8 @@ struct DeclaredRequestTimetableTests {
     func failureAndReconnect() throws {
         var timetable = DeclaredRequestTimetable([try request("a")], now: Self.start)
         _ = self.due(&timetable, at: Self.start)
-        let retry = timetable.finished("a", started: Self.start, succeeded: false, origin: "http://a.example", now: Self.start + 3, jitter: 0.9)
+        let retry = timetable.finished(
+            "a", started: Self.start, succeeded: false, origin: "http://a.example", now: Self.start + 3, jitter: 0.9)
         #expect(retry == Self.start + 3 + 5)
         #expect(self.due(&timetable, at: Self.start + 4).isEmpty)
         // The proxy saw the origin answer after the failed run: run now.

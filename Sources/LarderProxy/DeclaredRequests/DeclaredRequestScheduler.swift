@@ -88,7 +88,8 @@ public final class DeclaredRequestScheduler: Service, Sendable {
             }
             let succeeded = if case .stored = outcome { true } else { false }
             return self.timetable.withLock {
-                $0.finished(request.name, started: started, succeeded: succeeded, origin: origin, now: Date(), jitter: Double.random(in: 0..<1))
+                $0.finished(
+                    request.name, started: started, succeeded: succeeded, origin: origin, now: Date(), jitter: Double.random(in: 0..<1))
             }
         }
         self.logger.debug("declared request ran", metadata: ["name": "\(request.name)", "outcome": "\(outcome)"])

@@ -1,0 +1,154 @@
+import Foundation
+import LarderHTTP
+import LarderTestSupport
+import Synchronization
+import Testing
+
+/// Declared requests through the `larder` binary: a GraphQL today query kept fresh by the proxy
+/// and answered to the app's own POST when the origin cannot answer.
+@Suite("End to end: declared requests", .serialized)
+struct DeclaredRequestTests {
+    /// A zone whose date differs from UTC's right now: UTC-12 in the first half of a UTC day
+    /// (still yesterday there), UTC+14 in the second (already tomorrow).
+    static func zoneOffToday(now: Date = Date()) -> (zone: String, day: String, utcDay: String) {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let zone = utc.component(.hour, from: now) < 12 ? "Etc/GMT+12" : "Pacific/Kiritimati"
+        var local = Calendar(identifier: .gregorian)
+        local.timeZone = TimeZone(identifier: zone)!
+        func day(_ calendar: Calendar) -> String {
+            let parts = calendar.dateComponents([.year, .month, .day], from: now)
+            return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        }
+        return (zone, day(local), day(utc))
+    }
+
+    static let query = "query Today($day: String!) { today(day: $day) { puzzle } }"
+
+    /// A GraphQL origin: `/graphql` answers `{"data":{"day":DAY,"version":N}}`, N counting its answers.
+    static func graphQLOrigin() async throws -> TestOrigin {
+        let origin = try await TestOrigin.start()
+        let answers = Atomic<Int>(0)
+        origin.setRoute(
+            "/graphql",
+            .dynamic { request in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+                    let variables = object["variables"] as? [String: Any], let day = variables["day"] as? String
+                else {
+                    return .text(#"{"errors":[{"message":"bad request"}]}"#, status: 400, contentType: "application/json")
+                }
+                let version = answers.add(1, ordering: .relaxed).newValue
+                return .text(
+                    #"{"data":{"day":"\#(day)","version":\#(version)}}"#, contentType: "application/json",
+                    headers: [("Cache-Control", "no-store")])
+            })
+        return origin
+    }
+
+    /// POSTs `body` to `url` through the proxy, as the app does.
+    static func post(_ url: String, _ body: String, proxy: String) async throws -> CurlResult {
+        try await Curl.run(url, proxy: proxy, arguments: ["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", body])
+    }
+
+    /// The proxy's report of its declared requests.
+    static func declared(_ larder: LarderProcess) async throws -> [[String: Any]] {
+        let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+        let json = try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any]
+        return json?["declaredRequests"] as? [[String: Any]] ?? []
+    }
+
+    /// Waits up to `seconds` for `condition`.
+    static func eventually(_ seconds: Double = 15, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    @Test(
+        "a declared GraphQL today query: run at start-up in its zone, answered offline to the app's reordered POST, refreshed when the origin returns"
+    )
+    func graphQLToday() async throws {
+        let origin = try await Self.graphQLOrigin()
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (zone, localDay, utcDay) = Self.zoneOffToday()
+        let config = directory + "/larder.json"
+        try #"""
+        {
+          "requests": [
+            {
+              "name": "today",
+              "url": "\#(origin.url("/graphql"))",
+              "body": { "operationName": "Today", "query": "\#(Self.query)", "variables": { "day": "{{today}}" } },
+              "timeZone": "\#(zone)"
+            }
+          ]
+        }
+        """#.write(toFile: config, atomically: true, encoding: .utf8)
+        let larder = try await LarderProcess(serve: ["--config", config], cacheDirectory: directory + "/cache")
+        do {
+            // At start-up, with today in the request's zone (not UTC's).
+            #expect(await Self.eventually { origin.requests("/graphql").count >= 1 })
+            let sent = try #require(origin.requests("/graphql").first)
+            #expect(String(decoding: sent.body, as: UTF8.self).contains(#""day":"\#(localDay)""#))
+            #expect(localDay != utcDay)
+            #expect(try await Self.eventually { try await Self.declared(larder).first?["state"] as? String == "fresh" })
+
+            // Online, the app's own POST goes to the origin, and its answer refreshes the stored one.
+            let appBody = #"{ "variables" : {"day":"\#(localDay)"}, "query": "\#(Self.query)",  "operationName":"Today" }"#
+            let online = try await Self.post(origin.url("/graphql"), appBody, proxy: larder.proxyURL)
+            #expect(online.status == 200)
+            #expect(online.text.contains(#""version":2"#))
+            #expect(online.header("larder-offline") == nil)
+
+            // The origin is gone: a refresh fails, and the stored answer stays.
+            try await origin.stop()
+            _ = try await Curl.run(
+                larder.proxyURL + "/dev/offline/actions/refresh-request", proxy: nil,
+                arguments: ["-X", "POST", "-H", "Origin: \(larder.proxyURL)", "--data", "name=today"])
+            #expect(try await Self.eventually { try await Self.declared(larder).first?["state"] as? String == "failing" })
+            // The same query, members reordered and spaced, is answered from the store.
+            let reordered = #"{"query":"\#(Self.query)","operationName":"Today","variables":{ "day" : "\#(localDay)" }}"#
+            let offline = try await Self.post(origin.url("/graphql"), reordered, proxy: larder.proxyURL)
+            #expect(offline.status == 200)
+            #expect(offline.text == #"{"data":{"day":"\#(localDay)","version":2}}"#)
+            #expect(offline.header("cache-status")?.contains("detail=declared") == true)
+            #expect(offline.header("larder-offline") == "1")
+            // Other variables are another request: not answered from it.
+            let other = try await Self.post(
+                origin.url("/graphql"), #"{"query":"\#(Self.query)","operationName":"Today","variables":{"day":"1999-01-01"}}"#,
+                proxy: larder.proxyURL)
+            #expect(other.status >= 500)
+
+            // The origin returns: the declared request runs again without waiting for its schedule (an hour).
+            let before = origin.requests("/graphql").count
+            try await origin.restart()
+            #expect(await Self.eventually(20) { origin.requests("/graphql").count > before })
+            #expect(try await Self.eventually { try await Self.declared(larder).first?["state"] as? String == "fresh" })
+
+            // Shown on /dev/offline, and "refresh now" runs it.
+            let page = try await Curl.run(larder.proxyURL + "/dev/offline", proxy: nil)
+            #expect(page.text.contains("Declared requests"))
+            #expect(page.text.contains("refresh-request"))
+            let count = origin.requests("/graphql").count
+            let refresh = try await Curl.run(
+                larder.proxyURL + "/dev/offline/actions/refresh-request", proxy: nil,
+                arguments: ["-X", "POST", "-H", "Origin: \(larder.proxyURL)", "--data", "name=today"])
+            #expect(refresh.status == 303)
+            #expect(await Self.eventually { origin.requests("/graphql").count > count })
+
+            // larder status reads the record from the store.
+            let status = try await LarderCLI.run(["status", "--cache-dir", directory + "/cache", "--proxy", "none"])
+            #expect(status.stdout.contains("Declared requests:"))
+            #expect(status.stdout.contains("✓ today  POST \(origin.url("/graphql"))"))
+        } catch {
+            print("larder log:\n\(larder.log)")
+            throw error
+        }
+        await larder.tearDown()
+        try? await origin.stop()
+    }
+}

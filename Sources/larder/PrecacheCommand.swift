@@ -13,9 +13,11 @@ struct PrecacheCommand: AsyncParsableCommand {
         abstract: "Download the pages and games listed in games.txt files for offline use.",
         discussion: """
             Each line of a list is a page (ends in .html), a manifest URL (ends in \
-            offline.meta.json) or a game root (its manifest is ROOT/offline.meta.json). \
+            offline.meta.json), a game root (its manifest is ROOT/offline.meta.json) or a \
+            dated series (series MANIFEST-URL|URL-TEMPLATE [past=N] [future=N] [tz=Area/City]). \
             Manifests are always fetched from the network; files already cached are not \
-            downloaded again. Exit status: 0 when everything is ready, 1 when anything \
+            downloaded again. Pages and today's series files come first, then the games in \
+            list order, then the series' other days. Exit status: 0 when everything is ready, 1 when anything \
             failed, 2 for usage errors.
 
             Examples:

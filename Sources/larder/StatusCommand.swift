@@ -185,6 +185,7 @@ struct StatusText {
                 lines.append("  \(mark) \(page.url)" + (page.isCached ? "" : "  \(page.state)\(page.reason.map { ": \($0)" } ?? "")"))
             }
         }
+        lines += self.seriesLines
         if let proxyURL = self.proxyURL {
             if let live = self.live {
                 let mode = live.offline == true ? "offline mode (never contacts the network)" : "online"

@@ -124,4 +124,68 @@ struct SeriesPrecacheTests {
         #expect(missingDays.map { $0["date"] } == [missing.description])
         try await origin.stop()
     }
+
+    @Test("/dev/offline, its JSON and larder status show a series; Refresh now (from Larder's own page only) fetches the missing day")
+    func visible() async throws {
+        let origin = try await TestOrigin.start()
+        let today = Self.today()
+        let missing = today.adding(days: -1)
+        for offset in -2...0 where offset != -1 {
+            origin.setRoute("/t/\(today.adding(days: offset)).bin", .text("day"))
+        }
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let template = origin.url("/t/{date}.bin")
+        let list = try Self.write("series \(template) tz=UTC past=2 future=0\n", in: directory)
+        #expect(try await LarderCLI.run(["precache", list, "--cache-dir", cache]).exitCode == 1)
+
+        let status = try await LarderCLI.run(["status", "--cache-dir", cache, "--proxy", "none"])
+        #expect(status.stdout.contains("Series: today ready for 1 of 1"), "\(status.stdout)")
+        #expect(status.stdout.contains("✓ today ready     \(template)"), "\(status.stdout)")
+        let zone = TimeZone(identifier: "UTC")?.identifier ?? "UTC"
+        #expect(status.stdout.contains("today \(today) (\(zone)), past 1 of 2 days, newest \(today), 1 missing"), "\(status.stdout)")
+
+        let larder = try await LarderProcess(cacheDirectory: cache)
+        let proxy = larder.proxyURL
+        func series() async throws -> [String: Any] {
+            let response = try await Curl.run(proxy + "/dev/offline.json", proxy: nil)
+            let report = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            return (report?["series"] as? [[String: Any]])?.first ?? [:]
+        }
+        let before = try await series()
+        #expect(before["location"] as? String == template)
+        #expect(before["today"] as? String == today.description)
+        #expect(before["todayReady"] as? Bool == true)
+        #expect(before["pastDays"] as? Int == 2)
+        #expect(before["pastCached"] as? Int == 1)
+        #expect(before["newestCached"] as? String == today.description)
+        #expect(before["missingDays"] as? Int == 1)
+        let page = try await Curl.run(proxy + "/dev/offline", proxy: nil)
+        #expect(page.text.contains(template))
+        #expect(page.text.contains("today ready"))
+        #expect(page.text.contains("past 1 of 2 days, newest \(today), 1 missing"))
+        #expect(page.text.contains(#"action="/dev/offline/actions/refresh-series""#))
+
+        origin.setRoute("/t/\(missing).bin", .text("late"))
+        func refresh(from pageOrigin: String) async throws -> CurlResult {
+            try await Curl.run(
+                proxy + "/dev/offline/actions/refresh-series", proxy: nil,
+                arguments: ["-X", "POST", "-H", "Origin: \(pageOrigin)", "--data-urlencode", "series=\(template)"])
+        }
+        #expect(try await refresh(from: "https://evil.example").status == 403)
+        #expect(origin.requestCount("/t/\(missing).bin") == 1, "a refused control queues nothing")
+        #expect(try await refresh(from: proxy).status == 303)
+        var after = before
+        for _ in 0..<100 where after["missingDays"] as? Int != 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            after = try await series()
+        }
+        #expect(after["missingDays"] as? Int == 0)
+        #expect(after["pastCached"] as? Int == 2)
+        #expect(origin.requestCount("/t/\(missing).bin") == 2)
+        #expect(origin.requestCount("/t/\(today).bin") == 1, "what is cached is not fetched again")
+        await larder.stop()
+        try await origin.stop()
+    }
 }

@@ -85,7 +85,8 @@ extension GamesList.Builder {
         }
 
         let source = SeriesSource(
-            kind: kind, line: words.joined(separator: " "), lineNumber: number, past: past, future: future, timeZone: timeZone, from: from)
+            kind: kind, line: words.joined(separator: " "), lineNumber: number, past: past, future: future, timeZone: timeZone,
+            timeZoneName: options["tz"], from: from)
         // Two lines for one manifest or template would precache the same days twice: first wins.
         guard self.seenSeries.insert(source.location).inserted else { return }
         self.entries.append(.series(source))

@@ -70,7 +70,7 @@ extension PrecacheRunner {
                 location: plan.series.location,
                 line: plan.series.line,
                 kind: plan.series.kindName,
-                timeZone: plan.series.timeZone.identifier,
+                timeZone: plan.series.timeZoneName,
                 manifestKey: fetched.manifestKey,
                 lastRun: now,
                 lastError: plan.error

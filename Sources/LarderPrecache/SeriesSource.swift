@@ -26,6 +26,8 @@ public struct SeriesSource: Sendable, Hashable {
     public var future: Int
     /// The zone whose calendar says which day is today (`tz=Area/City`, else the machine's).
     public var timeZone: TimeZone
+    /// The zone's name as the line wrote it (`UTC` stays `UTC`), else the machine zone's identifier.
+    public var timeZoneName: String
     /// No day before this one is precached (`from=YYYY-MM-DD`), or nil.
     public var from: CalendarDay?
 
@@ -39,13 +41,17 @@ public struct SeriesSource: Sendable, Hashable {
     public static let maximumFuture = 31
 
     /// Creates a series source; ``GamesList/parse(_:source:)`` makes these from `series` lines.
-    public init(kind: Kind, line: String, lineNumber: Int, past: Int, future: Int, timeZone: TimeZone, from: CalendarDay? = nil) {
+    public init(
+        kind: Kind, line: String, lineNumber: Int, past: Int, future: Int, timeZone: TimeZone, timeZoneName: String? = nil,
+        from: CalendarDay? = nil
+    ) {
         self.kind = kind
         self.line = line
         self.lineNumber = lineNumber
         self.past = past
         self.future = future
         self.timeZone = timeZone
+        self.timeZoneName = timeZoneName ?? timeZone.identifier
         self.from = from
     }
 

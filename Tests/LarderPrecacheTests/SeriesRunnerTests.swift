@@ -81,7 +81,7 @@ struct SeriesRunnerTests {
             #expect(summaries.count == 1)
             let summary = try #require(summaries.first)
             #expect(summary.record.line == "series http://s.example/{date}.bin tz=UTC past=3 future=2")
-            #expect(TimeZone(identifier: summary.record.timeZone) == TimeZone(identifier: "UTC"))
+            #expect(summary.record.timeZone == "UTC")
             #expect(summary.todayReady)
             #expect(summary.pastDays == 3)
             #expect(summary.pastCached == 2)

@@ -11,7 +11,7 @@ public struct TextTemplate: Sendable, Hashable {
     enum Part: Sendable, Hashable {
         case literal(String)
         /// The day `offset` days from today, in `format`.
-        case day(offset: Int, format: String)
+        case day(offset: Int, format: DayFormat)
         case environment(String)
     }
 
@@ -67,7 +67,7 @@ public struct TextTemplate: Sendable, Hashable {
             case .literal(let literal):
                 text += literal
             case .day(let offset, let format):
-                text += CalendarDay(context.now, in: context.timeZone).adding(days: offset).formatted(format)
+                text += format.format(CalendarDay(context.now, in: context.timeZone).adding(days: offset))
             case .environment(let name):
                 guard let value = context.environment[name] else {
                     throw Problem(description: "the environment variable \(name) ({{env:\(name)}}) is not set")
@@ -86,10 +86,10 @@ public struct TextTemplate: Sendable, Hashable {
             }
             return .environment(String(name))
         }
-        let (name, format) =
-            inside.firstIndex(of: ":").map { (inside[..<$0], String(inside[inside.index(after: $0)...])) }
-            ?? (inside, "yyyy-MM-dd")
-        guard name.hasPrefix("today"), !format.isEmpty else {
+        let colon = inside.firstIndex(of: ":")
+        let name = inside[..<(colon ?? inside.endIndex)]
+        let formatText = colon.map { inside[inside.index(after: $0)...] }
+        guard name.hasPrefix("today") else {
             throw Problem(
                 description:
                     "{{\(inside)}} is not a placeholder (known: {{today}}, {{today+N}}, {{today-N}}, {{today:FORMAT}}, {{env:NAME}})")
@@ -103,6 +103,14 @@ public struct TextTemplate: Sendable, Hashable {
                 throw Problem(description: "{{\(inside)}}: the day offset must be +N or -N days, such as {{today-1}}")
             }
             offset = sign == "+" ? days : -days
+        }
+        var format = DayFormat.iso
+        if let formatText {
+            do {
+                format = try DayFormat(parsing: formatText)
+            } catch {
+                throw Problem(description: "{{\(inside)}}: \(error)")
+            }
         }
         return .day(offset: offset, format: format)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import LarderHTTP
 import LarderStore
 
@@ -14,6 +15,9 @@ import LarderStore
 /// - `GAME-URL page PAGE-URL` is a game (a root or manifest URL, as above) with the page it is
 ///   played on: the page is fetched on every run with the game's files, and the game is ready only
 ///   when its page is cached too.
+/// - `series MANIFEST-URL|URL-TEMPLATE [past=N] [future=N] [tz=Area/City] [from=YYYY-MM-DD]` is a
+///   dated series (see ``SeriesSource``, parsed by `GamesList+Series.swift`): a word with `{` is a
+///   template, any other a manifest URL.
 /// - Anything else (another scheme, an unparsable URL, other words, a line over
 ///   ``maximumLineLength`` bytes) is a ``GamesListProblem``; the other lines still count.
 /// - A line repeating an earlier one, or naming a game whose manifest an earlier line already names,
@@ -30,6 +34,9 @@ public struct GamesList: Sendable, Hashable {
     /// The word that marks a page: `page URL`, or `GAME-URL page PAGE-URL` for a game's page.
     public static let pageKeyword = "page"
 
+    /// The word that starts a dated series: `series MANIFEST-URL ...` or `series URL-TEMPLATE ...`.
+    public static let seriesKeyword = "series"
+
     /// Creates a list from already-classified entries.
     public init(entries: [GamesListEntry], problems: [GamesListProblem]) {
         self.entries = entries
@@ -41,6 +48,16 @@ public struct GamesList: Sendable, Hashable {
         self.entries.compactMap { entry in
             if case .game(let game) = entry {
                 return game
+            }
+            return nil
+        }
+    }
+
+    /// The dated series, in list order.
+    public var series: [SeriesSource] {
+        self.entries.compactMap { entry in
+            if case .series(let series) = entry {
+                return series
             }
             return nil
         }
@@ -76,13 +93,14 @@ public struct GamesList: Sendable, Hashable {
     }
 
     /// Accumulates entries while keeping lines, manifests and slugs unique.
-    private struct Builder {
+    struct Builder {
         let source: String
         var entries: [GamesListEntry] = []
         var problems: [GamesListProblem] = []
         var seenLines: Set<String> = []
         var seenManifests: Set<CacheKey> = []
         var takenSlugs: Set<String> = []
+        var seenSeries: Set<String> = []
 
         init(source: String) {
             self.source = source
@@ -103,6 +121,10 @@ public struct GamesList: Sendable, Hashable {
             }
 
             let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            if words[0] == GamesList.seriesKeyword {
+                self.addSeries(words, number: number)
+                return
+            }
             switch words.count {
             case 1 where words[0] == GamesList.pageKeyword:
                 self.problem(number, "\"page\" needs the page's URL after it")
@@ -126,7 +148,7 @@ public struct GamesList: Sendable, Hashable {
             default:
                 self.problem(
                     number,
-                    "expected a URL, \"page URL\" or \"GAME-URL page PAGE-URL\" but found \(words.count) words: \(line.debugDescription)"
+                    "expected a URL, \"page URL\", \"GAME-URL page PAGE-URL\" or \"series ...\" but found \(words.count) words: \(line.debugDescription)"
                 )
             }
         }

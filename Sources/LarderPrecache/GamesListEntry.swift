@@ -10,4 +10,6 @@ public enum GamesListEntry: Sendable, Hashable {
     case page(url: HTTPURL, text: String)
     /// A game, named by its root or by its manifest URL, perhaps with its page.
     case game(GameSource)
+    /// A dated series (`series MANIFEST-URL|URL-TEMPLATE [past=N] [future=N] [tz=Area/City] [from=YYYY-MM-DD]`).
+    case series(SeriesSource)
 }

@@ -59,32 +59,9 @@ public struct PrecacheManifest: Sendable, Hashable {
         allowCrossOrigin: Bool,
         queryFilter: QueryParameterFilter = .default
     ) throws(ManifestError) -> PrecacheManifest {
+        let document = try Self.document(status: status, contentType: contentType, body: body, manifestURL: manifestURL)
         func failure(_ problem: String) -> ManifestError {
             ManifestError(manifestURL: manifestURL, problem: problem)
-        }
-
-        guard status == 200 else {
-            throw failure("answered HTTP \(status)")
-        }
-        guard let contentType else {
-            throw failure("served without a Content-Type, not as JSON")
-        }
-        guard Self.isJSONContentType(contentType) else {
-            let mediaType = Self.mediaType(of: contentType)
-            throw failure(
-                mediaType.isEmpty
-                    ? "served with an empty Content-Type, not as JSON" : "served as \(mediaType), not JSON"
-            )
-        }
-        guard body.count <= Self.maximumBodySize else {
-            throw failure("is \(body.count) bytes long; the limit is \(Self.maximumBodySize) (8 MiB)")
-        }
-
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(body)
-        } catch {
-            throw failure("is not valid JSON: \(error)")
         }
 
         let listing: ManifestListing
@@ -116,6 +93,40 @@ public struct PrecacheManifest: Sendable, Hashable {
         return PrecacheManifest(format: listing.format, files: files, skip: listing.skip, refused: refused)
     }
 
+    /// The JSON document of a fetched manifest (a game's or a series'), or the error naming the
+    /// manifest and its status, content type, size or JSON syntax error.
+    static func document(status: Int, contentType: String?, body: [UInt8], manifestURL: HTTPURL) throws(ManifestError) -> JSONValue {
+        func failure(_ problem: String) -> ManifestError {
+            ManifestError(manifestURL: manifestURL, problem: problem)
+        }
+
+        guard status == 200 else {
+            throw failure("answered HTTP \(status)")
+        }
+        guard let contentType else {
+            throw failure("served without a Content-Type, not as JSON")
+        }
+        guard Self.isJSONContentType(contentType) else {
+            let mediaType = Self.mediaType(of: contentType)
+            throw failure(
+                mediaType.isEmpty
+                    ? "served with an empty Content-Type, not as JSON" : "served as \(mediaType), not JSON"
+            )
+        }
+        guard body.count <= Self.maximumBodySize else {
+            throw failure("is \(body.count) bytes long; the limit is \(Self.maximumBodySize) (8 MiB)")
+        }
+
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(body)
+        } catch {
+            throw failure("is not valid JSON: \(error)")
+        }
+
+        return document
+    }
+
     /// Whether a `Content-Type` names JSON: `application/json`, `text/json` or any `TYPE/SUBTYPE+json`,
     /// case-insensitively, parameters (such as `charset`) ignored.
     public static func isJSONContentType(_ contentType: String) -> Bool {
@@ -134,13 +145,13 @@ public struct PrecacheManifest: Sendable, Hashable {
         return beforeParameters.trimmingUnicodeWhitespace().lowercased()
     }
 
-    private enum EntryResolution {
+    enum EntryResolution {
         case url(HTTPURL)
         case refused(RefusedEntry)
     }
 
     /// Resolves one entry to a URL the runner may fetch, or says why not.
-    private static func resolve(
+    static func resolve(
         _ entry: String,
         against base: HTTPURL,
         manifestURL: HTTPURL,

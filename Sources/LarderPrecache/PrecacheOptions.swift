@@ -1,3 +1,4 @@
+import Foundation
 import LarderHTTP
 import LarderStore
 
@@ -21,6 +22,8 @@ public struct PrecacheOptions: Sendable {
     public var connectTimeout: Duration = .seconds(10)
     /// How long a transfer may stall.
     public var idleTimeout: Duration = .seconds(30)
+    /// The moment that decides each series' today (in the series' zone); tests set another.
+    public var clock: @Sendable () -> Date = { Date() }
 
     /// The defaults: 8 downloads at once, at most 6 per host, no delay, 3 tries.
     public init() {}

@@ -61,6 +61,8 @@ public struct PrecacheReport: Sendable, Hashable, Codable {
 
     /// Games in games.txt order.
     public var games: [Game]
+    /// Dated series in games.txt order.
+    public var series: [Series] = []
     /// Pages that could not be cached.
     public var pageFailures: [Failure]
     /// Pages listed on their own (`page URL` and `.html` lines; games' pages count with their games).
@@ -86,6 +88,7 @@ public struct PrecacheReport: Sendable, Hashable, Codable {
     public var succeeded: Bool {
         self.listProblems.isEmpty && self.pageFailures.isEmpty && self.failed == 0
             && self.games.allSatisfy { ($0.state == .ready && !$0.previousVersionKept) || $0.state == .skipped }
+            && self.series.allSatisfy { $0.error == nil && $0.missing.isEmpty }
     }
 }
 

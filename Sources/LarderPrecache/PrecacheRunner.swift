@@ -31,33 +31,66 @@ public final class PrecacheRunner: Sendable {
         self.logger = logger
     }
 
-    /// Runs the whole job for a parsed games list.
-    public func run(_ list: GamesList, progress: @escaping @Sendable (PrecacheProgress) -> Void = { _ in }) async -> PrecacheReport {
+    /// Runs the whole job for a parsed games list, in tiers: a tier's downloads start only once the
+    /// previous tier's are done, so what is needed now never waits behind what is needed later.
+    ///
+    /// 0. Every manifest (games' and series'), at once, always from the network.
+    /// 1. The pages the list names on their own, today's file of every series, and `firstTier`
+    ///    (run alongside them; `larder serve` refreshes its declared requests there).
+    /// 2. The games, in list order, each recorded as soon as its last download is done.
+    /// 3. The series backlogs: past days newest first, then future days (``SeriesPlanner/backlog(_:)``).
+    ///
+    /// - Parameters:
+    ///   - progress: Told as the run goes.
+    ///   - firstTier: Work that belongs with tier 1; tier 2 waits for it too.
+    public func run(
+        _ list: GamesList,
+        progress: @escaping @Sendable (PrecacheProgress) -> Void = { _ in },
+        firstTier: @escaping @Sendable () async -> Void = {}
+    ) async -> PrecacheReport {
         let started = ContinuousClock.now
         let startDate = Date()
         let limiter = HostLimiter(connectionsPerHost: self.options.connectionsPerHost, spacing: self.options.delayPerHost)
         let games = list.games
+        let series = list.series
 
-        // 1. Manifests (and display names), all at once.
-        progress(.fetchingManifests(count: games.count))
+        // 0. Manifests (and display names), games' and series', all at once.
+        progress(.fetchingManifests(count: games.count + series.count { if case .manifest = $0.kind { true } else { false } }))
         var manifests: [String: ManifestOutcome] = [:]
         var fetchedManifests: [String: FetchedManifest] = [:]
-        await withTaskGroup(of: (String, FetchedManifest).self) { group in
+        var fetchedSeries = [FetchedSeries](repeating: FetchedSeries(), count: series.count)
+        await withTaskGroup(of: FetchedAny.self) { group in
             for game in games {
-                group.addTask { (game.slug, await self.fetchManifest(game, limiter: limiter)) }
+                group.addTask { .game(game.slug, await self.fetchManifest(game, limiter: limiter)) }
             }
-            for await (slug, fetched) in group {
-                manifests[slug] = fetched.outcome
-                fetchedManifests[slug] = fetched
+            for (index, source) in series.enumerated() {
+                group.addTask { .series(index, await self.fetchSeriesManifest(source, limiter: limiter)) }
+            }
+            for await fetched in group {
+                switch fetched {
+                case .game(let slug, let manifest):
+                    manifests[slug] = manifest.outcome
+                    fetchedManifests[slug] = manifest
+                case .series(let index, let manifest):
+                    fetchedSeries[index] = manifest
+                }
             }
         }
 
-        // 2. The plan, against what the store holds and what interrupted runs staged.
+        // The plan, against what the store holds (one batched lookup) and what interrupted runs staged.
+        let now = self.options.clock()
+        let seriesPlanner = SeriesPlanner(queryFilter: self.options.queryFilter)
+        func planSeries(_ isCached: (CacheKey) -> Bool) -> [SeriesPlan] {
+            zip(series, fetchedSeries).map { source, fetched in
+                seriesPlanner.plan(source, listing: fetched.listing, manifestError: fetched.error, now: now, isCached: isCached)
+            }
+        }
         var candidateKeys = list.pageURLs.map { CacheKey(url: $0, filter: self.options.queryFilter) }
         candidateKeys += games.compactMap { $0.page.map { CacheKey(url: $0, filter: self.options.queryFilter) } }
         for case .parsed(let manifest) in manifests.values {
             candidateKeys += manifest.files.map(\.key)
         }
+        candidateKeys += planSeries { _ in false }.flatMap { $0.days.map(\.key) }
         var stored: [CacheKey: StoredKeyState] = [:]
         var staged: [CacheKey: StoredKeyState] = [:]
         do {
@@ -73,37 +106,37 @@ public final class PrecacheRunner: Sendable {
             cachedState: { key in stored[key].map { CachedState(revision: $0.revision) } },
             stagedState: { key in staged[key].map { CachedState(revision: $0.revision) } }
         )
-        progress(.planned(toFetch: plan.fetches.count, alreadyCached: plan.alreadyCachedCount))
+        let seriesPlans = planSeries { stored[$0] != nil }
+        let tiers = Self.tiers(plan: plan, list: list, series: seriesPlans, queryFilter: self.options.queryFilter)
+        progress(
+            .planned(
+                toFetch: tiers.reduce(0) { $0 + $1.count },
+                alreadyCached: plan.alreadyCachedCount + seriesPlans.reduce(0) { $0 + $1.days.count(where: \.isCached) }
+            )
+        )
 
-        // 3. Downloads, in plan order, a bounded number at once; each game is recorded as soon as
-        // the last download it waits on is done (those waiting on none, at once).
+        // Downloads, tier after tier, each in order, a bounded number at once; each game is recorded
+        // as soon as the last download it waits on is done (those waiting on none, at once).
         let context = RunContext(plan: plan, manifests: fetchedManifests, stored: stored, lastRun: Date())
         let tally = RunTally(plan.fetches)
         for (order, game) in plan.games.enumerated() where await !tally.isWaiting(game.slug) {
             await tally.add(await self.record(game, order: order, run: context, results: [:]))
         }
-        let queue = FetchQueue(plan.fetches)
-        await limiter.expect(plan.fetches.enumerated().map { (host: $1.url.authority, position: $0) })
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<max(1, self.options.concurrency) {
-                group.addTask {
-                    while let (position, fetch) = await queue.take() {
-                        let result = await self.download(fetch, position: position, limiter: limiter)
-                        switch result {
-                        case .success(let bytes):
-                            progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: bytes, error: nil))
-                        case .failure(let failure):
-                            progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: 0, error: failure.reason))
-                        }
-                        for slug in await tally.finish(fetch, result) {
-                            guard let order = plan.games.firstIndex(where: { $0.slug == slug }) else { continue }
-                            let results = await tally.results
-                            await tally.add(await self.record(plan.games[order], order: order, run: context, results: results))
-                        }
-                    }
-                }
+        var position = 0
+        for (number, tier) in tiers.enumerated() {
+            let positioned = tier.enumerated().map { (position: position + $0, fetch: $1) }
+            position += tier.count
+            if number == 0 {
+                async let hook: Void = firstTier()
+                await self.download(positioned, plan: plan, context: context, tally: tally, limiter: limiter, progress: progress)
+                await hook
+                // Today's files are in: say so before the games and backlogs, which may take long.
+                _ = await self.recordSeries(seriesPlans, fetched: fetchedSeries, results: await tally.results)
+            } else {
+                await self.download(positioned, plan: plan, context: context, tally: tally, limiter: limiter, progress: progress)
             }
         }
+        let seriesReports = await self.recordSeries(seriesPlans, fetched: fetchedSeries, results: await tally.results)
 
         // 4. Pages, and what updates that never completed left staged.
         let results = await tally.results
@@ -128,12 +161,12 @@ public final class PrecacheRunner: Sendable {
         }
         let recorded = await tally.recorded
         let elapsed = ContinuousClock.now - started
-        let report = PrecacheReport(
+        var report = PrecacheReport(
             games: plan.games.compactMap { recorded[$0.slug]?.report },
             pageFailures: pageFailures,
             pagesListed: Set(list.pageURLs.map { CacheKey(url: $0, filter: self.options.queryFilter) }).count,
             listProblems: list.problems.map(\.description),
-            alreadyCached: plan.alreadyCachedCount,
+            alreadyCached: plan.alreadyCachedCount + seriesPlans.reduce(0) { $0 + $1.days.count(where: \.isCached) },
             downloaded: downloaded,
             downloadedBytes: downloadedBytes,
             failed: failed,
@@ -141,8 +174,69 @@ public final class PrecacheRunner: Sendable {
             removed: recorded.values.reduce(0) { $0 + $1.removed },
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         )
+        report.series = seriesReports
         progress(.finished(report))
         return report
+    }
+
+    /// A manifest fetched at the start of a run.
+    private enum FetchedAny: Sendable {
+        case game(String, FetchedManifest)
+        case series(Int, FetchedSeries)
+    }
+
+    /// The run's downloads in tiers (see ``run(_:progress:firstTier:)``): the list's own pages and
+    /// today's series files; the games' files; the series backlogs. A key is fetched once, in the
+    /// first tier that needs it.
+    static func tiers(plan: PrecachePlan, list: GamesList, series: [SeriesPlan], queryFilter: QueryParameterFilter) -> [[PlannedFetch]] {
+        // The planner puts the list's own pages first.
+        let pageKeys = Set(list.pageURLs.map { CacheKey(url: $0, filter: queryFilter) })
+        let pageCount = plan.fetches.prefix { pageKeys.contains($0.key) }.count
+        var first = Array(plan.fetches.prefix(pageCount))
+        let second = Array(plan.fetches.dropFirst(pageCount))
+        var seen = Set(plan.fetches.map(\.key))
+        func fetch(_ day: SeriesPlan.Day) -> PlannedFetch? {
+            guard seen.insert(day.key).inserted else { return nil }
+            return PlannedFetch(url: day.url, key: day.key, kind: .asset, games: [], revision: nil)
+        }
+        first += series.compactMap { $0.todayToFetch.flatMap(fetch) }
+        let third = SeriesPlanner.backlog(series).compactMap(fetch)
+        return [first, second, third]
+    }
+
+    /// Downloads one tier, in order, `concurrency` at once; records each game whose last download is done.
+    private func download(
+        _ fetches: [(position: Int, fetch: PlannedFetch)],
+        plan: PrecachePlan,
+        context: RunContext,
+        tally: RunTally,
+        limiter: HostLimiter,
+        progress: @escaping @Sendable (PrecacheProgress) -> Void
+    ) async {
+        guard !fetches.isEmpty else { return }
+        let queue = FetchQueue(fetches)
+        await limiter.expect(fetches.map { (host: $0.fetch.url.authority, position: $0.position) })
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<max(1, self.options.concurrency) {
+                group.addTask {
+                    while let (_, item) = await queue.take() {
+                        let (position, fetch) = item
+                        let result = await self.download(fetch, position: position, limiter: limiter)
+                        switch result {
+                        case .success(let bytes):
+                            progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: bytes, error: nil))
+                        case .failure(let failure):
+                            progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: 0, error: failure.reason))
+                        }
+                        for slug in await tally.finish(fetch, result) {
+                            guard let order = plan.games.firstIndex(where: { $0.slug == slug }) else { continue }
+                            let results = await tally.results
+                            await tally.add(await self.record(plan.games[order], order: order, run: context, results: results))
+                        }
+                    }
+                }
+            }
+        }
     }
 
     // MARK: - Manifests
@@ -203,7 +297,7 @@ public final class PrecacheRunner: Sendable {
     }
 
     /// A response read whole (manifests, metadata: bounded sizes), or its first `limit + 1` bytes.
-    private struct SmallResponse {
+    struct SmallResponse {
         var status: Int
         var headers: [(name: String, value: String)]
         var body: [UInt8]
@@ -219,7 +313,7 @@ public final class PrecacheRunner: Sendable {
 
     /// GETs `url` from the network (`Cache-Control: no-cache`), reading at most `limit + 1` bytes
     /// (a longer body is a prefix, marked incomplete).
-    private func fetchSmall(_ url: HTTPURL, limit: Int, limiter: HostLimiter) async throws(DownloadFailure) -> SmallResponse {
+    func fetchSmall(_ url: HTTPURL, limit: Int, limiter: HostLimiter) async throws(DownloadFailure) -> SmallResponse {
         try await self.withRetries(url) { () throws(DownloadFailure) -> SmallResponse in
             try await self.withHostSlot(url, limiter: limiter) { () throws(DownloadFailure) -> SmallResponse in
                 let requestTime = Date()
@@ -257,7 +351,7 @@ public final class PrecacheRunner: Sendable {
     }
 
     /// Stores (or stages) a small response read whole; returns its key, or nil when it was not stored.
-    private func storeSmall(_ response: SmallResponse, url: HTTPURL, staged: Bool) async -> CacheKey? {
+    func storeSmall(_ response: SmallResponse, url: HTTPURL, staged: Bool) async -> CacheKey? {
         guard response.isComplete else { return nil }
         let key = CacheKey(url: url, filter: self.options.queryFilter)
         let head = StoredResponseHead(

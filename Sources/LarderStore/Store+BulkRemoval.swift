@@ -41,7 +41,8 @@ extension Store {
                 let keys = try String.fetchAll(db, sql: "SELECT key FROM entry LIMIT ?", arguments: [Self.keysPerQuery])
                 guard !keys.isEmpty else {
                     try db.execute(
-                        sql: "DELETE FROM game_file; DELETE FROM game; DELETE FROM precache_page; DELETE FROM staged_entry;")
+                        sql: "DELETE FROM game_file; DELETE FROM game; DELETE FROM precache_page; DELETE FROM staged_entry;"
+                            + " DELETE FROM series_day; DELETE FROM series;")
                     return 0
                 }
                 return try self.deleteEntries(db, keys: keys, releasing: &released).count

@@ -36,6 +36,7 @@ extension Store {
                                 AND NOT (other.state = :failed AND other.reason IS :purged)
                         )
                         AND NOT EXISTS (SELECT 1 FROM precache_page WHERE precache_page.key = file.key)
+                        AND NOT EXISTS (SELECT 1 FROM series_day WHERE series_day.key = file.key)
                     """,
                 arguments: ["slug": slug, "failed": ListedFileState.failed.rawValue, "purged": Self.purgedReason]
             )

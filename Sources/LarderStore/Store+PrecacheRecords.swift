@@ -224,7 +224,7 @@ extension Store {
     }
 
     /// Of `candidates`, removes the entries that are precached and that no game file row (in any
-    /// state, except failed as ``purgedReason`` by ``purgeGame(slug:)``) and no page row lists,
+    /// state, except failed as ``purgedReason`` by ``purgeGame(slug:)``), no page row and no series lists,
     /// deleting body files no entry references any more. Runtime entries are never removed here.
     /// Returns the removed keys.
     ///
@@ -255,6 +255,8 @@ extension Store {
                             AND NOT (game_file.state = ? AND game_file.reason IS ?)
                     )
                     AND NOT EXISTS (SELECT 1 FROM precache_page WHERE precache_page.key = entry.key)
+                    AND NOT EXISTS (SELECT 1 FROM series_day WHERE series_day.key = entry.key)
+                    AND NOT EXISTS (SELECT 1 FROM series WHERE series.manifest_key = entry.key)
                 """,
             arguments: StatementArguments(Array(keys)) + [ListedFileState.failed.rawValue, Self.purgedReason]
         )

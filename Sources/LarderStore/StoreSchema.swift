@@ -150,6 +150,33 @@ enum StoreSchema {
                     """
             )
         }
+        // Dated series (games.txt `series` lines): one row per series and one per day in range, so
+        // /dev/offline and `larder status` can say whether today is ready by the series' own zone.
+        migrator.registerMigration("v9") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE series (
+                        location TEXT PRIMARY KEY NOT NULL,
+                        line TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        time_zone TEXT NOT NULL,
+                        manifest_key TEXT,
+                        last_run REAL NOT NULL,
+                        last_error TEXT
+                    ) WITHOUT ROWID;
+                    CREATE TABLE series_day (
+                        location TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        url TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        reason TEXT,
+                        PRIMARY KEY (location, day)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX series_day_key ON series_day (key);
+                    """
+            )
+        }
         return migrator
     }
 

@@ -6,6 +6,7 @@ import LarderProxy
 import LarderStore
 import LarderUpstream
 import Logging
+import Synchronization
 
 /// `larder precache FILE...`: downloads every page and game asset the lists name.
 struct PrecacheCommand: AsyncParsableCommand {
@@ -14,9 +15,11 @@ struct PrecacheCommand: AsyncParsableCommand {
         abstract: "Download the pages and games listed in games.txt files for offline use.",
         discussion: """
             Each line of a list is a page (ends in .html), a manifest URL (ends in \
-            offline.meta.json) or a game root (its manifest is ROOT/offline.meta.json). \
+            offline.meta.json), a game root (its manifest is ROOT/offline.meta.json) or a \
+            dated series (series MANIFEST-URL|URL-TEMPLATE [past=N] [future=N] [tz=Area/City]). \
             Manifests are always fetched from the network; files already cached are not \
-            downloaded again. Exit status: 0 when everything is ready, 1 when anything \
+            downloaded again. Pages and today's series files come first, then the games in \
+            list order, then the series' other days. Exit status: 0 when everything is ready, 1 when anything \
             failed, 2 for usage errors.
 
             Examples:
@@ -101,26 +104,25 @@ struct PrecacheCommand: AsyncParsableCommand {
 
         let renderer = ProgressRenderer(interactive: isatty(STDERR_FILENO) == 1)
         let runner = PrecacheRunner(store: store, upstream: upstream, options: options, logger: Logger(label: "larder.precache"))
-        // Today's data is needed now, with the pages: the config's declared requests run in the first tier.
         let declared = DeclaredRequestRunner(
             store: store, upstream: upstream, queryFilter: options.queryFilter, connectTimeout: options.connectTimeout,
             idleTimeout: options.idleTimeout, logger: Logger(label: "larder.precache"))
+        // Today's data is needed now: the config's declared requests run in the first tier, with
+        // the pages and today's item of every series, before any game.
         let requests = configFile.declaredRequests
-        let declaredRun = Task {
-            await withTaskGroup(of: String?.self) { group in
+        let declaredFailures = DeclaredFailures()
+        let report = await runner.run(list, progress: { renderer.handle($0) }) {
+            await withTaskGroup(of: Void.self) { group in
                 for request in requests {
                     group.addTask {
-                        guard case .failed(let reason, _) = await declared.run(request) else { return nil }
-                        return "\(request.name): \(reason)"
+                        if case .failed(let reason, _) = await declared.run(request) {
+                            declaredFailures.add("\(request.name): \(reason)")
+                        }
                     }
-                }
-                return await group.reduce(into: [String]()) { failures, failure in
-                    if let failure { failures.append(failure) }
                 }
             }
         }
-        let report = await runner.run(list) { renderer.handle($0) }
-        let failures = await declaredRun.value
+        let failures = declaredFailures.all
         renderer.finish()
         upstream.shutdown()
         try? store.close()
@@ -164,5 +166,18 @@ extension GamesList {
             self.entries.append(.game(game))
         }
         self.problems += other.problems
+    }
+}
+
+/// The declared requests that failed in a precache run, collected from its first tier.
+private final class DeclaredFailures: Sendable {
+    private let failures = Mutex<[String]>([])
+
+    func add(_ failure: String) {
+        self.failures.withLock { $0.append(failure) }
+    }
+
+    var all: [String] {
+        self.failures.withLock { $0 }
     }
 }

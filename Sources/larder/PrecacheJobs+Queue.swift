@@ -15,6 +15,7 @@ extension PrecacheJobs: PrecacheJobQueue {
             switch entry {
             case .page(let page, _): urls = [page]
             case .game(let game): urls = [game.manifestURL] + (game.page.map { [$0] } ?? [])
+            case .series(let series): urls = series.sampleURLs
             }
             if let url = urls.first(where: { !allowed($0) }) {
                 return .refused(url: url.absoluteString)

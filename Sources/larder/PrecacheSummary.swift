@@ -37,6 +37,7 @@ struct PrecacheSummary {
                 }
             }
         }
+        lines += self.seriesLines
         let pagesCached = self.report.pagesListed - self.report.pageFailures.count
         lines.append("Pages: \(pagesCached) of \(self.report.pagesListed) cached")
         for failure in self.report.pageFailures {
@@ -57,5 +58,32 @@ struct PrecacheSummary {
                 ? "Everything listed is ready offline (cache: \(self.cacheDirectory))."
                 : "Some of it is not ready offline; see the failures above.")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Each series: today's state, the days cached, and every missing day with its reason.
+    private var seriesLines: [String] {
+        guard !self.report.series.isEmpty else { return [] }
+        var lines = ["Series:"]
+        for series in self.report.series {
+            let label = series.error != nil ? "failed" : series.todayReady ? "today ready" : "today not ready"
+            var line = "  \(label.padding(toLength: 16, withPad: " ", startingAt: 0)) \(series.location)"
+            if series.error == nil {
+                line += "  today \(series.today) (\(series.timeZone)), past \(series.pastCached) of \(series.pastDays)"
+                line += ", \(series.daysCached) of \(series.daysListed) days cached"
+                if let newest = series.newestCached { line += ", newest \(newest)" }
+                if !series.missing.isEmpty { line += ", missing \(series.missing.count)" }
+            }
+            lines.append(line)
+            if let error = series.error {
+                lines.append("      \(error)")
+            }
+            for day in series.missing.prefix(50) {
+                lines.append("      \(day.date) \(day.url): \(day.reason)")
+            }
+            if series.missing.count > 50 {
+                lines.append("      ... and \(series.missing.count - 50) more (see --json)")
+            }
+        }
+        return lines
     }
 }

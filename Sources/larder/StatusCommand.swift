@@ -203,6 +203,7 @@ struct StatusText {
                 }
             }
         }
+        lines += self.seriesLines
         if let proxyURL = self.proxyURL {
             if let live = self.live {
                 let mode = live.offline == true ? "offline mode (never contacts the network)" : "online"

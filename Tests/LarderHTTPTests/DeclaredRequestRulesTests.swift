@@ -22,15 +22,17 @@ struct DeclaredRequestRulesTests {
         #expect(template.usesDay)
     }
 
-    @Test("days add across months, leap days and years")
-    func dayArithmetic() {
-        #expect(CalendarDay(year: 2024, month: 2, day: 28).adding(days: 1).description == "2024-02-29")
-        #expect(CalendarDay(year: 2024, month: 2, day: 29).adding(days: 1).description == "2024-03-01")
-        #expect(CalendarDay(year: 2026, month: 12, day: 31).adding(days: 1).description == "2027-01-01")
-        #expect(CalendarDay(year: 2026, month: 1, day: 1).adding(days: -1).description == "2025-12-31")
-        #expect(CalendarDay(year: 2026, month: 1, day: 1).adding(days: 2000).description == "2031-06-24")
-        #expect(CalendarDay(year: 2026, month: 3, day: 1) > CalendarDay(year: 2026, month: 2, day: 28))
-        #expect(CalendarDay(year: 2026, month: 3, day: 9).formatted("dd/MM/yyyy") == "09/03/2026")
+    @Test("days add across months, leap days and years; formats write them")
+    func dayArithmetic() throws {
+        func day(_ text: String) throws -> CalendarDay { try #require(CalendarDay(parsing: text)) }
+        #expect(try day("2024-02-28").adding(days: 1).description == "2024-02-29")
+        #expect(try day("2024-02-29").adding(days: 1).description == "2024-03-01")
+        #expect(try day("2026-12-31").adding(days: 1).description == "2027-01-01")
+        #expect(try day("2026-01-01").adding(days: -1).description == "2025-12-31")
+        #expect(try day("2026-01-01").adding(days: 2000).description == "2031-06-24")
+        #expect(try day("2026-03-01") > day("2026-02-28"))
+        #expect(try DayFormat(parsing: "dd/MM/yyyy").format(day("2026-03-09")) == "09/03/2026")
+        #expect(throws: DayFormat.Problem.self) { try DayFormat(parsing: "yyyy-MMM") }
     }
 
     @Test("environment placeholders; unknown placeholders are refused when read")
@@ -39,7 +41,7 @@ struct DeclaredRequestRulesTests {
         #expect(try header.render(.init(now: Date(), timeZone: Self.utc, environment: ["API_TOKEN": "s3cret"])) == "Bearer s3cret")
         #expect(!header.usesDay)
         #expect(throws: TextTemplate.Problem.self) { try header.render(.init(now: Date(), timeZone: Self.utc, environment: [:])) }
-        for bad in ["{{tomorrow}}", "{{today+x}}", "{{today*2}}", "{{env:}}", "{{today:}}", "{{}}"] {
+        for bad in ["{{tomorrow}}", "{{today+x}}", "{{today*2}}", "{{env:}}", "{{today:}}", "{{today:ddd MMMM}}", "{{}}"] {
             #expect(throws: TextTemplate.Problem.self, "\(bad)") { try TextTemplate(parsing: bad) }
         }
         // Text without a closing brace pair is literal.

@@ -162,7 +162,7 @@ struct GamesListTests {
         Case(line: "page", expected: .problem(containing: "\"page\" needs the page's URL after it")),
         Case(
             line: "Page https://games.example/",
-            expected: .problem(containing: "expected a URL, \"page URL\" or \"GAME-URL page PAGE-URL\"")),
+            expected: .problem(containing: "expected a URL, \"page URL\", \"GAME-URL page PAGE-URL\" or \"series ...\"")),
         Case(line: "page https://a.example/ https://b.example/", expected: .problem(containing: "found 3 words")),
         Case(line: "https://cdn.example/g pages https://games.example/", expected: .problem(containing: "found 3 words")),
         Case(line: "page ftp://cdn.example/old", expected: .problem(containing: "unsupported scheme \"ftp\"")),

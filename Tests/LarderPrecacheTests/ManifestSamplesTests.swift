@@ -50,6 +50,29 @@ struct ManifestSamplesTests {
         #expect(list.problems.isEmpty)
         #expect(list.pageURLs.count == 2)
         #expect(list.games.map(\.slug) == ["flipart", "wordbox", "retired", "app"])
+        #expect(
+            list.series.map(\.location) == ["https://games.example/p/puzzles.json", "https://games.example/daily/{date:yyyyMMdd}.json"])
+    }
+
+    @Test("the series samples parse in both shapes")
+    func seriesSamples() throws {
+        let manifestURL = try HTTPURL(parsing: "https://games.example/p/puzzles.json")
+        let puzzles = try SeriesListing.parse(
+            status: 200, contentType: "application/json", body: try self.bytes("Manifests/samples/puzzles.json"), manifestURL: manifestURL,
+            allowCrossOrigin: false)
+        #expect(puzzles.refused.isEmpty)
+        #expect(puzzles.files.map(\.day.description) == ["2025-10-24", "2025-10-25", "2025-10-26", "2025-10-27", "2025-10-28"])
+        #expect(puzzles.files.first?.url.absoluteString == "https://games.example/p/2025-10-24.bin")
+        let declared = try SeriesListing.parse(
+            status: 200, contentType: "application/json", body: try self.bytes("Manifests/samples/series-files.json"),
+            manifestURL: manifestURL,
+            allowCrossOrigin: false)
+        #expect(declared.refused.isEmpty)
+        #expect(
+            declared.files.map { "\($0.day) \($0.url.absoluteString)" } == [
+                "2025-10-26 https://games.example/p/2025-10-26/board.json", "2025-10-27 https://games.example/p/2025-10-27/board.json",
+                "2025-10-25 https://games.example/p/archive/p20251025.json",
+            ])
     }
 
     @Test("the demo's games.txt and manifests parse, every listed file exists")

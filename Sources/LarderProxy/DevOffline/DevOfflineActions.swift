@@ -15,6 +15,7 @@ import NIOHTTP1
 /// - `precache-game` (`game`): queues a precache job for the game's manifest, like
 ///   `POST /dev/offline/precache`; redirects to the game's page with the job shown.
 /// - `offline` (`offline`: `on` or `off`): switches offline mode.
+/// - `refresh-series` (`series`): queues a precache job for a dated series (`SeriesViews.swift`).
 /// - `clear-runtime`: removes every runtime entry; precached ones stay.
 /// - `add-to-precache` (`url`, optional `game`: a slug): adds an offline miss's URL to the extra URLs
 ///   (``ExtraURLRecord``) of the game, or, without one, to those precached with every run, and
@@ -64,6 +65,8 @@ struct DevOfflineActions {
             return try await self.precacheGame(fields, origin: request.headers.first(name: "origin"), back: back)
         case "add-to-precache":
             return try await self.addToPrecache(fields, origin: request.headers.first(name: "origin"), back: back)
+        case "refresh-series":
+            return try await self.refreshSeries(fields, origin: request.headers.first(name: "origin"), back: back)
         case "remove-extra-url":
             let url = fields["url"] ?? ""
             let removed = try await self.pages.store.removeExtraURL(url)

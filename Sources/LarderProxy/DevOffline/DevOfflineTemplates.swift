@@ -27,6 +27,7 @@ struct DevOfflineTemplates: Sendable {
         try library.register(Self.addToPrecache, named: "addToPrecache")
         try library.register(Self.missTable, named: "missTable")
         try library.register(Self.extraTable, named: "extraTable")
+        try library.register(Self.seriesSection, named: "seriesSection")
         try library.register(Self.overview, named: Page.overview.rawValue)
         try library.register(Self.entries, named: Page.entries.rawValue)
         try library.register(Self.game, named: Page.game.rawValue)
@@ -234,6 +235,8 @@ struct DevOfflineTemplates: Sendable {
         </li>
         {{/gameCards}}
         </ul>
+
+        {{> seriesSection}}
 
         {{#hasOfflineMisses}}
         <h2 id="offline-misses">Offline misses <small>{{missesNote}}</small></h2>

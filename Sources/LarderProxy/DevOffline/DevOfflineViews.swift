@@ -54,6 +54,7 @@ struct DevOfflineViews {
         if skipped > 0 { gamesNote += " · \(skipped) skipped" }
         values["gamesNote"] = report.games.isEmpty ? "" : gamesNote
         values["gameCards"] = report.games.map(self.gameCard)
+        values.merge(self.series(report, returnPath: frame.returnPath)) { $1 }
 
         let pagesCached = report.pages.filter(\.isCached).count
         values["hasPages"] = !report.pages.isEmpty

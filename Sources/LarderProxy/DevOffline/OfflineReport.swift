@@ -23,6 +23,8 @@ public struct OfflineReport: Sendable, Codable {
     public var games: [GameReport]
     /// Every page games.txt listed.
     public var pages: [PageReport]
+    /// The dated series (nil from a proxy that predates them).
+    public var series: [SeriesReport]?
     /// The URLs added to precache from the offline misses, the first added first.
     public var extraURLs: [ExtraURLReport]
     /// The declared requests (the config's `requests`) and how they fared, by name.
@@ -69,8 +71,8 @@ public struct OfflineReport: Sendable, Codable {
     }
 
     /// Reads the parts of the report that the store holds: totals, games with their first missing
-    /// files, pages. Costs one read per game record and page record (pages are checked against the
-    /// store), plus the file list of each game
+    /// files, pages, series. Costs one read per game record and page record (pages are checked against the
+    /// store), the days of each series, plus the file list of each game
     /// that is partial or failed and lists at most ``missingListLimit`` files: nothing in proportion
     /// to the number of entries.
     public static func read(from store: Store, maxSize: Int64?, now: Date = Date()) async throws -> OfflineReport {
@@ -87,7 +89,7 @@ public struct OfflineReport: Sendable, Codable {
             games.append(GameReport(record, missing: missing))
         }
         let pages = try await Self.pages(from: store)
-        return OfflineReport(
+        var report = OfflineReport(
             generatedAt: now,
             cacheDirectory: store.directory,
             store: StoreReport(totals: totals, maxSize: maxSize),
@@ -96,6 +98,8 @@ public struct OfflineReport: Sendable, Codable {
             extraURLs: try await Self.extraURLs(from: store, pages: pages),
             declaredRequests: try await store.declaredRequests().map { DeclaredRequestReport($0, now: now) }
         )
+        report.series = try await SeriesReport.read(from: store, now: now)
+        return report
     }
 
     /// Every recorded page, checked against the store (one lookup per page record): a purged page

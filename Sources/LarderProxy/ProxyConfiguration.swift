@@ -40,6 +40,12 @@ public struct ProxyConfiguration: Sendable {
     /// `navigationFallback`); the first covering a URL applies.
     public var navigationFallbacks: [NavigationFallback] = []
 
+    /// The requests the config file declares (issue 16), as of now (their URLs' placeholders, such
+    /// as today's date, change while the proxy runs): an app's request matching one is keyed by its
+    /// body and answered from the store when the origin cannot answer. Called only for requests
+    /// that could be keyed (see `keying(method:url:)`).
+    public var declaredRequests: @Sendable () -> [DeclaredRequestMatch] = { [] }
+
     /// The first route covering `key`, or nil (the default strategies of docs/SERVING.md apply).
     public func route(for key: CacheKey) -> CacheRoute? {
         self.routes.first { $0.matches(key) }

@@ -27,13 +27,16 @@ struct GraphQLRequest {
     }
 
     /// A GET form: the URL's `query`, `operationName`, `variables` and `extensions` parameters
-    /// (percent-decoded, `+` as a space, as forms encode it); `variables` and `extensions` are JSON.
+    /// (percent-decoded, `+` as a space, as forms encode it; empty ones ignored but `query`);
+    /// `variables` and `extensions` are JSON.
     init?(queryOf url: HTTPURL) {
         var fields: [String: JSONValue] = [:]
         for parameter in (url.query ?? "").utf8.split(separator: UInt8(ascii: "&")) {
             let name = Self.formDecoded(parameter.prefix { $0 != UInt8(ascii: "=") })
             guard Self.parameterNames.contains(name) else { continue }
             let value = Self.formDecoded(parameter.drop { $0 != UInt8(ascii: "=") }.dropFirst())
+            // `variables=` and the like, as some clients send them, say nothing.
+            guard !value.isEmpty || name == "query" else { continue }
             switch name {
             case "query", "operationName":
                 fields[name] = JSONValue(.string(value), line: 1)

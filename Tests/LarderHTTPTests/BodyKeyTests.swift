@@ -119,6 +119,9 @@ struct BodyKeyTests {
         #expect(BodyKey.graphQLDigest(queryOf: try HTTPURL(parsing: "https://api.example/graphql?query=mutation%20%7Ba%7D")) == nil)
         #expect(BodyKey.graphQLDigest(queryOf: try HTTPURL(parsing: "https://api.example/graphql?lang=en")) == nil)
         #expect(BodyKey.graphQLDigest(queryOf: try HTTPURL(parsing: "https://api.example/graphql?query=%7Ba%7D&variables=nope")) == nil)
+        #expect(
+            BodyKey.graphQLDigest(queryOf: try HTTPURL(parsing: "https://api.example/graphql?query=%7Ba%7D&variables=&operationName="))
+                == self.digest(.graphql, #"{"query":"{a}"}"#), "empty parameters say nothing")
         #expect(get.hasGraphQLQuery)
         #expect(!(try HTTPURL(parsing: "https://api.example/graphql?lang=en")).hasGraphQLQuery)
         #expect(CacheKey(url: get.withoutGraphQLParameters).rawValue == "https://api.example/graphql?lang=en")

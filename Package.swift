@@ -42,7 +42,7 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         // The rules of HTTP caching as pure values: no NIO, no I/O. Every other module builds on it.
-        .target(name: "LarderHTTP"),
+        .target(name: "LarderHTTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "LarderStore",
             dependencies: [

@@ -1,27 +1,52 @@
-// STUB until the post-keys branch merges (its BodyKey replaces this file).
+import Crypto
+
+/// How a request body becomes part of its cache key (docs/SERVING.md, "Requests with bodies").
 public enum BodyKey: String, Sendable, CaseIterable, Hashable {
-    case exact, json, graphql
-    public static let maximumBodySize = 1 << 20
-    public func digest(of body: [UInt8]) -> String? { String(body.hashValue) }
-    public static func graphQLDigest(queryOf url: HTTPURL) -> String? { nil }
-}
+    /// SHA-256 of the body's bytes.
+    case exact
+    /// SHA-256 of the body's canonical JSON (``CanonicalJSON``): member order and whitespace do not matter.
+    case json
+    /// SHA-256 of a GraphQL request's canonical form (``GraphQLRequest``): `operationName`, the
+    /// normalised query document, canonical `variables` and `extensions`.
+    case graphql
 
-extension CacheKey {
-    public func keyed(method: String, bodyKey: BodyKey, digest: String) -> CacheKey {
-        CacheKey(storedRawValue: "\(self.rawValue)#\(method)=\(bodyKey.rawValue):\(digest)")
+    /// The largest body keyed: 1 MiB. Larger bodies are forwarded unkeyed (never held whole).
+    public static let maximumBodySize = 1024 * 1024
+
+    /// The digest (lower-case hex, SHA-256) of a whole body under this key; nil when the body does
+    /// not fit the kind: not JSON for `json`; for `graphql` not a GraphQL request object
+    /// (`{"query": ..., "variables": ..., "operationName": ...}`), or a mutation or subscription
+    /// (those are writes, never answered from a store).
+    public func digest(of body: [UInt8]) -> String? {
+        switch self {
+        case .exact:
+            return Self.sha256(body)
+        case .json:
+            guard let value = try? JSONParser.parse(body) else { return nil }
+            return Self.sha256(CanonicalJSON.bytes(of: value))
+        case .graphql:
+            guard let value = try? JSONParser.parse(body), let request = GraphQLRequest(body: value) else { return nil }
+            return Self.sha256(request.canonicalBytes)
+        }
     }
-    public var isKeyed: Bool { self.rawValue.contains("#") && !self.isVariant }
-}
 
-public struct DeclaredRequestMatch: Sendable, Hashable {
-    public var name: String
-    public var method: String
-    public var url: HTTPURL
-    public var bodyKey: BodyKey
-    public init(name: String, method: String, url: HTTPURL, bodyKey: BodyKey) {
-        self.name = name
-        self.method = method
-        self.url = url
-        self.bodyKey = bodyKey
+    /// The graphql digest of a GET `?query=` form: from the URL's query parameters `query`,
+    /// `operationName`, `variables` (a JSON string) and `extensions` (a JSON string); nil when
+    /// there is no `query` (nor persisted-query `extensions`), or it is a mutation. Equal to
+    /// ``digest(of:)`` of the equivalent POST body.
+    public static func graphQLDigest(queryOf url: HTTPURL) -> String? {
+        guard let request = GraphQLRequest(queryOf: url) else { return nil }
+        return Self.sha256(request.canonicalBytes)
+    }
+
+    private static func sha256(_ bytes: [UInt8]) -> String {
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in SHA256.hash(data: bytes) {
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

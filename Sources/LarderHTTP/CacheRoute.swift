@@ -22,6 +22,12 @@ public struct CacheRoute: Sendable {
     public var offline: OfflineRule
     /// Which stored responses may stand in for a request with none of its own when the origin cannot answer.
     public var offlineMatch: OfflineMatch
+    /// Methods whose requests are keyed by their body and answered from the store when the origin
+    /// cannot answer (config `cacheMethods`: `POST`, `QUERY`, and `GET` for GraphQL `?query=` forms).
+    public var cacheMethods: Set<String>
+    /// How those bodies are keyed (config `bodyKey`; nil: `exact` for `cacheMethods`, and GraphQL
+    /// GET forms not keyed).
+    public var bodyKey: BodyKey?
 
     /// Creates a route.
     public init(
@@ -30,7 +36,9 @@ public struct CacheRoute: Sendable {
         networkTimeout: Duration? = nil,
         maxAge: Duration? = nil,
         offline: OfflineRule = .relaxed,
-        offlineMatch: OfflineMatch = .ignoreCacheBusters
+        offlineMatch: OfflineMatch = .ignoreCacheBusters,
+        cacheMethods: Set<String> = [],
+        bodyKey: BodyKey? = nil
     ) {
         self.pattern = pattern
         self.strategy = strategy
@@ -38,6 +46,19 @@ public struct CacheRoute: Sendable {
         self.maxAge = maxAge
         self.offline = offline
         self.offlineMatch = offlineMatch
+        self.cacheMethods = cacheMethods
+        self.bodyKey = bodyKey
+    }
+
+    /// How a request with `method` (upper-case) on this route is keyed, nil when it is not: a
+    /// method in `cacheMethods` by `bodyKey` (default `exact`), and a GraphQL GET form (a GET
+    /// with a `query` parameter, `hasGraphQLQuery`) when `bodyKey` is `graphql`. A GET is keyed
+    /// only as a GraphQL form.
+    public func bodyKey(forMethod method: String, hasGraphQLQuery: Bool) -> BodyKey? {
+        if method == "GET" {
+            return hasGraphQLQuery && self.bodyKey == .graphql ? .graphql : nil
+        }
+        return self.cacheMethods.contains(method) ? self.bodyKey ?? .exact : nil
     }
 
     /// Whether the route changes how a request is answered while the origin answers (a strategy

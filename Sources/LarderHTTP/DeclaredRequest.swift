@@ -150,10 +150,18 @@ public struct DeclaredRequest: Sendable {
         case nil:
             break
         }
-        let urlKey = CacheKey(url: url, filter: queryFilter)
         guard let body else {
-            return Resolved(url: url, headers: headers, body: nil, key: urlKey)
+            // A GraphQL GET form is keyed as the proxy keys the app's (``BodyKey/graphQLDigest(queryOf:)``).
+            if self.bodyKey == .graphql, self.method == "GET" {
+                guard url.hasGraphQLQuery, let digest = BodyKey.graphQLDigest(queryOf: url) else {
+                    throw Problem("bodyKey graphql on a GET needs a query parameter holding a GraphQL query that is not a mutation")
+                }
+                let urlKey = CacheKey(url: url.withoutGraphQLParameters, filter: queryFilter)
+                return Resolved(url: url, headers: headers, body: nil, key: urlKey.keyed(method: "GET", bodyKey: .graphql, digest: digest))
+            }
+            return Resolved(url: url, headers: headers, body: nil, key: CacheKey(url: url, filter: queryFilter))
         }
+        let urlKey = CacheKey(url: url, filter: queryFilter)
         if body.count > BodyKey.maximumBodySize {
             throw Problem("the body is \(body.count) bytes; a keyed body may be at most \(BodyKey.maximumBodySize)")
         }
@@ -164,11 +172,12 @@ public struct DeclaredRequest: Sendable {
             url: url, headers: headers, body: body, key: urlKey.keyed(method: self.method, bodyKey: self.bodyKey, digest: digest))
     }
 
-    /// How the proxy recognises the app's requests for it at `context.now`; nil for a request
-    /// without a body (the app's GET is the plain URL, served as any URL is) or whose URL cannot
-    /// be resolved now.
+    /// How the proxy recognises the app's requests for it at `context.now`; nil for a plain GET
+    /// (the app's GET is the URL, served as any URL is) or a URL that cannot be resolved now.
     public func match(_ context: TextTemplate.Context) -> DeclaredRequestMatch? {
-        guard self.body != nil, let url = try? self.resolvedURL(context) else { return nil }
+        guard self.body != nil || (self.method == "GET" && self.bodyKey == .graphql), let url = try? self.resolvedURL(context) else {
+            return nil
+        }
         return DeclaredRequestMatch(name: self.name, method: self.method, url: url, bodyKey: self.bodyKey)
     }
 

@@ -15,8 +15,10 @@ public enum OfflineMatch: String, Sendable, Hashable, CaseIterable {
 
     /// Whether the response stored under `stored` may stand in for a request for `requested`
     /// (variant suffixes ignored). The exact key itself is the ordinary lookup's, not a stand-in.
+    /// A keyed request's answer (``CacheKey/isKeyed``: a POST's, say) never stands in for a GET,
+    /// nor anything for a keyed request: another body asks another question.
     public func accepts(_ stored: CacheKey, for requested: CacheKey) -> Bool {
-        guard self != .exact, stored.base == requested.base else { return false }
+        guard self != .exact, !stored.isKeyed, !requested.isKeyed, stored.base == requested.base else { return false }
         switch self {
         case .exact:
             return false

@@ -32,13 +32,14 @@ extension ForwardProxy {
 
     /// Applies an upstream answer to the store with no client (a background refresh, or an
     /// answer slower than the strategy's timeout): a 304 refreshes the validated entry, a storable
-    /// answer replaces it, anything else leaves it.
+    /// answer replaces it (for a `keyed` request, any 2xx), anything else leaves it.
     func absorb(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
         url: HTTPURL,
         key: CacheKey,
         strategy: CachingStrategy,
+        keyed: Bool = false,
         validating: CachedEntry?,
         requestTime: Date
     ) async {
@@ -48,12 +49,13 @@ extension ForwardProxy {
             return
         }
         let headers = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
-        guard request.method == .GET, response.head.status < 500,
+        guard request.method == .GET || keyed, response.head.status < 500,
             let target = CacheTransaction.storeTarget(
                 request: request,
                 strategy: strategy,
                 url: url,
                 key: key,
+                keyed: keyed,
                 status: response.head.status,
                 headers: headers,
                 requestTime: requestTime

@@ -68,13 +68,14 @@ final class ForwardProxy: Sendable {
 
     // MARK: - GET and HEAD through the cache
 
-    /// Serves a GET or HEAD without a request body: runs a ``CacheTransaction`` to its answer,
-    /// doing the I/O each of its actions asks for.
-    func serveCacheable(_ head: HTTPRequestHead, url: HTTPURL, writer: ResponseWriter) async throws -> Outcome {
-        let key = CacheKey(url: url, filter: self.configuration.queryFilter)
-        let route = self.configuration.route(for: key)
+    /// Serves a GET or HEAD without a request body, or a `keyed` request (docs/SERVING.md,
+    /// "Requests with bodies"): runs a ``CacheTransaction`` to its answer, doing the I/O each of
+    /// its actions asks for.
+    func serveCacheable(_ head: HTTPRequestHead, url: HTTPURL, writer: ResponseWriter, keyed: KeyedServing? = nil) async throws -> Outcome {
+        let key = keyed?.key ?? CacheKey(url: url, filter: self.configuration.queryFilter)
+        let route = self.configuration.route(for: keyed?.request.urlKey ?? key)
         var lookup = await self.lookup(key, request: head)
-        if lookup.candidate == nil {
+        if lookup.candidate == nil, keyed == nil {
             lookup.standIn = await self.standIn(for: key, url: url, request: head, match: route?.offlineMatch ?? .ignoreCacheBusters)
         }
         let now = self.configuration.now()
@@ -84,14 +85,17 @@ final class ForwardProxy: Sendable {
                 url: url,
                 key: key,
                 lookup: lookup,
-                strategy: route?.strategy ?? CacheTransaction.defaultStrategy(for: url, entry: lookup.candidate?.entry),
+                strategy: keyed != nil
+                    ? CachingStrategy.networkFirst
+                    : route?.strategy ?? CacheTransaction.defaultStrategy(for: url, entry: lookup.candidate?.entry),
                 routed: route?.strategy != nil,
                 routeMaxAge: route?.maxAge,
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
                 offlineRule: route?.offline ?? .relaxed,
                 offline: self.offline.isOffline,
                 backingOff: !self.health.shouldAttempt(origin: url.origin, now: now),
-                now: now
+                now: now,
+                keyed: keyed?.request.reason
             )
         )
         // Followers of a fetch this request leads are woken whatever happens: a failed fetch, a
@@ -141,12 +145,13 @@ final class ForwardProxy: Sendable {
                 let requestTime = Date()
                 do {
                     switch try await self.fetch(
-                        self.upstreamRequest(head, url: url, validating: plan.validating), origin: url.origin,
+                        self.upstreamRequest(head, url: url, validating: plan.validating, keyed: keyed),
+                        origin: url.origin,
                         headTimeout: plan.headTimeout,
                         late: { late in
                             await self.absorb(
-                                late, request: head, url: url, key: key, strategy: strategy, validating: plan.validating,
-                                requestTime: requestTime)
+                                late, request: head, url: url, key: key, strategy: strategy, keyed: keyed != nil,
+                                validating: plan.validating, requestTime: requestTime)
                         })
                     {
                     case .response(let answer):
@@ -200,8 +205,8 @@ final class ForwardProxy: Sendable {
 
     /// The upstream request for a GET or HEAD: the client's end-to-end headers, without its range
     /// (the full body is fetched so that it can be stored), and with Larder's own validators when
-    /// it validates a stored copy.
-    func upstreamRequest(_ head: HTTPRequestHead, url: HTTPURL, validating: CachedEntry?) -> UpstreamRequest {
+    /// it validates a stored copy. A `keyed` request keeps its method and sends its body, if it has one.
+    func upstreamRequest(_ head: HTTPRequestHead, url: HTTPURL, validating: CachedEntry?, keyed: KeyedServing? = nil) -> UpstreamRequest {
         var headers = Self.upstreamHeaders(head.headers)
         // Larder negotiates the coding itself (see EncodingNegotiation), so one stored
         // representation serves every client.
@@ -215,6 +220,10 @@ final class ForwardProxy: Sendable {
             if let lastModified = entry.header("last-modified") { headers.append(("If-Modified-Since", lastModified)) }
         }
         var request = UpstreamRequest(method: head.method == .HEAD ? "HEAD" : "GET", url: url.absoluteString, headers: headers)
+        if let keyed {
+            request.method = head.method.rawValue
+            request.body = keyed.body.map { .bytes($0) }
+        }
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
         return request

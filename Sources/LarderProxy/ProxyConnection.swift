@@ -112,7 +112,9 @@ struct ProxyConnection {
         }
     }
 
-    /// Forwards one request, streaming its body to upstream when it has one.
+    /// Forwards one request, streaming its body to upstream when it has one. A request keyed by
+    /// its body (docs/SERVING.md, "Requests with bodies") is read whole first, up to
+    /// ``BodyKey/maximumBodySize``; a larger one is streamed as any other, unkeyed.
     private func forward(
         _ head: HTTPRequestHead,
         url: HTTPURL,
@@ -121,14 +123,37 @@ struct ProxyConnection {
     ) async throws -> ForwardProxy.Outcome {
         let declaredLength = head.headers["content-length"].first.flatMap { Int64($0) }
         let hasBody = (declaredLength ?? 0) > 0 || head.headers.contains(name: "transfer-encoding")
+        let method = head.method.rawValue
         if !hasBody {
             guard try await Self.skipBody(&iterator) else {
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
+            }
+            if head.method == .GET, url.hasGraphQLQuery, let keying = self.proxy.configuration.keying(method: method, url: url),
+                let digest = BodyKey.graphQLDigest(queryOf: url)
+            {
+                let keyed = KeyedServing(keying, method: method, digest: digest, body: nil)
+                return try await self.proxy.serveCacheable(head, url: url, writer: writer, keyed: keyed)
             }
             if head.method == .GET || head.method == .HEAD {
                 return try await self.proxy.serveCacheable(head, url: url, writer: writer)
             }
             return try await self.proxy.serveUncacheable(head, url: url, body: nil, writer: writer)
+        }
+
+        var readAhead: [ByteBuffer] = []
+        if head.method != .GET, head.method != .HEAD, let keying = self.proxy.configuration.keying(method: method, url: url) {
+            switch try await Self.readBody(&iterator, limit: BodyKey.maximumBodySize) {
+            case .whole(let body):
+                guard let digest = keying.bodyKey.digest(of: Array(body.readableBytesView)) else {
+                    return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer)
+                }
+                let keyed = KeyedServing(keying, method: method, digest: digest, body: body)
+                return try await self.proxy.serveCacheable(head, url: url, writer: writer, keyed: keyed)
+            case .larger(let chunks):
+                readAhead = chunks
+            case .cut:
+                return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
+            }
         }
 
         // The body is pumped from this task (which owns the connection's iterator) into a
@@ -139,6 +164,9 @@ struct ProxyConnection {
             group.addTask {
                 defer { chunks.finish() }
                 return try await proxy.serveUncacheable(head, url: url, body: .stream(chunks, length: declaredLength), writer: writer)
+            }
+            for chunk in readAhead {
+                await chunks.send(chunk)
             }
             var complete = false
             while !complete {
@@ -174,6 +202,42 @@ struct ProxyConnection {
             outcome.reusable = outcome.reusable && complete
             return outcome
         }
+    }
+
+    /// How reading a body up to a limit ended.
+    private enum LimitedBody {
+        /// The whole body, within the limit.
+        case whole(ByteBuffer)
+        /// The chunks read when the limit was passed; the rest is still to be read.
+        case larger([ByteBuffer])
+        /// The client went away, or sent something else, before the body's end.
+        case cut
+    }
+
+    /// Reads a request body whole while it is at most `limit` bytes, else stops at the chunk that
+    /// passes the limit.
+    private static func readBody(
+        _ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
+        limit: Int
+    ) async throws -> LimitedBody {
+        var chunks: [ByteBuffer] = []
+        var size = 0
+        while let part = try await iterator.next() {
+            switch part {
+            case .http(.body(let chunk)):
+                chunks.append(chunk)
+                size += chunk.readableBytes
+                if size > limit { return .larger(chunks) }
+            case .http(.end):
+                var body = ByteBuffer()
+                body.reserveCapacity(size)
+                for var chunk in chunks { body.writeBuffer(&chunk) }
+                return .whole(body)
+            default:
+                return .cut
+            }
+        }
+        return .cut
     }
 
     /// Reads a small request body whole; nil when it exceeds `limit` or the request ends badly.

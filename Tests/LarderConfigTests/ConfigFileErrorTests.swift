@@ -43,7 +43,7 @@ struct ConfigFileErrorTests {
                   ]
                 }
                 """,
-                "larder.json:6: routes[1].stratgy: not a route setting (known: match, regex, strategy, networkTimeoutSeconds, maxAgeSeconds, offline, offlineMatch)"
+                "larder.json:6: routes[1].stratgy: not a route setting (known: match, regex, strategy, networkTimeoutSeconds, maxAgeSeconds, offline, offlineMatch, cacheMethods, bodyKey)"
             ),
             (
                 "unknown key inside precache",
@@ -170,7 +170,7 @@ struct ConfigFileErrorTests {
                   ]
                 }
                 """,
-                "larder.json:3: routes[0]: needs a strategy (one of \(Self.strategies)), or an offline or offlineMatch setting"
+                "larder.json:3: routes[0]: needs a strategy (one of \(Self.strategies)), or an offline, offlineMatch, cacheMethods or bodyKey setting"
             ),
             (
                 "both match and regex",
@@ -293,6 +293,36 @@ struct ConfigFileErrorTests {
                 "an unknown offline match",
                 #"{"routes": [{"match": "/api/**", "offlineMatch": "fuzzy"}]}"#,
                 #"larder.json:1: routes[0].offlineMatch: expected one of exact, ignore-cache-busters, ignore-query but found "fuzzy""#
+            ),
+            (
+                "an unknown body key",
+                #"{"routes": [{"match": "/graphql", "cacheMethods": ["POST"], "bodyKey": "xml"}]}"#,
+                #"larder.json:1: routes[0].bodyKey: expected one of exact, json, graphql but found "xml""#
+            ),
+            (
+                "a method cacheMethods does not take",
+                #"{"routes": [{"match": "/api/**", "cacheMethods": ["POST", "DELETE"]}]}"#,
+                #"larder.json:1: routes[0].cacheMethods[1]: expected one of "POST", "QUERY", "GET" but found "DELETE""#
+            ),
+            (
+                "cacheMethods not an array",
+                #"{"routes": [{"match": "/api/**", "cacheMethods": "POST"}]}"#,
+                #"larder.json:1: routes[0].cacheMethods: expected an array of methods ("POST", "QUERY", "GET") but found "POST""#
+            ),
+            (
+                "empty cacheMethods",
+                #"{"routes": [{"match": "/api/**", "cacheMethods": []}]}"#,
+                #"larder.json:1: routes[0].cacheMethods: expected a non-empty array of methods ("POST", "QUERY", "GET") but found an array"#
+            ),
+            (
+                "GET without the graphql body key",
+                #"{"routes": [{"match": "/api/**", "cacheMethods": ["GET"], "bodyKey": "json"}]}"#,
+                #"larder.json:1: routes[0].cacheMethods[0]: "GET" is keyed only as a GraphQL ?query= form and needs bodyKey "graphql""#
+            ),
+            (
+                "a body key other than graphql alone",
+                #"{"routes": [{"match": "/api/**", "bodyKey": "json"}]}"#,
+                #"larder.json:1: routes[0].bodyKey: bodyKey "json" needs cacheMethods (e.g. ["POST"]); only "graphql" works alone"#
             ),
             (
                 "a navigation fallback without url",

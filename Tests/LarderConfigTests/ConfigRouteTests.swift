@@ -73,4 +73,35 @@ struct ConfigRouteTests {
         #expect(try self.strategy(configuration, "https://games.example/a?sid=1#top") == nil)
         #expect(try self.strategy(configuration, "https://games.example/a?utm_source=mail") == .cacheOnly)
     }
+
+    @Test("cacheMethods and bodyKey opt a route's requests with bodies in; a route with only them is valid and changes no online answer")
+    func bodyKeys() throws {
+        let configuration = try self.configuration(
+            #"""
+            {
+              "routes": [
+                { "match": "/graphql", "cacheMethods": ["POST", "GET"], "bodyKey": "graphql" },
+                { "match": "/api/search", "cacheMethods": ["POST", "QUERY"] },
+                { "match": "/api/graphql-get", "bodyKey": "graphql" },
+                { "match": "/api/**", "strategy": "network-first" }
+              ]
+            }
+            """#
+        )
+        func bodyKey(_ url: String, _ method: String, graphQLQuery: Bool = false) throws -> BodyKey? {
+            let key = try CacheKey(url: url)
+            return configuration.routes.first { $0.matches(key) }?.bodyKey(forMethod: method, hasGraphQLQuery: graphQLQuery)
+        }
+        #expect(try bodyKey("https://api.example/graphql", "POST") == .graphql)
+        #expect(try bodyKey("https://api.example/graphql", "GET", graphQLQuery: true) == .graphql)
+        #expect(try bodyKey("https://api.example/graphql", "GET") == nil)
+        #expect(try bodyKey("https://api.example/graphql", "PUT") == nil)
+        #expect(try bodyKey("https://api.example/api/search", "POST") == .exact, "exact by default")
+        #expect(try bodyKey("https://api.example/api/search", "QUERY") == .exact)
+        #expect(try bodyKey("https://api.example/api/graphql-get", "GET", graphQLQuery: true) == .graphql)
+        #expect(try bodyKey("https://api.example/api/graphql-get", "POST") == nil, "bodyKey alone keys only GET forms")
+        #expect(try bodyKey("https://api.example/api/other", "POST") == nil)
+        #expect(configuration.routes.prefix(3).allSatisfy { !$0.changesOnlineAnswers })
+        #expect(configuration.routes[0].cacheMethods == ["POST", "GET"])
+    }
 }

@@ -55,6 +55,24 @@ struct OfflineMatchTests {
         #expect(row.match.accepts(try self.key(row.stored), for: try self.key(row.requested)) == row.accepts)
     }
 
+    @Test("a keyed answer never stands in for a GET, nor anything for a keyed request; a keyed key's base is its URL's")
+    func keyedKeys() throws {
+        let get = try self.key("http://h/graphql?1795492696035")
+        let post = try self.key("http://h/graphql").keyed(method: "POST", bodyKey: .graphql, digest: "aa")
+        let other = try self.key("http://h/graphql?1795492600000").keyed(method: "POST", bodyKey: .graphql, digest: "bb")
+        let plain = try self.key("http://h/graphql?1795492600000")
+        for match in OfflineMatch.allCases {
+            #expect(!match.accepts(post, for: get), "\(match)")
+            #expect(!match.accepts(post.variant("v"), for: get), "\(match)")
+            #expect(!match.accepts(plain, for: post), "\(match)")
+            #expect(!match.accepts(other, for: post), "\(match)")
+        }
+        #expect(OfflineMatch.ignoreQuery.accepts(plain, for: get), "the same pair, unkeyed")
+        #expect(post.base == "http://h/graphql")
+        #expect(other.base == "http://h/graphql")
+        #expect(other.queryParameters == ["1795492600000"])
+    }
+
     @Test("a key's base ends at its query or variant suffix")
     func base() throws {
         #expect(try self.key("HTTP://H:80/a/b?x=1#frag").base == "http://h/a/b")

@@ -50,7 +50,8 @@ struct CacheTransactionTests {
         backingOff: Bool = false,
         missReason: CacheStatus.ForwardReason = .uriMiss,
         standIn: CacheTransaction.StandIn? = nil,
-        offlineRule: OfflineRule = .relaxed
+        offlineRule: OfflineRule = .relaxed,
+        keyed: CacheTransaction.Keyed? = nil
     ) -> CacheTransaction {
         CacheTransaction(
             CacheTransaction.Start(
@@ -65,7 +66,8 @@ struct CacheTransactionTests {
                 offlineRule: offlineRule,
                 offline: offline,
                 backingOff: backingOff,
-                now: now
+                now: now,
+                keyed: keyed
             )
         )
     }
@@ -434,6 +436,98 @@ struct CacheTransactionTests {
         }
         let runtime = Self.entry([("Content-Type", "text/html")], url: lab).entry
         #expect(CacheTransaction.defaultStrategy(for: lab, entry: runtime) == .http)
+    }
+
+    @Test(
+        "a keyed request: always fetched alone without validators, a 5xx relayed, any 2xx stored, the copy whatever it says when the origin cannot answer"
+    )
+    func keyed() {
+        let noStore = Self.entry([("Cache-Control", "no-store")])
+        let fresh = Self.entry()
+        let failed: (inout CacheTransaction) -> CacheTransaction.Action = {
+            $0.upstreamFailed(isTimeout: false, description: "refused", now: Self.now)
+        }
+        let timedOut: (inout CacheTransaction) -> CacheTransaction.Action = { $0.upstreamTimedOut(now: Self.now) }
+        let cases: [(String, CacheTransaction, [Step], ((inout CacheTransaction) -> CacheTransaction.Action)?, Step?)] = [
+            (
+                "miss: fetched alone, no timeout", Self.transaction(method: .POST, keyed: .route),
+                [.fetch(conditional: false, timeout: nil)], nil, nil
+            ),
+            (
+                "fresh copy: still fetched, unconditionally, the copy after 3 s",
+                Self.transaction(fresh, method: .POST, keyed: .declared), [.fetch(conditional: false, timeout: .seconds(3))], nil, nil
+            ),
+            (
+                "unreachable, declared: the no-store copy, detail=declared", Self.transaction(noStore, method: .POST, keyed: .declared),
+                [.fetch(conditional: false, timeout: .seconds(3))], failed,
+                .stored(detail: "declared", cacheStatus: nil, refresh: false, disconnected: true)
+            ),
+            (
+                "unreachable, route: the copy, the usual detail, no relaxed suffix",
+                Self.transaction(noStore, method: .POST, keyed: .route),
+                [.fetch(conditional: false, timeout: .seconds(3))], failed,
+                .stored(detail: "upstream-unreachable", cacheStatus: nil, refresh: false, disconnected: true)
+            ),
+            (
+                "hung: the copy at the network timeout", Self.transaction(noStore, method: .POST, keyed: .route),
+                [.fetch(conditional: false, timeout: .seconds(3))], timedOut,
+                .stored(detail: "network-timeout", cacheStatus: nil, refresh: false, disconnected: true)
+            ),
+            (
+                "unreachable, nothing stored: the 502 page", Self.transaction(method: .POST, keyed: .declared),
+                [.fetch(conditional: false, timeout: nil)], failed,
+                .page(
+                    .disconnected(status: 502, reason: "refused", unusable: nil),
+                    cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable")
+            ),
+            (
+                "offline: the copy, no upstream contact", Self.transaction(noStore, method: .POST, offline: true, keyed: .route),
+                [.stored(detail: "offline", cacheStatus: nil, refresh: false, disconnected: true)], nil, nil
+            ),
+            (
+                "offline, declared, nothing stored: the 504 page", Self.transaction(method: .POST, offline: true, keyed: .declared),
+                [.page(.disconnected(status: 504, reason: nil, unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=offline")], nil,
+                nil
+            ),
+            (
+                "backing off: the copy at once", Self.transaction(noStore, method: .POST, backingOff: true, keyed: .declared),
+                [.stored(detail: "declared", cacheStatus: nil, refresh: false, disconnected: true)], nil, nil
+            ),
+            (
+                "backing off, nothing stored: tried anyway, as an unkeyed POST is",
+                Self.transaction(method: .POST, backingOff: true, keyed: .route), [.fetch(conditional: false, timeout: nil)], nil, nil
+            ),
+        ]
+        for (name, transaction, steps, event, then) in cases {
+            var transaction = transaction
+            #expect(Step(transaction.begin()) == steps[0], "\(name)")
+            if let event, let then {
+                #expect(Step(event(&transaction)) == then, "\(name)")
+            }
+        }
+
+        func answered(_ candidate: CacheTransaction.Candidate?, status: Int, headers: [(String, String)]) -> Step {
+            var transaction = Self.transaction(candidate, method: .POST, keyed: .route)
+            _ = transaction.begin()
+            return Step(transaction.upstreamAnswered(status: status, headers: Self.fields(headers), requestTime: Self.now, now: Self.now))
+        }
+        #expect(
+            answered(nil, status: 200, headers: [("Cache-Control", "no-store")]) == .relay(forward: .uriMiss, stores: true, notStored: nil))
+        #expect(answered(fresh, status: 201, headers: [("Set-Cookie", "a=1")]) == .relay(forward: .request, stores: true, notStored: nil))
+        #expect(answered(fresh, status: 503, headers: []) == .relay(forward: .request, stores: false, notStored: "status-503"))
+        #expect(answered(fresh, status: 304, headers: []) == .relay(forward: .request, stores: false, notStored: "status-304"))
+        #expect(
+            answered(nil, status: 404, headers: [("Cache-Control", "max-age=60")])
+                == .relay(forward: .uriMiss, stores: false, notStored: "status-404"))
+
+        // The copy of a disconnected answer cannot be read: the page.
+        var unreadable = Self.transaction(noStore, method: .POST, keyed: .declared)
+        _ = unreadable.begin()
+        _ = unreadable.upstreamTimedOut(now: Self.now)
+        guard case .answerPage(.disconnected(504, _, _), _) = unreadable.storedAnswerFailed() else {
+            Issue.record("an unreadable copy gives a 504 page")
+            return
+        }
     }
 
     @Test("a stored copy that cannot be read is fetched as a miss")

@@ -17,6 +17,11 @@ import NIOHTTP1
 /// the copy, or to a stand-in (the same path under a cache-busting query, or the app shell for a
 /// navigation), under the route's offline rule; else an error page that says why
 /// (docs/SERVING.md, "Offline fallback").
+///
+/// A keyed request (a POST keyed by its body, a GraphQL GET form: ``Keyed``) takes the same
+/// steps under its own rules (docs/SERVING.md, "Requests with bodies"): always to the network,
+/// alone, without validators; a 5xx is relayed; when the origin cannot answer, the newest stored
+/// answer under its key, whatever its `Cache-Control`; and a 2xx answer is stored whatever it says.
 struct CacheTransaction: Sendable {
     /// A stored response with its freshness.
     struct Candidate: Sendable {
@@ -42,6 +47,15 @@ struct CacheTransaction: Sendable {
         static let miss = Lookup(candidate: nil, missReason: .uriMiss)
     }
 
+    /// Why a request is keyed by its body (or GraphQL GET form) rather than by its URL alone.
+    enum Keyed: Sendable, Equatable {
+        /// It matches a request the config declares: a stored answer says `detail=declared`.
+        case declared
+        /// Its route opts its method in (`cacheMethods`, `bodyKey`): a stored answer gives the
+        /// usual disconnected detail.
+        case route
+    }
+
     /// Everything known when the transaction starts.
     struct Start: Sendable {
         var request: HTTPRequestHead
@@ -59,6 +73,8 @@ struct CacheTransaction: Sendable {
         /// Whether the URL's origin failed repeatedly and is backing off.
         var backingOff: Bool
         var now: Date
+        /// Set for a keyed request, whose `key` is its keyed key (``CacheKey/keyed(method:bodyKey:digest:)``).
+        var keyed: Keyed? = nil
     }
 
     /// One fetch upstream and what the cache knows of it.
@@ -175,6 +191,11 @@ struct CacheTransaction: Sendable {
         let start = self.start
         if start.offline {
             return self.fallBack(start.lookup, detail: "offline", reason: nil, status: 504, now: start.now)
+        }
+        if start.keyed != nil {
+            // Network-first whatever is stored: the copy only answers for an origin that cannot.
+            let reason: CacheStatus.ForwardReason = start.lookup.candidate == nil ? .uriMiss : .request
+            return self.forward(start.lookup, reason: reason, timeout: start.lookup.candidate == nil ? nil : start.networkTimeout)
         }
         let context = CacheDecision.Context(
             strategy: start.strategy,
@@ -303,9 +324,10 @@ struct CacheTransaction: Sendable {
         if case .idle = self.state { true } else { false }
     }
 
-    /// The stored response a fetch validates, when there is one the strategy may use.
+    /// The stored response a fetch validates, when there is one the strategy may use (never for a
+    /// keyed request: its copy is not validated, nor served for a 5xx).
     private func validating(_ fetch: Fetch) -> Candidate? {
-        self.start.strategy == .networkOnly ? nil : fetch.lookup.candidate
+        self.start.strategy == .networkOnly || self.start.keyed != nil ? nil : fetch.lookup.candidate
     }
 
     /// Sends a cacheable request upstream: the host's back-off first, then coalescing of plain
@@ -313,13 +335,14 @@ struct CacheTransaction: Sendable {
     /// another request's), then the fetch.
     private mutating func forward(_ lookup: Lookup, reason: CacheStatus.ForwardReason, timeout: Duration?) -> Action {
         let start = self.start
-        if start.backingOff {
+        // A keyed request with nothing stored is tried even so, as an unkeyed POST would be.
+        if start.backingOff, start.keyed == nil || lookup.candidate != nil {
             let reason = "\(start.url.origin) failed repeatedly and is backing off."
             return self.fallBack(lookup, detail: "upstream-backoff", reason: reason, status: 502, now: start.now)
         }
         let fetch = Fetch(lookup: lookup, reason: reason, timeout: timeout)
         let plain = lookup.candidate == nil && start.request.method != .HEAD && !start.request.headers.contains(name: "range")
-        guard plain, start.strategy != .networkOnly else {
+        guard plain, start.strategy != .networkOnly, start.keyed == nil else {
             return self.fetch(fetch)
         }
         self.state = .joining(fetch)
@@ -336,6 +359,10 @@ struct CacheTransaction: Sendable {
     /// offline rule lets it; nil when nothing may. A network-only route answers from the cache
     /// only in offline mode, where the user asked for whatever is there.
     private func disconnectedAnswer(_ lookup: Lookup, now: Date) -> (candidate: Candidate, use: DisconnectedUse, standIn: String?)? {
+        if self.start.keyed != nil {
+            // The user asked for this answer to be kept for when the origin cannot give it.
+            return lookup.candidate.map { ($0, .allowed, nil) }
+        }
         let lookup = self.answerable(lookup)
         let rule = self.start.offlineRule
         if let candidate = lookup.candidate {
@@ -364,7 +391,7 @@ struct CacheTransaction: Sendable {
     private mutating func fallBack(_ lookup: Lookup, detail: String, reason: String?, status: Int, now: Date) -> Action {
         if let answer = self.disconnectedAnswer(lookup, now: now) {
             self.state = .answering(then: .unreadableFallback(detail: detail, reason: reason))
-            var detail = answer.use.detail(detail)
+            var detail = self.start.keyed == .declared ? "declared" : answer.use.detail(detail)
             if let standIn = answer.standIn {
                 detail += "+\(standIn)"
             }
@@ -393,6 +420,7 @@ struct CacheTransaction: Sendable {
             strategy: self.start.strategy,
             url: self.start.url,
             key: self.start.key,
+            keyed: self.start.keyed != nil,
             status: status,
             headers: headers,
             requestTime: requestTime
@@ -401,16 +429,23 @@ struct CacheTransaction: Sendable {
         return .relay(Relay(forwardReason: forwardReason, storeAs: target.storeAs, notStoredReason: target.notStoredReason))
     }
 
-    /// Where (and whether) an upstream answer to a GET or HEAD is stored.
+    /// Where (and whether) an upstream answer to a GET or HEAD is stored; for a `keyed` request,
+    /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept).
     static func storeTarget(
         request: HTTPRequestHead,
         strategy: CachingStrategy,
         url: HTTPURL,
         key: CacheKey,
+        keyed: Bool = false,
         status: Int,
         headers: [HeaderField],
         requestTime: Date
     ) -> (storeAs: StoreTarget?, notStoredReason: String?) {
+        if keyed {
+            guard (200..<300).contains(status) else { return (nil, "status-\(status)") }
+            let values = VaryKey.values(headers["vary"], request: request.headers)
+            return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
+        }
         let storability = Storability.forwarded(
             isHead: request.method == .HEAD,
             strategy: strategy,

@@ -3,6 +3,8 @@ import LarderUpstream
 import NIOCore
 import Synchronization
 
+@testable import LarderUpstream
+
 /// An `Upstream` that answers each URL from a script and records every request: how the proxy is
 /// tested in process, without an origin or curl.
 final class ScriptedUpstream: Upstream {
@@ -20,6 +22,8 @@ final class ScriptedUpstream: Upstream {
     private struct State {
         var answers: [String: Answer] = [:]
         var requests: [UpstreamRequest] = []
+        /// The body each request sent, read to its end (nil: none).
+        var bodies: [[UInt8]?] = []
     }
 
     private let state = Mutex(State())
@@ -34,14 +38,22 @@ final class ScriptedUpstream: Upstream {
         self.state.withLock { $0.requests }
     }
 
+    /// The bodies of the requests so far, in order (nil: the request had none).
+    var bodies: [[UInt8]?] {
+        self.state.withLock { $0.bodies }
+    }
+
     /// The requests for `url` so far.
     func requests(for url: String) -> [UpstreamRequest] {
         self.requests.filter { $0.url == url }
     }
 
     func execute(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+        // A body is read whole first, as an origin reads a request before answering it.
+        let sent = try await Self.read(request.body)
         let answer = self.state.withLock { state -> Answer? in
             state.requests.append(request)
+            state.bodies.append(sent)
             return state.answers[request.url]
         }
         guard let answer else {
@@ -60,5 +72,18 @@ final class ScriptedUpstream: Upstream {
             head: UpstreamResponseHead(status: answer.status, reason: "", headers: headers, httpVersion: "1.1"),
             body: answer.status == 304 || request.method == "HEAD" ? .empty : .bytes(body)
         )
+    }
+
+    private static func read(_ body: UpstreamRequestBody?) async throws -> [UInt8]? {
+        switch body?.content {
+        case nil:
+            return nil
+        case .bytes(let buffer):
+            return Array(buffer.readableBytesView)
+        case .stream(let pump):
+            let bytes = Mutex<[UInt8]>([])
+            try await pump { chunk in bytes.withLock { $0 += chunk.readableBytesView } }
+            return bytes.withLock { $0 }
+        }
     }
 }

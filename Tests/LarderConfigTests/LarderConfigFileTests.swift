@@ -121,6 +121,7 @@ struct LarderConfigFileTests {
         #expect(file.routes.contains { if case .regex = $0.pattern { true } else { false } })
         #expect(file.declaredRequests.map(\.name) == ["today-page", "today-page-from-file", "streak"])
         #expect(file.declaredRequests.map(\.bodyKey) == [.graphql, .graphql, .exact])
+        #expect(file.routes.contains { $0.bodyKey(forMethod: "POST", hasGraphQLQuery: false) == .json })
         #expect(file.declaredRequests.filter { !$0.usesDay }.isEmpty)
 
         let document = try JSONParser.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))

@@ -95,12 +95,18 @@ struct DevOfflineActions {
         guard let text = fields["key"] ?? fields["url"], !text.isEmpty else {
             return self.pages.notice(.badRequest, heading: "Which entry?", paragraphs: ["The form names no entry (a key or url field)."])
         }
-        let key: CacheKey
+        var key: CacheKey
         do {
             key = try CacheKey(url: text, filter: self.pages.queryFilter)
         } catch {
             return self.pages.notice(
                 .badRequest, heading: "Not a URL", paragraphs: ["\(text) is not a URL Larder could have cached: \(error)"])
+        }
+        // A keyed request's entry (`URL#POST=graphql:...`, docs/SERVING.md) is named by its whole
+        // key: as a URL, the fragment would be dropped and the URL's own entry purged instead.
+        let stored = CacheKey(storedRawValue: text)
+        if stored.isKeyed, text.hasPrefix(key.rawValue + "#") {
+            key = stored
         }
         let result = try await self.pages.store.purgeEntry(key)
         guard result.removed else {

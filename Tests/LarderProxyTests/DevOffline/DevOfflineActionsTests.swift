@@ -57,6 +57,18 @@ struct DevOfflineActionsTests {
         #expect(again.headers.first(name: "location")?.contains("was%20not%20cached") == true)
     }
 
+    @Test("purge-entry names a keyed request's entry by its whole key, leaving the URL's own entry")
+    func purgeKeyedEntry() async throws {
+        let fixture = try DevOfflineFixture()
+        let url = "http://api.example/graphql"
+        let plain = try await fixture.storeEntry(url)
+        let keyed = try await fixture.storeEntry(url, key: try CacheKey(url: url).keyed(method: "POST", bodyKey: .graphql, digest: "ab12"))
+        let response = await fixture.post("/dev/offline/actions/purge-entry", form: [("key", keyed.rawValue)], headers: self.own)
+        #expect(response.status == .seeOther)
+        #expect(try await fixture.store.variants(of: keyed).isEmpty)
+        #expect(try await fixture.store.entry(for: plain) != nil)
+    }
+
     @Test("purge-game, clear-runtime and the offline switch do what they say")
     func otherControls() async throws {
         let fixture = try DevOfflineFixture()

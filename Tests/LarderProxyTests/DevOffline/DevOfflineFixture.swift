@@ -51,9 +51,10 @@ final class DevOfflineFixture: Sendable {
 
     /// Stores a runtime entry for `url` with a body of `size` bytes.
     @discardableResult
-    func storeEntry(_ url: String, size: Int = 10, contentType: String = "text/plain", kind: EntryKind = .runtime) async throws -> CacheKey
-    {
-        let key = try CacheKey(url: url)
+    func storeEntry(
+        _ url: String, key: CacheKey? = nil, size: Int = 10, contentType: String = "text/plain", kind: EntryKind = .runtime
+    ) async throws -> CacheKey {
+        let key = try key ?? CacheKey(url: url)
         let writer = try self.store.makeBodyWriter()
         try writer.write(contentsOf: Array(url.utf8.prefix(size)) + [UInt8](repeating: 0x2E, count: max(0, size - url.utf8.count)))
         let head = StoredResponseHead(

@@ -122,7 +122,7 @@ public struct DeclaredRequest: Sendable {
                 let rendered = try value.mappingStrings { (string: String) throws(TextTemplate.Problem) -> String in
                     try TextTemplate(parsing: string).render(context)
                 }
-                body = Array(rendered.serialized.utf8)
+                body = CanonicalJSON.bytes(of: rendered)
             } catch {
                 throw Problem("body: \(error)")
             }

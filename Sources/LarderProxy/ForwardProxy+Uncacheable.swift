@@ -56,8 +56,9 @@ extension ForwardProxy {
 
     /// After an unsafe method succeeds, the stored responses for its target URI and for the
     /// same-origin URIs in its `Location` and `Content-Location` are invalid (RFC 9111 section 4.4).
-    /// Precached entries stay: a manifest lists them, and only a precache run changes them.
-    private func invalidate(after response: UpstreamResponseHead, url: HTTPURL) async {
+    /// Precached entries stay: a manifest lists them, and only a precache run changes them. Replayed
+    /// queued writes invalidate the same way (``WriteReplayer``).
+    func invalidate(after response: UpstreamResponseHead, url: HTTPURL) async {
         var urls = [url]
         for name in ["location", "content-location"] {
             for value in response.values(forHeader: name) {

@@ -35,6 +35,9 @@ public struct ProxyConfiguration: Sendable {
     /// Requests to keep fresh and answer the app with when the origin cannot (config `requests`),
     /// run by ``ProxyServer/declaredRequests``.
     public var declaredRequests: [DeclaredRequest] = []
+    /// Writes queued while their origin cannot answer, and how they are replayed (config `queue`;
+    /// docs/SERVING.md, "Queued writes"), replayed by ``ProxyServer/writeReplayer``.
+    public var writeQueue = WriteQueueConfiguration()
     /// Origins whose pages may read `/dev/offline.json` besides those of the precached games and
     /// pages (normalised, e.g. `https://app.example`).
     public var statusOrigins: [String] = []

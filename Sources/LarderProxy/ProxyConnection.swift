@@ -113,8 +113,9 @@ struct ProxyConnection {
     }
 
     /// Forwards one request, streaming its body to upstream when it has one. A request keyed by
-    /// its body (docs/SERVING.md, "Requests with bodies") is read whole first, up to
-    /// ``BodyKey/maximumBodySize``; a larger one is streamed as any other, unkeyed.
+    /// its body (docs/SERVING.md, "Requests with bodies"), or one a queue rule may cover (docs/SERVING.md,
+    /// "Queued writes"), is read whole first, up to ``BodyKey/maximumBodySize``; a larger one is
+    /// streamed as any other, unkeyed and unqueued.
     private func forward(
         _ head: HTTPRequestHead,
         url: HTTPURL,
@@ -137,14 +138,28 @@ struct ProxyConnection {
             if head.method == .GET || head.method == .HEAD {
                 return try await self.proxy.serveCacheable(head, url: url, writer: writer)
             }
+            let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
+            if let rule = self.proxy.configuration.writeQueue.rule(method: method, key: key, body: []) {
+                return try await self.proxy.serveQueueable(head, url: url, body: ByteBuffer(), rule: rule, writer: writer)
+            }
             return try await self.proxy.serveUncacheable(head, url: url, body: nil, writer: writer)
         }
 
         var readAhead: [ByteBuffer] = []
-        if head.method != .GET, head.method != .HEAD, let keying = self.proxy.configuration.keying(method: method, url: url) {
+        let isRead = head.method == .GET || head.method == .HEAD
+        let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
+        let writeQueue = self.proxy.configuration.writeQueue
+        let mayQueue = !isRead && writeQueue.mayQueue(method: method, key: key)
+        let keying = isRead ? nil : self.proxy.configuration.keying(method: method, url: url)
+        if mayQueue || keying != nil {
             switch try await Self.readBody(&iterator, limit: BodyKey.maximumBodySize) {
             case .whole(let body):
-                guard let digest = keying.bodyKey.digest(of: Array(body.readableBytesView)) else {
+                let bytes = Array(body.readableBytesView)
+                // A write a rule queues is never answered from the store, whatever keys it.
+                if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: bytes) {
+                    return try await self.proxy.serveQueueable(head, url: url, body: body, rule: rule, writer: writer)
+                }
+                guard let keying, let digest = keying.bodyKey.digest(of: bytes) else {
                     return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer)
                 }
                 let keyed = KeyedServing(keying, method: method, digest: digest, body: body)

@@ -14,8 +14,8 @@ import Synchronization
 /// `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for tunnels and WebSockets (both
 /// with the same `UpstreamTrust`), a ``BackgroundWork``, and the precache job queue (`PrecacheJobs`
 /// of LarderPrecache), made on the upstream the proxy counts failures of. The group's services, in
-/// order: `StoreService`, `CurlUpstreamService`, the ``BackgroundWork``, ``declaredRequests``, the
-/// server; it stops them in reverse order.
+/// order: `StoreService`, `CurlUpstreamService`, the ``BackgroundWork``, ``declaredRequests``,
+/// ``writeReplayer``, the server; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let proxy: ForwardProxy
@@ -46,6 +46,10 @@ public final class ProxyServer: Service, Sendable {
     /// Keeps the configuration's declared requests fresh. Not run by the server: run it as a
     /// service ahead of the server in the same `ServiceGroup` (it does nothing without any).
     public let declaredRequests: DeclaredRequestScheduler
+    /// Replays the writes queued while their origin could not answer. Not run by the server: run
+    /// it as a service ahead of the server in the same `ServiceGroup` (it only looks at an empty
+    /// queue once a second when no rule queues anything).
+    public let writeReplayer: WriteReplayer
 
     /// Creates a server; nothing listens until `run()`.
     public init(
@@ -96,6 +100,7 @@ public final class ProxyServer: Service, Sendable {
             offline: self.offline,
             logger: logger
         )
+        self.writeReplayer = WriteReplayer(proxy: self.proxy, logger: logger)
         self.interception = interception
         self.connector = connector
         self.background = background

@@ -244,7 +244,8 @@ struct ServeCommand: AsyncParsableCommand {
         // Stopped in reverse order: the server, then the work it left, then the upstream, then the
         // store. A service that fails stops the others in that order too.
         let services: [any Service] = [
-            StoreService(store: store), CurlUpstreamService(upstream: upstream), background, server.declaredRequests, server,
+            StoreService(store: store), CurlUpstreamService(upstream: upstream), background, server.declaredRequests, server.writeReplayer,
+            server,
         ]
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },

@@ -1,0 +1,139 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import LarderUpstream
+import NIOCore
+import NIOHTTP1
+
+extension ForwardProxy {
+    // MARK: - Writes a queue rule covers
+
+    /// Serves a write that `rule` covers (docs/SERVING.md, "Queued writes"), its body read whole:
+    /// sends it when the origin may answer and relays the answer, else keeps it in the store (synced)
+    /// and only then tells the client it is queued. The headers, `Idempotency-Key` included, are
+    /// fixed before the first attempt, so every replay of a write the origin may have seen carries
+    /// the same key.
+    func serveQueueable(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        body: ByteBuffer,
+        rule: WriteQueueRule,
+        writer: ResponseWriter
+    ) async throws -> Outcome {
+        let headers = QueuedWriteHeaders(head.headers)
+        let origin = url.origin
+        let originHasPending: Bool
+        do {
+            originHasPending = try await self.store.pendingWriteOrigins().contains(origin)
+        } catch {
+            // The write could not be queued either: the store's answer below says so.
+            originHasPending = false
+            self.logger.warning("cannot read the write queue", metadata: ["error": "\(error)"])
+        }
+        let queueAtOnce = WriteQueueDecision.queuesAtOnce(
+            offline: self.offline.isOffline,
+            backingOff: !self.health.shouldAttempt(origin: origin, now: Date()),
+            originHasPending: originHasPending
+        )
+        if queueAtOnce {
+            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
+        }
+        var request = UpstreamRequest(method: head.method.rawValue, url: url.absoluteString, headers: headers.pairs, body: .bytes(body))
+        request.connectTimeout = self.configuration.connectTimeout
+        request.idleTimeout = self.configuration.idleTimeout
+        let response = await self.attemptWrite(request, origin: origin)
+        let attempt: WriteQueueDecision.Attempt = response.map { .answered(status: $0.head.status) } ?? .unanswered
+        guard let response, !WriteQueueDecision.queues(after: attempt, queueOn5xx: rule.queueOn5xx) else {
+            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
+        }
+        if (200..<400).contains(response.head.status) {
+            await self.invalidate(after: response.head, url: url)
+        }
+        return try await self.relay(
+            response, request: head, writer: writer,
+            relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil))
+    }
+
+    /// Sends a write and waits for the response head at most the network timeout; nil when none
+    /// came (the attempt is then cancelled: the write is queued and replayed with the same key).
+    private func attemptWrite(_ request: UpstreamRequest, origin: String) async -> UpstreamResponse? {
+        let upstream = self.upstream
+        let health = self.health
+        let timeout = self.configuration.networkTimeout
+        return await withTaskGroup(of: UpstreamResponse?.self) { group in
+            group.addTask {
+                do {
+                    let response = try await upstream.execute(request)
+                    health.recordSuccess(origin: origin)
+                    return response
+                } catch {
+                    if let error = error as? UpstreamError, error.isConnectFailure {
+                        health.recordConnectFailure(origin: origin, description: error.description)
+                    }
+                    return nil
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Keeps the write in the store (body synced, then the row) and answers the client with the
+    /// rule's answer; when the store cannot keep it, a 503 says so: a 2xx would be a lie.
+    private func queueWrite(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        headers: QueuedWriteHeaders,
+        body: ByteBuffer,
+        rule: WriteQueueRule,
+        writer: ResponseWriter
+    ) async throws -> Outcome {
+        let bytes = Array(body.readableBytesView)
+        let cacheStatus = CacheStatus.forward(.method, detail: "queued")
+        let write = NewQueuedWrite(
+            origin: url.origin,
+            method: head.method.rawValue,
+            url: url.absoluteString,
+            headers: headers.fields,
+            body: bytes,
+            supersedeKey: rule.supersedeValue(url: url, headers: headers.fields, body: bytes, filter: self.configuration.queryFilter),
+            terminal: rule.terminal,
+            createdAt: Date()
+        )
+        let queued: QueuedWrite
+        do {
+            let (stored, superseded) = try await self.store.enqueueWrite(write)
+            queued = stored
+            self.logger.notice(
+                "write queued",
+                metadata: ["id": "\(stored.id)", "method": "\(stored.method)", "url": "\(stored.url)", "superseded": "\(superseded)"])
+        } catch {
+            self.logger.error("cannot queue a write", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
+            let page = StatusPage(
+                status: .serviceUnavailable,
+                title: "Write not kept",
+                paragraphs: [
+                    "The origin could not take this \(head.method.rawValue), and Larder could not keep it to send later: \(error).",
+                    "The write was not kept; send it again.",
+                ],
+                url: url.absoluteString
+            )
+            try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)
+            return Outcome(status: 503, cacheStatus: cacheStatus, reusable: true)
+        }
+        var answer = HTTPHeaders()
+        answer.add(name: "Content-Type", value: rule.answer.contentType)
+        answer.add(name: "Cache-Control", value: "no-store")
+        answer.add(name: "Larder-Queued", value: String(queued.id))
+        answer.add(name: "Cache-Status", value: cacheStatus.description)
+        let answerBody = rule.answer.bodyBytes(id: queued.id)
+        answer.add(name: "Content-Length", value: String(answerBody.count))
+        try await writer.whole(HTTPResponseStatus(statusCode: rule.answer.status), answer, body: ByteBuffer(bytes: answerBody))
+        return Outcome(status: rule.answer.status, cacheStatus: cacheStatus, reusable: true)
+    }
+}

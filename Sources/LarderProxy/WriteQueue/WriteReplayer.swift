@@ -1,0 +1,178 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import LarderUpstream
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// Replays queued writes while the proxy runs (docs/SERVING.md, "Queued writes"): each origin's
+/// strictly in the order they arrived, one at a time, origins independently. It looks at the queue
+/// at start-up, then once a second (sooner when an origin's back-off ends): an origin whose head
+/// failed waits ``WriteReplayTimetable``'s back-off, unless it was seen answering since (connectivity
+/// returned) or retry-now was asked. Nothing is sent in offline mode. Each look also dead-letters
+/// the writes older than the retention.
+public final class WriteReplayer: Service, Sendable {
+    private let proxy: ForwardProxy
+    private let timetable: Mutex<WriteReplayTimetable>
+    private let logger: Logger
+
+    init(proxy: ForwardProxy, logger: Logger) {
+        self.proxy = proxy
+        self.timetable = Mutex(WriteReplayTimetable(backoff: proxy.configuration.writeQueue.backoff))
+        self.logger = logger
+    }
+
+    /// Where each origin with a failing head stands (an origin absent is replayed at the next look).
+    public func snapshot() -> [String: OriginReplayState] {
+        self.timetable.withLock { $0.states }
+    }
+
+    /// Replays the write `id` at the next look (within a second), ending its origin's back-off; a
+    /// dead-lettered write is pending again first (its attempts kept). False when no write has that id.
+    public func retryNow(id: Int64) async throws -> Bool {
+        guard let write = try await self.proxy.store.queuedWrite(id: id) else { return false }
+        if write.state == .deadLetter {
+            guard try await self.proxy.store.retryWrite(id: id) else { return false }
+        }
+        self.timetable.withLock { $0.retryNow(write.origin) }
+        return true
+    }
+
+    /// Replays every queued write at the next look: dead-lettered ones are pending again, every
+    /// origin's back-off ends.
+    public func retryAllNow() async throws {
+        for write in try await self.proxy.store.queuedWrites() where write.state == .deadLetter {
+            _ = try await self.proxy.store.retryWrite(id: write.id)
+        }
+        self.timetable.withLock { $0.retryNow(nil) }
+    }
+
+    /// Replays until shutdown; a replay under way is then cancelled (its write stays queued).
+    public func run() async {
+        do {
+            // A crash during a replay left its write marked in flight: it is pending again.
+            try await self.proxy.store.resetInFlightWrites()
+        } catch {
+            self.logger.error("cannot reset queued writes left in flight", metadata: ["error": "\(error)"])
+        }
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                while !Task.isCancelled {
+                    for origin in await self.look(now: Date()) {
+                        group.addTask { await self.drain(origin) }
+                    }
+                    let second = Date().addingTimeInterval(1)
+                    let wake = min(second, self.timetable.withLock { $0.earliestAttempt } ?? second)
+                    try? await Task.sleep(for: .seconds(max(wake.timeIntervalSinceNow, 0.01)))
+                }
+            }
+        }
+    }
+
+    /// Expires what outlived the retention, then takes the origins due for a drain.
+    private func look(now: Date) async -> [String] {
+        let store = self.proxy.store
+        do {
+            let retention = self.proxy.configuration.writeQueue.retention.seconds
+            let expired = try await store.expireWrites(createdBefore: now.addingTimeInterval(-retention))
+            if expired > 0 {
+                self.logger.warning("queued writes expired (dead-lettered)", metadata: ["count": "\(expired)"])
+            }
+            guard !self.proxy.offline.isOffline else { return [] }
+            let pending = try await store.pendingWriteOrigins()
+            guard !pending.isEmpty else { return [] }
+            let health = self.proxy.health.snapshot()
+            return self.timetable.withLock { timetable in
+                timetable.takeDue(pending, now: now) { origin, since in
+                    health[origin]?.lastSuccess.map { $0 > since } ?? false
+                }
+            }
+        } catch {
+            self.logger.error("cannot read the write queue", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// Replays `origin`'s writes in order until its queue is empty, its head fails, or the proxy goes offline.
+    private func drain(_ origin: String) async {
+        defer { self.timetable.withLock { $0.finished(origin) } }
+        while !Task.isCancelled, !self.proxy.offline.isOffline {
+            do {
+                guard let write = try await self.proxy.store.nextPendingWrite(origin: origin) else { return }
+                guard try await self.replay(write) else { return }
+            } catch {
+                self.logger.error("cannot replay a queued write", metadata: ["origin": "\(origin)", "error": "\(error)"])
+                self.timetable.withLock { $0.failed(origin, error: "\(error)", now: Date()) }
+                return
+            }
+        }
+    }
+
+    /// Sends `write` once and records what its answer means; false when its origin must wait.
+    private func replay(_ write: QueuedWrite) async throws -> Bool {
+        let store = self.proxy.store
+        let body: [UInt8]
+        do {
+            body = try await store.writeBody(write)
+        } catch {
+            try await store.deadLetterWrite(id: write.id, reason: "its body cannot be read: \(error)")
+            return true
+        }
+        // Persisted before sending: a crash from here on leaves the write pending with this attempt counted.
+        try await store.beginDelivery(id: write.id, at: Date())
+        let (verdict, response) = await self.send(write, body: body)
+        switch verdict {
+        case .delivered:
+            // The duplicate window (docs/SERVING.md): from the origin's answer until this commit.
+            try await store.completeWrite(id: write.id)
+            self.timetable.withLock { $0.answered(write.origin) }
+            if let response, let url = try? HTTPURL(parsing: write.url) {
+                await self.proxy.invalidate(after: response.head, url: url)
+            }
+            self.logger.notice("queued write delivered", metadata: ["id": "\(write.id)", "url": "\(write.url)"])
+            return true
+        case .deadLetter(let reason):
+            try await store.deadLetterWrite(id: write.id, reason: reason)
+            self.timetable.withLock { $0.answered(write.origin) }
+            self.logger.warning("queued write dead-lettered", metadata: ["id": "\(write.id)", "reason": "\(reason)"])
+            return true
+        case .retry(let reason):
+            try await store.recordFailedDelivery(id: write.id, error: reason)
+            self.timetable.withLock { $0.failed(write.origin, error: reason, now: Date()) }
+            self.logger.info("queued write not delivered yet", metadata: ["id": "\(write.id)", "reason": "\(reason)"])
+            return false
+        }
+    }
+
+    /// Sends `write` with `body` through the proxy's upstream and reads the whole answer.
+    private func send(_ write: QueuedWrite, body: [UInt8]) async -> (ReplayVerdict, UpstreamResponse?) {
+        var request = UpstreamRequest(
+            method: write.method,
+            url: write.url,
+            headers: write.headers.map { ($0.name, $0.value) },
+            body: body.isEmpty ? nil : .bytes(ByteBuffer(bytes: body))
+        )
+        request.connectTimeout = self.proxy.configuration.connectTimeout
+        request.idleTimeout = self.proxy.configuration.idleTimeout
+        let response: UpstreamResponse
+        do {
+            response = try await self.proxy.upstream.execute(request)
+        } catch {
+            if let error = error as? UpstreamError, error.isConnectFailure {
+                self.proxy.health.recordConnectFailure(origin: write.origin, description: error.description)
+            }
+            return (ReplayVerdict.networkError("\(error)"), nil)
+        }
+        self.proxy.health.recordSuccess(origin: write.origin)
+        // The status is the origin's verdict; its body is read and dropped so the transfer ends
+        // before the write is settled, and a body cut short changes nothing.
+        do {
+            for try await _ in response.body {}
+        } catch {
+            self.logger.debug("a replay's answer ended early", metadata: ["id": "\(write.id)", "error": "\(error)"])
+        }
+        return (ReplayVerdict.classify(status: response.head.status), response)
+    }
+}

@@ -1,0 +1,310 @@
+import Foundation
+import LarderTestSupport
+import Synchronization
+import Testing
+
+/// Writes queued while their origin cannot answer, and their replay, through the binary
+/// (docs/SERVING.md, "Queued writes").
+@Suite("End to end: queued writes")
+struct WriteQueueTests {
+    /// One write as the test sends it and expects the origin to receive it.
+    struct Write: Equatable {
+        var method: String
+        var path: String
+        var body: [UInt8]
+    }
+
+    /// A config file with `queue` set to `queue` (JSON), in `directory`.
+    private static func config(_ queue: String, in directory: String) throws -> String {
+        let path = directory + "/larder.json"
+        try #"{"queue": \#(queue)}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Sends `write` through `larder` to `origin` with curl; the body goes from a file, byte for byte.
+    private static func send(_ write: Write, to origin: TestOrigin, through larder: LarderProcess, headers: [String] = []) async throws
+        -> CurlResult
+    {
+        let file = LarderProcess.temporaryDirectory("write-body") + "/body"
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        try Data(write.body).write(to: URL(fileURLWithPath: file))
+        let arguments = ["-X", write.method, "--data-binary", "@" + file] + headers.flatMap { ["-H", $0] }
+        return try await Curl.run(origin.url(write.path), proxy: larder.proxyURL, arguments: arguments)
+    }
+
+    /// Checks that `result` is the default answer to a queued write and returns its id.
+    private static func queuedID(_ result: CurlResult, sourceLocation: SourceLocation = #_sourceLocation) -> Int64? {
+        #expect(result.status == 202, sourceLocation: sourceLocation)
+        #expect(result.header("cache-status") == "larder; fwd=method; detail=queued", sourceLocation: sourceLocation)
+        #expect(result.header("content-type") == "application/json", sourceLocation: sourceLocation)
+        guard let id = result.header("larder-queued").flatMap({ Int64($0) }) else {
+            Issue.record("no Larder-Queued id: \(result.status) \(result.text)", sourceLocation: sourceLocation)
+            return nil
+        }
+        #expect(result.text == #"{"queued":true,"id":"\#(id)"}"#, sourceLocation: sourceLocation)
+        return id
+    }
+
+    /// Runs `body` with `larder serve ARGS`, stopped and its cache directory removed afterwards; its
+    /// log is printed when `body` fails.
+    private static func withLarder(_ arguments: [String], _ body: (LarderProcess) async throws -> Void) async throws {
+        let larder = try await LarderProcess(serve: arguments)
+        do {
+            try await body(larder)
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            throw error
+        }
+        await larder.tearDown()
+    }
+
+    /// Waits (up to `seconds`) until `condition` holds.
+    private static func eventually(within seconds: Int = 60, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return condition()
+    }
+
+    /// The bodies of the queued writes kept on disk (pending or dead-lettered).
+    private static func queueFiles(_ cacheDirectory: String) -> [String] {
+        filesUnder(cacheDirectory + "/queue").filter { !$0.contains("tmp") }
+    }
+
+    @Test("50 POSTs and PATCHes queued with the origin down survive two SIGKILLs and reach it in order, once each, byte for byte")
+    func fiftyWritesSurviveKills() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/items/**", "methods": ["POST", "PATCH"]}]}"#, in: directory)
+
+        var writes: [Write] = []
+        for index in 0..<50 {
+            let body: [UInt8] =
+                index % 5 == 4
+                ? (0..<300).map { UInt8(($0 * 7 + index) % 256) }  // binary: every byte value, NULs and CRLFs included
+                : Array(#"{"item":\#(index),"note":"write \#(index)"}"#.utf8)
+            writes.append(
+                index % 2 == 0
+                    ? Write(method: "POST", path: "/items/new", body: body) : Write(method: "PATCH", path: "/items/\(index)", body: body))
+        }
+        // The origin refuses the first delivery of write 7 once with a 503: a retry must carry the same key.
+        let refusedOnce = Mutex(false)
+        let origin = try await TestOrigin.start()
+        for path in Set(writes.map(\.path)) {
+            origin.setRoute(
+                path,
+                .dynamic { request in
+                    if request.path == "/items/7",
+                        refusedOnce.withLock({ refused in
+                            defer { refused = true }
+                            return !refused
+                        })
+                    {
+                        return .text("busy", status: 503)
+                    }
+                    return .text("ok", status: 201)
+                })
+        }
+        try await origin.stop()
+
+        let cacheDirectory = LarderProcess.temporaryDirectory()
+        var larder = try await LarderProcess(serve: ["--config", config], cacheDirectory: cacheDirectory)
+        do {
+            var ids: [Int64] = []
+            for (batch, range) in [0..<17, 17..<34, 34..<50].enumerated() {
+                if batch > 0 {
+                    await larder.stop(signal: SIGKILL)
+                    larder = try await LarderProcess(serve: ["--config", config], cacheDirectory: cacheDirectory)
+                }
+                for write in writes[range] {
+                    if let id = Self.queuedID(try await Self.send(write, to: origin, through: larder)) { ids.append(id) }
+                }
+            }
+            #expect(ids == ids.sorted() && Set(ids).count == 50)
+            #expect(origin.requests().isEmpty)
+
+            try await origin.restart()
+            let delivered = await Self.eventually { origin.requests().count >= 51 }
+            #expect(delivered, "the origin received \(origin.requests().count) of 51 requests")
+            // Nothing more comes: each write was delivered once.
+            try await Task.sleep(for: .seconds(2))
+            var received = origin.requests()
+            #expect(received.count == 51)
+            let refused = try #require(received.firstIndex { $0.path == "/items/7" })
+            let firstAttempt = received.remove(at: refused)
+            #expect(received.map { Write(method: $0.method, path: $0.path, body: $0.body) } == writes)
+            let keys = received.compactMap { $0.header("idempotency-key") }
+            #expect(keys.count == 50 && Set(keys).count == 50)
+            #expect(firstAttempt.header("idempotency-key") == received.first { $0.path == "/items/7" }?.header("idempotency-key"))
+            #expect(Self.queueFiles(cacheDirectory).isEmpty)
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            throw error
+        }
+        await larder.tearDown()
+        try? await origin.stop()
+    }
+
+    @Test("the seed's update/complete flow offline: a newer update replaces an older one, the completion supersedes its game's updates")
+    func supersedeAndTerminal() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(
+            #"""
+            {"routes": [
+              {"regex": "/graphql$", "methods": ["POST"], "when": {"field": "operationName", "equals": "updateGameplay"},
+               "supersedeKey": {"json": "variables.gameplayID"}, "group": "gameplay"},
+              {"regex": "/graphql$", "methods": ["POST"], "when": {"field": "operationName", "equals": "completeGameplay"},
+               "supersedeKey": {"json": "variables.gameplayID"}, "group": "gameplay", "terminal": true}
+            ]}
+            """#, in: directory)
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/graphql", .text(#"{"data":{}}"#, contentType: "application/json"))
+        try await origin.stop()
+
+        func mutation(_ operation: String, game: String, elapsed: Int) -> Write {
+            let body =
+                #"{"operationName":"\#(operation)","query":"mutation { x }","variables":{"gameplayID":"\#(game)","elapsed":\#(elapsed)}}"#
+            return Write(method: "POST", path: "/graphql", body: Array(body.utf8))
+        }
+        let g1Update1 = mutation("updateGameplay", game: "g1", elapsed: 10)
+        let g2Update1 = mutation("updateGameplay", game: "g2", elapsed: 5)
+        let g1Update2 = mutation("updateGameplay", game: "g1", elapsed: 20)
+        let g1Complete = mutation("completeGameplay", game: "g1", elapsed: 30)
+        let g2Update2 = mutation("updateGameplay", game: "g2", elapsed: 15)
+
+        try await Self.withLarder(["--config", config]) { larder in
+            for write in [g1Update1, g2Update1, g1Update2, g1Complete, g2Update2] {
+                _ = Self.queuedID(try await Self.send(write, to: origin, through: larder, headers: ["Content-Type: application/json"]))
+            }
+            // A query on the same URL is no write a rule covers: it is forwarded, and fails as any request.
+            let query = try await Self.send(
+                Write(method: "POST", path: "/graphql", body: Array(#"{"operationName":"today","query":"{ today }"}"#.utf8)), to: origin,
+                through: larder)
+            #expect(query.status == 502 || query.status == 504)
+            #expect(query.header("larder-queued") == nil)
+
+            try await origin.restart()
+            #expect(await Self.eventually { origin.requests().count >= 2 })
+            try await Task.sleep(for: .seconds(2))
+            #expect(origin.requests().map { Write(method: $0.method, path: $0.path, body: $0.body) } == [g1Complete, g2Update2])
+        }
+        try? await origin.stop()
+    }
+
+    @Test("a 400 dead-letters its write, kept and never retried, and the writes behind it go on")
+    func deadLetter() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/api/**"}]}"#, in: directory)
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/api/bad", .text("no such thing", status: 400))
+        origin.setRoute("/api/good", .text("ok"))
+        try await origin.stop()
+
+        try await Self.withLarder(["--config", config]) { larder in
+            _ = Self.queuedID(
+                try await Self.send(Write(method: "PUT", path: "/api/bad", body: Array("1".utf8)), to: origin, through: larder))
+            _ = Self.queuedID(
+                try await Self.send(Write(method: "DELETE", path: "/api/good", body: Array("2".utf8)), to: origin, through: larder))
+            try await origin.restart()
+            #expect(await Self.eventually { origin.requestCount("/api/good") == 1 })
+            try await Task.sleep(for: .seconds(4))
+            #expect(origin.requests().map(\.path) == ["/api/bad", "/api/good"])
+            // The dead-lettered write's body stays on disk; the delivered one's is gone.
+            #expect(Self.queueFiles(larder.cacheDirectory).count == 1)
+            #expect(larder.log.contains("dead-lettered"))
+        }
+        try? await origin.stop()
+    }
+
+    @Test("a 503 with queueOn5xx is queued and retried with growing gaps (the seed's back-off)")
+    func backoff() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/save", "queueOn5xx": true}]}"#, in: directory)
+        let times = Mutex<[ContinuousClock.Instant]>([])
+        let origin = try await TestOrigin.start()
+        origin.setRoute(
+            "/save",
+            .dynamic { _ in
+                times.withLock { $0.append(.now) }
+                return .text("overloaded", status: 503)
+            })
+
+        try await Self.withLarder(["--config", config]) { larder in
+            _ = Self.queuedID(
+                try await Self.send(Write(method: "POST", path: "/save", body: Array("state".utf8)), to: origin, through: larder))
+            // The first attempt, then four replays: 1.5 s, 2.5 s and 3.5 s apart after the first.
+            #expect(await Self.eventually(within: 40) { times.withLock { $0.count } >= 5 })
+            let instants = times.withLock { $0 }
+            let gaps = zip(instants.dropFirst(2), instants.dropFirst(1)).map { ($0 - $1) / .milliseconds(1) }
+            #expect(gaps.count >= 3)
+            #expect(gaps.first.map { $0 >= 1200 } == true, "gaps (ms): \(gaps)")
+            #expect(zip(gaps.dropFirst(), gaps).allSatisfy { $0 > $1 }, "gaps (ms): \(gaps)")
+            #expect(Set(origin.requests().compactMap { $0.header("idempotency-key") }).count == 1)
+        }
+        try? await origin.stop()
+    }
+
+    @Test("a write older than the retention is dead-lettered, never delivered, and kept")
+    func retention() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/notes/*"}], "retention": "2s"}"#, in: directory)
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/notes/old", .text("ok"))
+        origin.setRoute("/notes/new", .text("ok"))
+        try await origin.stop()
+
+        try await Self.withLarder(["--config", config]) { larder in
+            _ = Self.queuedID(
+                try await Self.send(Write(method: "POST", path: "/notes/old", body: Array("old".utf8)), to: origin, through: larder))
+            #expect(await Self.eventually(within: 20) { larder.log.contains("expired") })
+            _ = Self.queuedID(
+                try await Self.send(Write(method: "POST", path: "/notes/new", body: Array("new".utf8)), to: origin, through: larder))
+            try await origin.restart()
+            #expect(await Self.eventually { origin.requestCount("/notes/new") == 1 })
+            try await Task.sleep(for: .seconds(2))
+            #expect(origin.requests().map(\.path) == ["/notes/new"])
+            #expect(Self.queueFiles(larder.cacheDirectory).count == 1)
+        }
+        try? await origin.stop()
+    }
+
+    @Test("two origins: one failing with 503s holds up only its own queue; the other's drains in order")
+    func twoOrigins() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/w/*"}]}"#, in: directory)
+        let failing = try await TestOrigin.start()
+        let working = try await TestOrigin.start()
+        failing.setRoute("/w/a", .text("down for maintenance", status: 503))
+        failing.setRoute("/w/b", .text("ok"))
+        working.setRoute("/w/a", .text("ok"))
+        working.setRoute("/w/b", .text("ok"))
+        try await failing.stop()
+        try await working.stop()
+
+        try await Self.withLarder(["--config", config]) { larder in
+            for path in ["/w/a", "/w/b"] {
+                for origin in [failing, working] {
+                    _ = Self.queuedID(
+                        try await Self.send(Write(method: "POST", path: path, body: Array(path.utf8)), to: origin, through: larder))
+                }
+            }
+            try await failing.restart()
+            try await working.restart()
+            #expect(await Self.eventually { working.requests().count >= 2 && failing.requests().count >= 2 })
+            #expect(working.requests().map(\.path) == ["/w/a", "/w/b"])
+            // The failing origin's head is retried; what is behind it waits.
+            #expect(failing.requests().allSatisfy { $0.path == "/w/a" })
+        }
+        try? await failing.stop()
+        try? await working.stop()
+    }
+}

@@ -120,7 +120,9 @@ struct WriteQueueTests {
                     larder = try await LarderProcess(serve: ["--config", config], cacheDirectory: cacheDirectory)
                 }
                 for write in writes[range] {
-                    if let id = Self.queuedID(try await Self.send(write, to: origin, through: larder)) { ids.append(id) }
+                    let sent = try await Self.send(
+                        write, to: origin, through: larder, headers: ["Proxy-Authorization: Basic dXNlcjpwYXNz", "X-App: 1"])
+                    if let id = Self.queuedID(sent) { ids.append(id) }
                 }
             }
             #expect(ids == ids.sorted() && Set(ids).count == 50)
@@ -139,6 +141,8 @@ struct WriteQueueTests {
             let keys = received.compactMap { $0.header("idempotency-key") }
             #expect(keys.count == 50 && Set(keys).count == 50)
             #expect(firstAttempt.header("idempotency-key") == received.first { $0.path == "/items/7" }?.header("idempotency-key"))
+            // Stored as sent: the app's own headers, never the proxy credentials.
+            #expect(received.allSatisfy { $0.header("x-app") == "1" && $0.header("proxy-authorization") == nil })
             #expect(Self.queueFiles(cacheDirectory).isEmpty)
         } catch {
             print("larder log:\n\(larder.log)")
@@ -255,7 +259,8 @@ struct WriteQueueTests {
     func retention() async throws {
         let directory = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let config = try Self.config(#"{"routes": [{"match": "/notes/*"}], "retention": "2s"}"#, in: directory)
+        let config = try Self.config(
+            #"{"routes": [{"match": "/notes/*"}], "retention": "3s", "retry": {"base": "1s", "step": "0s", "max": "1s"}}"#, in: directory)
         let origin = try await TestOrigin.start()
         origin.setRoute("/notes/old", .text("ok"))
         origin.setRoute("/notes/new", .text("ok"))
@@ -265,6 +270,7 @@ struct WriteQueueTests {
             _ = Self.queuedID(
                 try await Self.send(Write(method: "POST", path: "/notes/old", body: Array("old".utf8)), to: origin, through: larder))
             #expect(await Self.eventually(within: 20) { larder.log.contains("expired") })
+            // Retried every second, the young write is delivered well within the retention.
             _ = Self.queuedID(
                 try await Self.send(Write(method: "POST", path: "/notes/new", body: Array("new".utf8)), to: origin, through: larder))
             try await origin.restart()
@@ -306,5 +312,60 @@ struct WriteQueueTests {
         }
         try? await failing.stop()
         try? await working.stop()
+    }
+
+    @Test("an origin that does not answer within the network timeout: the write is queued, and its replay carries the same key")
+    func hungOrigin() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/save"}]}"#, in: directory)
+        let answered = Mutex(0)
+        let origin = try await TestOrigin.start()
+        origin.setRoute(
+            "/save",
+            .dynamic { _ in
+                let first = answered.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                // The first attempt hangs past the proxy's 3 s network timeout.
+                return first ? .text("late", faults: [.delayHead(.seconds(8))]) : .text("saved", status: 201)
+            })
+
+        try await Self.withLarder(["--config", config]) { larder in
+            let write = Write(method: "POST", path: "/save", body: Array(#"{"level":3}"#.utf8))
+            _ = Self.queuedID(try await Self.send(write, to: origin, through: larder))
+            #expect(await Self.eventually { origin.requests().count >= 2 })
+            try await Task.sleep(for: .seconds(1))
+            let received = origin.requests()
+            #expect(received.map { Write(method: $0.method, path: $0.path, body: $0.body) } == [write, write])
+            let keys = received.map { $0.header("idempotency-key") }
+            #expect(keys.count == 2 && keys[0] != nil && keys[0] == keys[1])
+        }
+        try? await origin.stop()
+    }
+
+    @Test("offline mode queues at once and sends nothing until it ends")
+    func offlineMode() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/save"}]}"#, in: directory)
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/save", .text("saved"))
+
+        try await Self.withLarder(["--config", config, "--offline"]) { larder in
+            let write = Write(method: "PUT", path: "/save", body: Array("state".utf8))
+            _ = Self.queuedID(try await Self.send(write, to: origin, through: larder))
+            try await Task.sleep(for: .seconds(2.5))
+            #expect(origin.requests().isEmpty)
+
+            let online = try await Curl.run(
+                larder.proxyURL + "/dev/offline/actions/offline", proxy: nil,
+                arguments: ["-X", "POST", "-H", "Origin: \(larder.proxyURL)", "--data-urlencode", "offline=off"])
+            #expect(online.status == 303)
+            #expect(await Self.eventually { origin.requestCount("/save") == 1 })
+            #expect(origin.requests().first?.body == write.body)
+        }
+        try? await origin.stop()
     }
 }

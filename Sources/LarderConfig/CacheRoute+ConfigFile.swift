@@ -133,7 +133,7 @@ extension CacheRoute {
     }
 
     /// The route's `match` glob or compiled `regex`, whichever of the two it has.
-    private static func pattern(
+    static func pattern(
         _ members: [String: JSONMember],
         of value: JSONValue,
         at path: ConfigKeyPath,

@@ -7,9 +7,9 @@ extension DeclaredRequest {
     /// The settings of a `schedule`.
     static let scheduleKeys = ["every", "at", "jitter"]
     /// The shortest `every` accepted, so a typo cannot make Larder hammer an origin.
-    static let minimumEverySeconds: Int64 = 10
+    static let minimumEvery = Duration.seconds(10)
     /// The longest `every` or `jitter` accepted: 30 days.
-    static let maximumEverySeconds: Int64 = 30 * 86_400
+    static let maximumEvery = Duration.seconds(30 * 86_400)
 
     /// Reads the `requests` entry at `path`. `directory` is where a relative `bodyFile` is found:
     /// the config file's folder.
@@ -172,9 +172,8 @@ extension DeclaredRequest {
             of: value, at: path, expected: "a schedule object ({\"every\": \"1h\"})", known: Self.scheduleKeys, noun: "a schedule setting")
         var schedule = RequestSchedule()
         if let member = members["every"] {
-            let seconds = try Self.seconds(
-                member.value, at: path.appending(member: "every"), minimum: Self.minimumEverySeconds, reader: reader)
-            schedule.every = .seconds(seconds)
+            schedule.every = try reader.duration(
+                member.value, at: path.appending(member: "every"), minimum: Self.minimumEvery, maximum: Self.maximumEvery)
         }
         if let member = members["at"] {
             let atPath = path.appending(member: "at")
@@ -188,32 +187,10 @@ extension DeclaredRequest {
             }
         }
         if let member = members["jitter"] {
-            schedule.jitter = .seconds(try Self.seconds(member.value, at: path.appending(member: "jitter"), minimum: 0, reader: reader))
+            schedule.jitter = try reader.duration(
+                member.value, at: path.appending(member: "jitter"), minimum: .zero, maximum: Self.maximumEvery)
         }
         return schedule
-    }
-
-    /// A duration: `"90s"`, `"15m"`, `"6h"`, `"1d"`, or a whole number of seconds.
-    private static func seconds(_ value: JSONValue, at path: ConfigKeyPath, minimum: Int64, reader: ConfigReader) throws(ConfigFileError)
-        -> Int64
-    {
-        let expected = "a duration such as \"15m\", \"6h\" or \"1d\" (or seconds), from \(minimum) s to 30 days"
-        var seconds: Int64?
-        switch value.kind {
-        case .number(let number):
-            seconds = number.integerValue
-        case .string(let text):
-            let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-            if let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()) {
-                seconds = count.multipliedReportingOverflow(by: unit).overflow ? nil : count * unit
-            }
-        default:
-            break
-        }
-        guard let seconds, seconds >= minimum, seconds <= Self.maximumEverySeconds else {
-            throw reader.mismatch(value, at: path, expected: expected)
-        }
-        return seconds
     }
 
     private static func template(_ value: JSONValue, at path: ConfigKeyPath, expected: String, reader: ConfigReader)

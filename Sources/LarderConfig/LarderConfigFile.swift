@@ -9,7 +9,7 @@ public struct LarderConfigFile: Sendable {
     /// The top-level settings, in the order messages list them.
     public static let knownKeys = [
         "routes", "navigationFallback", "requests", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin",
-        "statusOrigins", "$schema",
+        "statusOrigins", "queue", "$schema",
     ]
 
     /// `routes`: per-route strategies, in file order (the first matching a cache key applies).
@@ -32,6 +32,8 @@ public struct LarderConfigFile: Sendable {
     /// `statusOrigins`: origins whose pages may read `/dev/offline.json`, normalised
     /// (`https://app.example`).
     public var statusOrigins: [String] = []
+    /// `queue`: writes queued while their origin cannot answer, and how they are replayed.
+    public var writeQueue = WriteQueueConfiguration()
 
     /// The settings of an empty file: Larder's defaults.
     public init() {}
@@ -154,6 +156,9 @@ public struct LarderConfigFile: Sendable {
                 }
                 self.statusOrigins.append(origin)
             }
+        }
+        if let queue = members["queue"] {
+            self.writeQueue = try WriteQueueConfiguration(configValue: queue.value, at: root.appending(member: "queue"), reader: reader)
         }
     }
 

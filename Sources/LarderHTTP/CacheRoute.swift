@@ -69,17 +69,14 @@ public struct CacheRoute: Sendable {
 
     /// Whether the route covers `key`.
     public func matches(_ key: CacheKey) -> Bool {
-        switch self.pattern {
-        case .glob(let glob): return glob.matches(key)
-        case .regex(_, let expression): return expression.matches(key.rawValue)
-        }
+        self.pattern.matches(key)
     }
 }
 
 /// A compiled regular expression for a route, safe to share between connections.
 public struct RouteRegex: @unchecked Sendable {
     // Swift's Regex is not Sendable; matching does not mutate it.
-    private let regex: Regex<AnyRegexOutput>
+    let regex: Regex<AnyRegexOutput>
 
     /// Compiles `source`; throws when it is not a valid regular expression.
     public init(_ source: String) throws {

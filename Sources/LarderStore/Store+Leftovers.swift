@@ -9,6 +9,11 @@ public struct StoreLeftovers: Sendable, Hashable {
     public var orphanBodies: [String] = []
     /// Paths of files in `tmp/` that no running writer holds (bodies of writers that crashed).
     public var temporaryFiles: [String] = []
+    /// Paths of files in `queue/` no queued write names (a crash before the row's commit, or after
+    /// its removal's commit).
+    public var orphanQueuedBodies: [String] = []
+    /// Queued writes whose body file is missing or of another size: dead-lettered, never dropped.
+    public var queuedWritesWithoutBody: [Int64] = []
 
     /// No leftovers.
     public init() {}
@@ -31,6 +36,9 @@ extension Store {
     public func removeLeftovers(pause: Duration = .milliseconds(5)) async throws -> StoreLeftovers {
         var leftovers = StoreLeftovers()
         leftovers.temporaryFiles = self.leftoverFiles(in: self.temporaryDirectory, remove: true)
+        let queue = try await self.settleWriteQueue(remove: true)
+        leftovers.orphanQueuedBodies = queue.orphanFiles
+        leftovers.queuedWritesWithoutBody = queue.writesWithoutBody
         let killedRuns = self.leftoverFiles(in: self.runsDirectory, remove: false)
         if !killedRuns.isEmpty {
             leftovers.orphanBodies = try await self.findOrphanBodies(remove: true, pause: pause)
@@ -38,12 +46,14 @@ extension Store {
                 try? POSIXFile.removeFile(marker)
             }
         }
-        if !leftovers.orphanBodies.isEmpty || !leftovers.temporaryFiles.isEmpty {
+        if leftovers != StoreLeftovers() {
             self.logger.notice(
                 "Removed what an interrupted run left",
                 metadata: [
                     "orphanBodies": "\(leftovers.orphanBodies.count)",
                     "temporaryFiles": "\(leftovers.temporaryFiles.count)",
+                    "orphanQueuedBodies": "\(leftovers.orphanQueuedBodies.count)",
+                    "queuedWritesWithoutBody": "\(leftovers.queuedWritesWithoutBody.map(String.init).joined(separator: ","))",
                 ]
             )
         }
@@ -56,7 +66,51 @@ extension Store {
         var leftovers = StoreLeftovers()
         leftovers.temporaryFiles = self.leftoverFiles(in: self.temporaryDirectory, remove: remove)
         leftovers.orphanBodies = try await self.findOrphanBodies(remove: remove, pause: .zero)
+        let queue = try await self.settleWriteQueue(remove: remove)
+        leftovers.orphanQueuedBodies = queue.orphanFiles
+        leftovers.queuedWritesWithoutBody = queue.writesWithoutBody
         return leftovers
+    }
+
+    /// The queue's files against its rows, in one write transaction (so no write is being queued
+    /// meanwhile: its rename and its row share one): files in `queue/` no row names, deleted when
+    /// `remove` is true; and the ids of writes whose body file is missing or of another size,
+    /// dead-lettered with the reason when `remove` is true (an accepted write is never silently dropped).
+    func settleWriteQueue(remove: Bool) async throws -> (orphanFiles: [String], writesWithoutBody: [Int64]) {
+        try await self.pool.write { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, body_size, state, dead_reason FROM queued_write")
+            var ids: Set<Int64> = []
+            var withoutBody: [Int64] = []
+            for row in rows {
+                let id: Int64 = try row.decode(forColumn: "id")
+                ids.insert(id)
+                let expected: Int64 = try row.decode(forColumn: "body_size")
+                let path = self.queuedBodyPath(id: id)
+                let size = try POSIXFile.regularFileSize(path)
+                guard size != expected else { continue }
+                withoutBody.append(id)
+                let reason = size.map { "its body file has \($0) bytes, not the \(expected) queued" } ?? "its body file is missing"
+                let deadReason: String? = try row.decode(forColumn: "dead_reason")
+                if remove, deadReason != reason {
+                    try db.execute(
+                        sql: "UPDATE queued_write SET state = ?, dead_reason = ?, in_flight = 0 WHERE id = ?",
+                        arguments: [QueuedWrite.State.deadLetter.rawValue, reason, id]
+                    )
+                    self.logger.error("A queued write lost its body; dead-lettered", metadata: ["id": "\(id)", "reason": "\(reason)"])
+                }
+            }
+            var orphans: [String] = []
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: self.queueDirectory)) ?? []
+            for name in names.sorted() where name.hasSuffix(".body") {
+                guard let id = Int64(name.dropLast(".body".count)), !ids.contains(id) else { continue }
+                let path = "\(self.queueDirectory)/\(name)"
+                if remove {
+                    try POSIXFile.removeFile(path)
+                }
+                orphans.append(path)
+            }
+            return (orphans, withoutBody.sorted())
+        }
     }
 
     /// Body files no entry references, one body folder (and write transaction) at a time.

@@ -177,6 +177,35 @@ enum StoreSchema {
                     """
             )
         }
+        // The offline write queue (Store+WriteQueue.swift): one row per queued write, its body in
+        // `queue/<id>.body`. AUTOINCREMENT so an id is never reused: ids are the order of arrival,
+        // and a dropped write's id never names another. `supersede_key` is the key's UTF-8 as a BLOB:
+        // it holds a NUL, which text binding would cut at. A new table, so it costs the same for any cache size.
+        migrator.registerMigration("v10") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE queued_write (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        origin TEXT NOT NULL,
+                        method TEXT NOT NULL,
+                        url TEXT NOT NULL,
+                        headers TEXT NOT NULL,
+                        body_size INTEGER NOT NULL,
+                        supersede_key BLOB,
+                        terminal INTEGER NOT NULL,
+                        created_at REAL NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_attempt REAL,
+                        last_error TEXT,
+                        state TEXT NOT NULL,
+                        dead_reason TEXT,
+                        in_flight INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX queued_write_state_origin ON queued_write (state, origin, id);
+                    CREATE INDEX queued_write_supersede_key ON queued_write (supersede_key) WHERE supersede_key IS NOT NULL;
+                    """
+            )
+        }
         return migrator
     }
 

@@ -123,6 +123,8 @@ struct LarderConfigFileTests {
         #expect(file.declaredRequests.map(\.bodyKey) == [.graphql, .graphql, .exact])
         #expect(file.routes.contains { $0.bodyKey(forMethod: "POST", hasGraphQLQuery: false) == .json })
         #expect(file.declaredRequests.filter { !$0.usesDay }.isEmpty)
+        #expect(file.writeQueue.rules.map(\.supersedeKey) == [.jsonField("id"), .jsonField("variables.id"), .capture(1)])
+        #expect(file.writeQueue.rules.contains { $0.terminal })
 
         let document = try JSONParser.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
         for key in LarderConfigFile.knownKeys {

@@ -1,0 +1,180 @@
+import LarderHTTP
+import Testing
+
+/// Which writes a queue route takes, and what identifies "the same thing" among them
+/// (docs/SERVING.md, "Queued writes").
+@Suite("Write queue rules")
+struct WriteQueueRuleTests {
+    private static func regex(_ source: String) throws -> CacheRoute.Pattern {
+        .regex(source: source, expression: try RouteRegex(source))
+    }
+
+    private static let updateGameplay = #"{"operationName":"updateGameplay","variables":{"gameplayID":"g-1","n":7}}"#
+    private static let completeGameplay = #"{"operationName":"completeGameplay","variables":{"gameplayID":42}}"#
+
+    struct MatchCase: Sendable, CustomTestStringConvertible {
+        var pattern: String
+        var isRegex = false
+        var methods: Set<String> = WriteQueueRule.defaultMethods
+        var when: BodyCondition?
+        var method: String
+        var url: String
+        var body: String?
+        var matches: Bool
+        var testDescription: String { "\(self.method) \(self.url) \(self.matches ? "matches" : "does not match") \(self.pattern)" }
+    }
+
+    static let matchCases: [MatchCase] = [
+        MatchCase(
+            pattern: "https://api.example/gameplay/*/update", method: "POST", url: "https://api.example/gameplay/a1/update", matches: true),
+        MatchCase(
+            pattern: "https://api.example/gameplay/*/update", method: "PATCH", url: "https://api.example/gameplay/a1/update", matches: true),
+        // The default methods are the writes; a GET is never queued.
+        MatchCase(
+            pattern: "https://api.example/gameplay/*/update", method: "GET", url: "https://api.example/gameplay/a1/update", matches: false),
+        // `*` stops at `/`, as in routes.
+        MatchCase(
+            pattern: "https://api.example/gameplay/*/update", method: "POST", url: "https://api.example/gameplay/a/b/update", matches: false
+        ),
+        MatchCase(pattern: "https://api.example/**", method: "DELETE", url: "https://api.example/gameplay/a/b", matches: true),
+        MatchCase(pattern: "https://api.example/**", method: "DELETE", url: "https://other.example/gameplay", matches: false),
+        MatchCase(pattern: "https://api.example/**", methods: ["PUT"], method: "POST", url: "https://api.example/x", matches: false),
+        MatchCase(pattern: "https://api.example/**", methods: ["PUT"], method: "PUT", url: "https://api.example/x", matches: true),
+        // Regexes match anywhere in the cache key (lower-cased host, default port dropped).
+        MatchCase(
+            pattern: #"^https://api\.example/graphql$"#, isRegex: true, method: "POST", url: "https://API.example:443/graphql",
+            matches: true),
+        MatchCase(
+            pattern: #"^https://api\.example/graphql$"#, isRegex: true, method: "POST", url: "https://api.example/graphql2", matches: false),
+        // The body condition, over a dotted path into JSON.
+        MatchCase(
+            pattern: "https://api.example/graphql", when: BodyCondition(field: "operationName", equals: "updateGameplay"), method: "POST",
+            url: "https://api.example/graphql", body: Self.updateGameplay, matches: true),
+        MatchCase(
+            pattern: "https://api.example/graphql", when: BodyCondition(field: "operationName", equals: "updateGameplay"), method: "POST",
+            url: "https://api.example/graphql", body: Self.completeGameplay, matches: false),
+        MatchCase(
+            pattern: "https://api.example/graphql", when: BodyCondition(field: "variables.n", equals: "7"), method: "POST",
+            url: "https://api.example/graphql", body: Self.updateGameplay, matches: true),
+        MatchCase(
+            pattern: "https://api.example/graphql", when: BodyCondition(field: "variables.gameplayID", equals: "42"), method: "POST",
+            url: "https://api.example/graphql", body: Self.completeGameplay, matches: true),
+        MatchCase(
+            pattern: "https://api.example/graphql", when: BodyCondition(field: "variables.missing", equals: "42"), method: "POST",
+            url: "https://api.example/graphql", body: Self.completeGameplay, matches: false),
+        MatchCase(
+            pattern: "https://api.example/graphql", when: BodyCondition(field: "operationName", equals: "updateGameplay"), method: "POST",
+            url: "https://api.example/graphql", body: "operationName=updateGameplay", matches: false),
+        MatchCase(
+            pattern: "https://api.example/graphql", when: BodyCondition(field: "operationName", equals: "updateGameplay"), method: "POST",
+            url: "https://api.example/graphql", body: nil, matches: false),
+        MatchCase(
+            pattern: "https://api.example/graphql", when: BodyCondition(field: "items.1.kind", equals: "b"), method: "POST",
+            url: "https://api.example/graphql", body: #"{"items":[{"kind":"a"},{"kind":"b"}]}"#, matches: true),
+    ]
+
+    @Test("rule matching: glob and regex, methods, the body condition", arguments: Self.matchCases)
+    func matching(_ example: MatchCase) throws {
+        let pattern: CacheRoute.Pattern = example.isRegex ? try Self.regex(example.pattern) : .glob(ExcludeGlob(example.pattern))
+        let rule = WriteQueueRule(pattern: pattern, methods: example.methods, when: example.when)
+        let key = try CacheKey(url: example.url)
+        #expect(rule.matches(method: example.method, key: key, body: example.body.map { Array($0.utf8) }) == example.matches)
+    }
+
+    struct SupersedeCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var rule: WriteQueueRule
+        var url: String
+        var headers: [HeaderField] = []
+        var body: String?
+        var value: String?
+        var testDescription: String { self.name }
+    }
+
+    static var supersedeCases: [SupersedeCase] {
+        get throws {
+            let gameplay = try Self.regex(#"^https://api\.example/gameplay/([^/]+)/(update|complete)$"#)
+            let graphql = try Self.regex(#"^https://api\.example/graphql$"#)
+            return [
+                SupersedeCase(
+                    name: "a capture group, keyed by the origin", rule: WriteQueueRule(pattern: gameplay, supersedeKey: .capture(1)),
+                    url: "https://api.example/gameplay/a1/update", value: "https://api.example\u{0}a1"),
+                SupersedeCase(
+                    name: "the second group", rule: WriteQueueRule(pattern: gameplay, supersedeKey: .capture(2)),
+                    url: "https://api.example/gameplay/a1/complete", value: "https://api.example\u{0}complete"),
+                SupersedeCase(
+                    name: "a group past the expression's: none", rule: WriteQueueRule(pattern: gameplay, supersedeKey: .capture(3)),
+                    url: "https://api.example/gameplay/a1/update", value: nil),
+                SupersedeCase(
+                    name: "a JSON string, keyed by the group",
+                    rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
+                    url: "https://api.example/graphql", body: Self.updateGameplay, value: "gameplay\u{0}g-1"),
+                SupersedeCase(
+                    name: "a JSON number reads as its plain text",
+                    rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
+                    url: "https://api.example/graphql", body: #"{"variables":{"gameplayID":42.0}}"#, value: "gameplay\u{0}42"),
+                SupersedeCase(
+                    name: "a JSON string of the same digits is the same thing",
+                    rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
+                    url: "https://api.example/graphql", body: #"{"variables":{"gameplayID":"42"}}"#, value: "gameplay\u{0}42"),
+                SupersedeCase(
+                    name: "a JSON object names no single thing",
+                    rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables")),
+                    url: "https://api.example/graphql", body: Self.updateGameplay, value: nil),
+                SupersedeCase(
+                    name: "a missing field: none", rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.id")),
+                    url: "https://api.example/graphql", body: Self.updateGameplay, value: nil),
+                SupersedeCase(
+                    name: "a body that is not JSON: none", rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("id")),
+                    url: "https://api.example/graphql", body: "id=3", value: nil),
+                SupersedeCase(
+                    name: "a header, any case, trimmed", rule: WriteQueueRule(pattern: graphql, supersedeKey: .header("X-Game")),
+                    url: "https://api.example:8443/graphql", headers: [HeaderField(name: "x-game", value: " a1 ")],
+                    value: "https://api.example:8443\u{0}a1"),
+                SupersedeCase(
+                    name: "a missing header: none", rule: WriteQueueRule(pattern: graphql, supersedeKey: .header("X-Game")),
+                    url: "https://api.example/graphql", value: nil),
+                SupersedeCase(
+                    name: "no supersede key: none", rule: WriteQueueRule(pattern: graphql), url: "https://api.example/graphql",
+                    body: Self.updateGameplay, value: nil),
+            ]
+        }
+    }
+
+    @Test("supersede values: capture, JSON field, header; the group or the origin", arguments: try Self.supersedeCases)
+    func supersedeValues(_ example: SupersedeCase) throws {
+        let url = try HTTPURL(parsing: example.url)
+        let value = example.rule.supersedeValue(url: url, headers: example.headers, body: example.body.map { Array($0.utf8) })
+        #expect(value == example.value)
+    }
+
+    @Test("a regex's capture groups are counted, matched or not; a glob has none")
+    func captureCounts() throws {
+        #expect(try Self.regex(#"^https://a/([^/]+)/(x|y)?(?:z)$"#).captureCount == 2)
+        #expect(try Self.regex(#"^https://a/(?<game>[^/]+)$"#).captureCount == 1)
+        #expect(try Self.regex(#"^https://a/$"#).captureCount == 0)
+        #expect(CacheRoute.Pattern.glob(ExcludeGlob("https://a/*")).captureCount == 0)
+    }
+
+    @Test("the first rule that matches applies")
+    func firstRuleApplies() throws {
+        let configuration = WriteQueueConfiguration(rules: [
+            WriteQueueRule(
+                pattern: .glob(ExcludeGlob("https://api.example/graphql")),
+                when: BodyCondition(field: "operationName", equals: "completeGameplay"), terminal: true),
+            WriteQueueRule(pattern: .glob(ExcludeGlob("https://api.example/**"))),
+        ])
+        let key = try CacheKey(url: "https://api.example/graphql")
+        #expect(configuration.rule(method: "POST", key: key, body: Array(Self.completeGameplay.utf8))?.terminal == true)
+        #expect(configuration.rule(method: "POST", key: key, body: Array(Self.updateGameplay.utf8))?.terminal == false)
+        #expect(configuration.rule(method: "GET", key: key, body: nil) == nil)
+    }
+
+    @Test("the default answer is 202 with the id in JSON; a 204 has no body")
+    func answers() {
+        #expect(QueuedAnswer.accepted.status == 202)
+        #expect(String(decoding: QueuedAnswer.accepted.bodyBytes(id: 17), as: UTF8.self) == #"{"queued":true,"id":"17"}"#)
+        #expect(QueuedAnswer(status: 204, body: nil, contentType: "application/json").bodyBytes(id: 1).isEmpty)
+        #expect(QueuedAnswer(status: 200, body: "ok", contentType: "text/plain").bodyBytes(id: 1) == Array("ok".utf8))
+    }
+}

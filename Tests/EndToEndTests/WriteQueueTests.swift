@@ -345,17 +345,23 @@ struct WriteQueueTests {
         try? await origin.stop()
     }
 
-    @Test("offline mode queues at once and sends nothing until it ends")
+    @Test("offline mode queues at once (with the route's own answer) and sends nothing until it ends")
     func offlineMode() async throws {
         let directory = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let config = try Self.config(#"{"routes": [{"match": "/save"}]}"#, in: directory)
+        let config = try Self.config(
+            #"{"routes": [{"match": "/save", "answer": {"status": 200, "body": {"saved": "later"}}}]}"#, in: directory)
         let origin = try await TestOrigin.start()
         origin.setRoute("/save", .text("saved"))
 
         try await Self.withLarder(["--config", config, "--offline"]) { larder in
             let write = Write(method: "PUT", path: "/save", body: Array("state".utf8))
-            _ = Self.queuedID(try await Self.send(write, to: origin, through: larder))
+            // The route's own answer.
+            let queued = try await Self.send(write, to: origin, through: larder)
+            #expect(queued.status == 200)
+            #expect(queued.text == #"{"saved":"later"}"#)
+            #expect(queued.header("content-type") == "application/json")
+            #expect(queued.header("larder-queued") != nil)
             try await Task.sleep(for: .seconds(2.5))
             #expect(origin.requests().isEmpty)
 

@@ -126,13 +126,18 @@ extension ForwardProxy {
             try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)
             return Outcome(status: 503, cacheStatus: cacheStatus, reusable: true)
         }
+        let answerBody = rule.answer.bodyBytes(id: queued.id)
         var answer = HTTPHeaders()
-        answer.add(name: "Content-Type", value: rule.answer.contentType)
+        if !answerBody.isEmpty {
+            answer.add(name: "Content-Type", value: rule.answer.contentType)
+        }
         answer.add(name: "Cache-Control", value: "no-store")
         answer.add(name: "Larder-Queued", value: String(queued.id))
         answer.add(name: "Cache-Status", value: cacheStatus.description)
-        let answerBody = rule.answer.bodyBytes(id: queued.id)
-        answer.add(name: "Content-Length", value: String(answerBody.count))
+        // A 204 has no framing at all (RFC 9110 section 8.6); every other answer says its length.
+        if rule.answer.status != 204 {
+            answer.add(name: "Content-Length", value: String(answerBody.count))
+        }
         try await writer.whole(HTTPResponseStatus(statusCode: rule.answer.status), answer, body: ByteBuffer(bytes: answerBody))
         return Outcome(status: rule.answer.status, cacheStatus: cacheStatus, reusable: true)
     }

@@ -16,6 +16,8 @@ import Synchronization
 public final class WriteReplayer: Service, Sendable {
     private let proxy: ForwardProxy
     private let timetable: Mutex<WriteReplayTimetable>
+    /// Writes to replay at the next look, whatever their origin's back-off (``retryNow(id:)``).
+    private let retries = Mutex<Set<Int64>>([])
     private let logger: Logger
 
     init(proxy: ForwardProxy, logger: Logger) {
@@ -30,22 +32,13 @@ public final class WriteReplayer: Service, Sendable {
     }
 
     /// Replays the write `id` at the next look (within a second), ending its origin's back-off; a
-    /// dead-lettered write is pending again first (its attempts kept). False when no write has that id.
-    public func retryNow(id: Int64) async throws -> Bool {
-        guard let write = try await self.proxy.store.queuedWrite(id: id) else { return false }
-        if write.state == .deadLetter {
-            guard try await self.proxy.store.retryWrite(id: id) else { return false }
-        }
-        self.timetable.withLock { $0.retryNow(write.origin) }
-        return true
+    /// dead-lettered write is pending again first (its attempts kept). An unknown id is ignored.
+    public func retryNow(id: Int64) {
+        _ = self.retries.withLock { $0.insert(id) }
     }
 
-    /// Replays every queued write at the next look: dead-lettered ones are pending again, every
-    /// origin's back-off ends.
-    public func retryAllNow() async throws {
-        for write in try await self.proxy.store.queuedWrites() where write.state == .deadLetter {
-            _ = try await self.proxy.store.retryWrite(id: write.id)
-        }
+    /// Ends every origin's back-off: their heads are replayed at the next look.
+    public func retryAllNow() {
         self.timetable.withLock { $0.retryNow(nil) }
     }
 
@@ -80,6 +73,8 @@ public final class WriteReplayer: Service, Sendable {
             if expired > 0 {
                 self.logger.warning("queued writes expired (dead-lettered)", metadata: ["count": "\(expired)"])
             }
+            // After the expiry: a write retried by hand gets its attempt even past the retention.
+            try await self.takeRetries()
             guard !self.proxy.offline.isOffline else { return [] }
             let pending = try await store.pendingWriteOrigins()
             guard !pending.isEmpty else { return [] }
@@ -92,6 +87,21 @@ public final class WriteReplayer: Service, Sendable {
         } catch {
             self.logger.error("cannot read the write queue", metadata: ["error": "\(error)"])
             return []
+        }
+    }
+
+    /// Makes the writes asked to be retried pending, and ends their origins' back-off.
+    private func takeRetries() async throws {
+        let ids = self.retries.withLock { ids in
+            defer { ids.removeAll() }
+            return ids
+        }
+        for id in ids.sorted() {
+            guard let write = try await self.proxy.store.queuedWrite(id: id) else { continue }
+            if write.state == .deadLetter {
+                _ = try await self.proxy.store.retryWrite(id: id)
+            }
+            self.timetable.withLock { $0.retryNow(write.origin) }
         }
     }
 

@@ -374,4 +374,37 @@ struct WriteQueueTests {
         }
         try? await origin.stop()
     }
+
+    @Test("an origin seen answering another request ends its queue's back-off")
+    func connectivityReturns() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A back-off far longer than the test waits: only the origin's answer to /ping can end it.
+        let config = try Self.config(
+            #"{"routes": [{"match": "/save", "queueOn5xx": true}], "retry": {"base": "60s", "step": "0s", "max": "60s"}}"#, in: directory)
+        let attempts = Mutex(0)
+        let origin = try await TestOrigin.start()
+        origin.setRoute(
+            "/save",
+            .dynamic { _ in
+                let attempt = attempts.withLock { count in
+                    count += 1
+                    return count
+                }
+                return attempt <= 2 ? .text("overloaded", status: 503) : .text("saved", status: 201)
+            })
+        origin.setRoute("/ping", .text("pong", headers: [("Cache-Control", "no-store")]))
+
+        try await Self.withLarder(["--config", config]) { larder in
+            _ = Self.queuedID(try await Self.send(Write(method: "POST", path: "/save", body: Array("s".utf8)), to: origin, through: larder))
+            // The first replay fails too; its origin then waits a minute.
+            #expect(await Self.eventually(within: 20) { origin.requestCount("/save") == 2 })
+            try await Task.sleep(for: .seconds(1.5))
+            #expect(origin.requestCount("/save") == 2)
+            let ping = try await Curl.run(origin.url("/ping"), proxy: larder.proxyURL)
+            #expect(ping.status == 200)
+            #expect(await Self.eventually(within: 20) { origin.requestCount("/save") == 3 })
+        }
+        try? await origin.stop()
+    }
 }

@@ -54,7 +54,7 @@ extension Store {
             }
         }
         let leftovers = try await self.findLeftovers(remove: repair)
-        report.problems += leftovers.orphanBodies.map {
+        report.problems += (leftovers.orphanBodies + leftovers.orphanQueuedBodies).map {
             VerificationReport.Problem(subject: $0, kind: .orphanBody, repaired: repair)
         }
         report.problems += leftovers.temporaryFiles.map {

@@ -64,6 +64,10 @@ struct WriteQueueCrashTests {
             // Not a queue body: left alone.
             let stranger = "\(directory)/queue/notes.txt"
             try Data([1]).write(to: URL(fileURLWithPath: stranger))
+            // `larder verify` reports it, harmless, and leaves it unless repairing.
+            let verified = try await store.verifyEntries(repair: false)
+            #expect(verified.leftovers == [VerificationReport.Problem(subject: orphan, kind: .orphanBody, repaired: false)])
+            #expect(FileManager.default.fileExists(atPath: orphan))
             let leftovers = try await store.removeLeftovers(pause: .zero)
             #expect(leftovers.orphanQueuedBodies == [orphan])
             #expect(!FileManager.default.fileExists(atPath: orphan))

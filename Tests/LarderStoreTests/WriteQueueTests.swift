@@ -170,6 +170,20 @@ struct WriteQueueTests {
         }
     }
 
+    @Test("an index from before the queue gets its table, and its entries stay")
+    func upgrade() async throws {
+        try await withTemporaryDirectory { directory in
+            let old = try Store(directory: directory, migratingUpTo: "v9")
+            try await old.put(sampleBody(count: 100, seed: 3), at: "https://api.example/page")
+            try old.close()
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            #expect(try await store.body(at: "https://api.example/page") == sampleBody(count: 100, seed: 3))
+            let write = try await Self.enqueue(store, "first")
+            #expect(try await store.queuedWrites() == [write])
+        }
+    }
+
     @Test("purging the cache, even everything, keeps queued writes")
     func purgeKeepsQueuedWrites() async throws {
         try await withTemporaryDirectory { directory in

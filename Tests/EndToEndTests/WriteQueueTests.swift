@@ -407,4 +407,29 @@ struct WriteQueueTests {
         }
         try? await origin.stop()
     }
+
+    @Test("a write the store cannot keep gets a 503 that says so, never a 2xx")
+    func notKept() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/save"}]}"#, in: directory)
+        let origin = try await TestOrigin.start()
+        try await origin.stop()
+
+        try await Self.withLarder(["--config", config]) { larder in
+            // A file where the queue's folder goes: no body can be kept (as root too).
+            let queue = larder.cacheDirectory + "/queue"
+            try? FileManager.default.removeItem(atPath: queue)
+            try Data("in the way".utf8).write(to: URL(fileURLWithPath: queue))
+            let write = Write(method: "POST", path: "/save", body: Array("state".utf8))
+            let refused = try await Self.send(write, to: origin, through: larder, headers: ["Accept: text/html"])
+            #expect(refused.status == 503)
+            #expect(refused.header("larder-queued") == nil)
+            #expect(refused.text.contains("not kept"))
+
+            try FileManager.default.removeItem(atPath: queue)
+            _ = Self.queuedID(try await Self.send(write, to: origin, through: larder))
+        }
+        try? await origin.stop()
+    }
 }

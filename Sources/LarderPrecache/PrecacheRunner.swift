@@ -36,7 +36,7 @@ public final class PrecacheRunner: Sendable {
     ///
     /// 0. Every manifest (games' and series'), at once, always from the network.
     /// 1. The pages the list names on their own, today's file of every series, and `firstTier`
-    ///    (run alongside them; `larder serve` refreshes its declared requests there).
+    ///    (run alongside them; `larder precache --config` runs the declared requests there).
     /// 2. The games, in list order, each recorded as soon as its last download is done.
     /// 3. The series backlogs: past days newest first, then future days (``SeriesPlanner/backlog(_:)``).
     ///

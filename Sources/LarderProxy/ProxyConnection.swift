@@ -128,10 +128,9 @@ struct ProxyConnection {
             guard try await Self.skipBody(&iterator) else {
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
             }
-            if head.method == .GET, url.hasGraphQLQuery, let keying = self.proxy.configuration.keying(method: method, url: url),
-                let digest = BodyKey.graphQLDigest(queryOf: url)
+            if head.method == .GET, url.hasGraphQLQuery,
+                let keyed = self.proxy.configuration.keyedServing(method: method, url: url, body: nil)
             {
-                let keyed = KeyedServing(keying, method: method, digest: digest, body: nil)
                 return try await self.proxy.serveCacheable(head, url: url, writer: writer, keyed: keyed)
             }
             if head.method == .GET || head.method == .HEAD {
@@ -141,13 +140,12 @@ struct ProxyConnection {
         }
 
         var readAhead: [ByteBuffer] = []
-        if head.method != .GET, head.method != .HEAD, let keying = self.proxy.configuration.keying(method: method, url: url) {
+        if head.method != .GET, head.method != .HEAD, self.proxy.configuration.mayKey(method: method, url: url) {
             switch try await Self.readBody(&iterator, limit: BodyKey.maximumBodySize) {
             case .whole(let body):
-                guard let digest = keying.bodyKey.digest(of: Array(body.readableBytesView)) else {
+                guard let keyed = self.proxy.configuration.keyedServing(method: method, url: url, body: body) else {
                     return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer)
                 }
-                let keyed = KeyedServing(keying, method: method, digest: digest, body: body)
                 return try await self.proxy.serveCacheable(head, url: url, writer: writer, keyed: keyed)
             case .larger(let chunks):
                 readAhead = chunks

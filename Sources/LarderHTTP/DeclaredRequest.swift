@@ -99,6 +99,32 @@ public struct DeclaredRequest: Sendable {
         }
     }
 
+    /// `text` with the values of the environment variables the request's URL, headers and inline
+    /// body name put back as `{{env:NAME}}`: what is recorded and shown (a URL, an error naming
+    /// it) never carries a token.
+    public func redacting(_ text: String, environment: [String: String]) -> String {
+        var names = self.url.environmentNames + self.headers.flatMap(\.value.environmentNames)
+        switch self.body {
+        case .text(let template): names += template.environmentNames
+        case .json(let value):
+            _ = value.mappingStrings { string in
+                names += (try? TextTemplate(parsing: string))?.environmentNames ?? []
+                return string
+            }
+        case .file, nil: break
+        }
+        var redacted = text
+        for name in Set(names) {
+            guard let value = environment[name], !value.isEmpty else { continue }
+            redacted = redacted.replacingOccurrences(of: value, with: "{{env:\(name)}}")
+            // Also as it appears percent-encoded in a URL.
+            if let encoded = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != value {
+                redacted = redacted.replacingOccurrences(of: encoded, with: "{{env:\(name)}}")
+            }
+        }
+        return redacted
+    }
+
     /// The request as sent at `context.now`: placeholders replaced, the body read and keyed.
     /// - Parameter readFile: reads a body file whole.
     public func resolve(
@@ -172,16 +198,8 @@ public struct DeclaredRequest: Sendable {
             url: url, headers: headers, body: body, key: urlKey.keyed(method: self.method, bodyKey: self.bodyKey, digest: digest))
     }
 
-    /// How the proxy recognises the app's requests for it at `context.now`; nil for a plain GET
-    /// (the app's GET is the URL, served as any URL is) or a URL that cannot be resolved now.
-    public func match(_ context: TextTemplate.Context) -> DeclaredRequestMatch? {
-        guard self.body != nil || (self.method == "GET" && self.bodyKey == .graphql), let url = try? self.resolvedURL(context) else {
-            return nil
-        }
-        return DeclaredRequestMatch(name: self.name, method: self.method, url: url, bodyKey: self.bodyKey)
-    }
-
-    private func resolvedURL(_ context: TextTemplate.Context) throws(Problem) -> HTTPURL {
+    /// Its URL at `context.now`, placeholders replaced.
+    public func resolvedURL(_ context: TextTemplate.Context) throws(Problem) -> HTTPURL {
         let text: String
         do {
             text = try self.url.render(context)

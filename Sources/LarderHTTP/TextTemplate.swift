@@ -54,6 +54,11 @@ public struct TextTemplate: Sendable, Hashable {
         self.parts = parts
     }
 
+    /// The environment variables it names (`{{env:NAME}}`).
+    public var environmentNames: [String] {
+        self.parts.compactMap { if case .environment(let name) = $0 { name } else { nil } }
+    }
+
     /// Whether the template names a day, so its text changes at midnight in the request's zone.
     public var usesDay: Bool {
         self.parts.contains { if case .day = $0 { true } else { false } }

@@ -36,7 +36,7 @@ public final class PrecacheRunner: Sendable {
     ///
     /// 0. Every manifest (games' and series'), at once, always from the network.
     /// 1. The pages the list names on their own, today's file of every series, and `firstTier`
-    ///    (run alongside them; `larder serve` refreshes its declared requests there).
+    ///    (run alongside them; `larder precache --config` runs the declared requests there).
     /// 2. The games, in list order, each recorded as soon as its last download is done.
     /// 3. The series backlogs: past days newest first, then future days (``SeriesPlanner/backlog(_:)``).
     ///
@@ -51,8 +51,9 @@ public final class PrecacheRunner: Sendable {
         let started = ContinuousClock.now
         let startDate = Date()
         let limiter = HostLimiter(connectionsPerHost: self.options.connectionsPerHost, spacing: self.options.delayPerHost)
-        let games = list.games
-        let series = list.series
+        var list = list
+        var games = list.games
+        var series = list.series
 
         // 0. Manifests (and display names), games' and series', all at once.
         progress(.fetchingManifests(count: games.count + series.count { if case .manifest = $0.kind { true } else { false } }))
@@ -76,6 +77,23 @@ public final class PrecacheRunner: Sendable {
                 }
             }
         }
+
+        // A bare manifest line whose manifest turned out to be a dated series runs as one.
+        for game in games {
+            guard let detected = fetchedManifests[game.slug]?.series else { continue }
+            let source = SeriesSource(
+                kind: .manifest(game.manifestURL), line: "\(GamesList.seriesKeyword) \(game.manifestURL.absoluteString)",
+                lineNumber: game.line, past: SeriesSource.maximumPast, future: SeriesSource.defaultFuture, timeZone: .current)
+            list.entries = list.entries.map { entry in
+                if case .game(let listed) = entry, listed.slug == game.slug { return .series(source) }
+                return entry
+            }
+            manifests.removeValue(forKey: game.slug)
+            fetchedManifests.removeValue(forKey: game.slug)
+            series.append(source)
+            fetchedSeries.append(detected)
+        }
+        games = list.games
 
         // The plan, against what the store holds (one batched lookup) and what interrupted runs staged.
         let now = self.options.clock()
@@ -248,6 +266,9 @@ public final class PrecacheRunner: Sendable {
         /// The manifest's and metadata's keys when they were staged, to be installed with the game's
         /// new version (the manifest lists it; a `skip: true` manifest is stored at once instead).
         var stagedKeys: [CacheKey] = []
+        /// The manifest is a dated series' (WordErase's `available_puzzles`), not a game's: the
+        /// line is run as `series URL` with the defaults (see ``seriesFromGames(_:_:)``).
+        var series: FetchedSeries?
     }
 
     private func fetchManifest(_ game: GameSource, limiter: HostLimiter) async -> FetchedManifest {
@@ -269,6 +290,13 @@ public final class PrecacheRunner: Sendable {
                 queryFilter: self.options.queryFilter
             )
         } catch {
+            if let listing = try? SeriesListing.parse(
+                status: manifest.status, contentType: manifest.header("content-type"), body: manifest.body,
+                manifestURL: game.manifestURL, allowCrossOrigin: self.options.allowCrossOrigin, queryFilter: self.options.queryFilter)
+            {
+                let key = await self.storeSmall(manifest, url: game.manifestURL, staged: false)
+                return FetchedManifest(outcome: .invalid(error), series: FetchedSeries(listing: listing, manifestKey: key))
+            }
             return FetchedManifest(outcome: .invalid(error))
         }
         // The manifest is cached too, so the game can be listed offline: with the version it lists.

@@ -87,7 +87,10 @@ final class ForwardProxy: Sendable {
                 lookup: lookup,
                 strategy: keyed != nil
                     ? CachingStrategy.networkFirst
-                    : route?.strategy ?? CacheTransaction.defaultStrategy(for: url, entry: lookup.candidate?.entry),
+                    : route?.strategy
+                        ?? CacheTransaction.defaultStrategy(
+                            for: url, entry: lookup.candidate?.entry,
+                            declared: lookup.candidate?.entry.kind == .precached && self.configuration.declaresGet(key, now: now)),
                 routed: route?.strategy != nil,
                 routeMaxAge: route?.maxAge,
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,

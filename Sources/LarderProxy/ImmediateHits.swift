@@ -124,7 +124,8 @@ struct ImmediateHits: Sendable {
 
         let freshOnly: Bool
         let detail: String?
-        switch CacheTransaction.defaultStrategy(for: url, entry: entry) {
+        let declared = entry.kind == .precached && self.proxy.configuration.declaresGet(key, now: Date())
+        switch CacheTransaction.defaultStrategy(for: url, entry: entry, declared: declared) {
         case .http:
             freshOnly = true
             detail = nil

@@ -1,3 +1,4 @@
+import Foundation
 import LarderHTTP
 import NIOCore
 
@@ -13,22 +14,62 @@ struct KeyedRequest: Sendable {
 }
 
 extension ProxyConfiguration {
-    /// How a request is keyed, nil when it is not: by the declared request with the same method
-    /// and URL key (`declared`), else by the first route covering the URL key, when it opts the
-    /// method in (``CacheRoute/bodyKey(forMethod:hasGraphQLQuery:)``). A GET is keyed only as a
-    /// GraphQL form, by `graphql`. Call it only for requests that could be keyed: with a body, or a
-    /// GET with a GraphQL `query` parameter (``HTTPURL/hasGraphQLQuery``).
-    func keying(method: String, url: HTTPURL) -> KeyedRequest? {
+    /// Whether a request may be keyed, so its body is read whole first: a declared request has
+    /// its method and URL key now, or the first route covering the URL key opts the method in. A
+    /// GET is keyed only as a GraphQL form. Asked only for requests with a body, or GETs with a
+    /// GraphQL `query` parameter (``HTTPURL/hasGraphQLQuery``).
+    func mayKey(method: String, url: HTTPURL) -> Bool {
         let isGet = method == "GET"
         let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
-        for declared in self.declaredMatches(now: self.now()) where declared.method == method && (!isGet || declared.bodyKey == .graphql) {
-            let declaredKey = CacheKey(url: isGet ? declared.url.withoutGraphQLParameters : declared.url, filter: self.queryFilter)
-            if declaredKey == urlKey {
-                return KeyedRequest(urlKey: urlKey, bodyKey: declared.bodyKey, reason: .declared)
+        let now = self.now()
+        for declared in self.declaredRequests where declared.method == method && (!isGet || declared.bodyKey == .graphql) {
+            if let declaredURL = try? declared.resolvedURL(TextTemplate.Context(now: now, timeZone: declared.timeZone)),
+                CacheKey(url: isGet ? declaredURL.withoutGraphQLParameters : declaredURL, filter: self.queryFilter) == urlKey
+            {
+                return true
             }
         }
-        guard let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet) else { return nil }
-        return KeyedRequest(urlKey: urlKey, bodyKey: bodyKey, reason: .route)
+        return self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet) != nil
+    }
+
+    /// Whether a declared GET without a body key asks for `key` now: its answer, stored pinned,
+    /// is served network-first, as the declared request's app expects today's answer online.
+    func declaresGet(_ key: CacheKey, now: Date) -> Bool {
+        self.declaredRequests.contains { declared in
+            declared.method == "GET" && declared.bodyKey != .graphql
+                && (try? declared.resolvedURL(TextTemplate.Context(now: now, timeZone: declared.timeZone))).map {
+                    CacheKey(url: $0, filter: self.queryFilter) == key
+                } == true
+        }
+    }
+
+    /// How a request with `body` (nil: a GraphQL GET form) is keyed, nil when it is not. As a
+    /// declared request only when it asks exactly what that request asks now: the same method,
+    /// URL key and body digest (the app's other requests to that URL, its writes and other
+    /// queries, are its own, and are neither stored nor answered as the declared one's); else by
+    /// the first route covering the URL key when it opts the method in.
+    func keyedServing(method: String, url: HTTPURL, body: ByteBuffer?) -> KeyedServing? {
+        let isGet = method == "GET"
+        let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
+        func digest(_ bodyKey: BodyKey) -> String? {
+            if isGet { return bodyKey == .graphql ? BodyKey.graphQLDigest(queryOf: url) : nil }
+            return body.flatMap { bodyKey.digest(of: Array($0.readableBytesView)) }
+        }
+        let now = self.now()
+        for declared in self.declaredRequests where declared.method == method {
+            guard let digest = digest(declared.bodyKey),
+                let resolved = try? declared.resolve(
+                    TextTemplate.Context(now: now, timeZone: declared.timeZone), queryFilter: self.queryFilter,
+                    readFile: DeclaredRequestRunner.readBodyFile),
+                resolved.key == urlKey.keyed(method: method, bodyKey: declared.bodyKey, digest: digest)
+            else { continue }
+            return KeyedServing(
+                KeyedRequest(urlKey: urlKey, bodyKey: declared.bodyKey, reason: .declared), method: method, digest: digest, body: body)
+        }
+        guard let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet), let digest = digest(bodyKey) else {
+            return nil
+        }
+        return KeyedServing(KeyedRequest(urlKey: urlKey, bodyKey: bodyKey, reason: .route), method: method, digest: digest, body: body)
     }
 }
 

@@ -46,14 +46,6 @@ public struct ProxyConfiguration: Sendable {
     /// `navigationFallback`); the first covering a URL applies.
     public var navigationFallbacks: [NavigationFallback] = []
 
-    /// The declared requests as the app's requests are matched to them at `now` (their URLs'
-    /// placeholders, such as today's date, change while the proxy runs): an app's request matching
-    /// one is keyed by its body and answered from the store when the origin cannot answer. Asked
-    /// only for requests that could be keyed (see `keying(method:url:)`).
-    func declaredMatches(now: Date) -> [DeclaredRequestMatch] {
-        self.declaredRequests.compactMap { $0.match(TextTemplate.Context(now: now, timeZone: $0.timeZone)) }
-    }
-
     /// The first route covering `key`, or nil (the default strategies of docs/SERVING.md apply).
     public func route(for key: CacheKey) -> CacheRoute? {
         self.routes.first { $0.matches(key) }

@@ -129,10 +129,9 @@ struct ProxyConnection {
             guard try await Self.skipBody(&iterator) else {
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
             }
-            if head.method == .GET, url.hasGraphQLQuery, let keying = self.proxy.configuration.keying(method: method, url: url),
-                let digest = BodyKey.graphQLDigest(queryOf: url)
+            if head.method == .GET, url.hasGraphQLQuery,
+                let keyed = self.proxy.configuration.keyedServing(method: method, url: url, body: nil)
             {
-                let keyed = KeyedServing(keying, method: method, digest: digest, body: nil)
                 return try await self.proxy.serveCacheable(head, url: url, writer: writer, keyed: keyed)
             }
             if head.method == .GET || head.method == .HEAD {
@@ -150,19 +149,16 @@ struct ProxyConnection {
         let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
         let writeQueue = self.proxy.configuration.writeQueue
         let mayQueue = !isRead && writeQueue.mayQueue(method: method, key: key)
-        let keying = isRead ? nil : self.proxy.configuration.keying(method: method, url: url)
-        if mayQueue || keying != nil {
+        if mayQueue || (!isRead && self.proxy.configuration.mayKey(method: method, url: url)) {
             switch try await Self.readBody(&iterator, limit: BodyKey.maximumBodySize) {
             case .whole(let body):
-                let bytes = Array(body.readableBytesView)
                 // A write a rule queues is never answered from the store, whatever keys it.
-                if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: bytes) {
+                if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: Array(body.readableBytesView)) {
                     return try await self.proxy.serveQueueable(head, url: url, body: body, rule: rule, writer: writer)
                 }
-                guard let keying, let digest = keying.bodyKey.digest(of: bytes) else {
+                guard let keyed = self.proxy.configuration.keyedServing(method: method, url: url, body: body) else {
                     return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer)
                 }
-                let keyed = KeyedServing(keying, method: method, digest: digest, body: body)
                 return try await self.proxy.serveCacheable(head, url: url, writer: writer, keyed: keyed)
             case .larger(let chunks):
                 readAhead = chunks

@@ -101,3 +101,46 @@ extension Store {
         return summaries
     }
 }
+
+extension Store {
+    /// Forgets the series at `location` (a list that no longer names it would otherwise show it
+    /// forever): removes its records and the entries of its days and manifest that no game's file
+    /// list, page record or other series names, deleting body files nothing else references.
+    /// Returns how many entries were removed, or nil when no such series is recorded. One write
+    /// transaction.
+    public func removeSeries(location: String) async throws -> Int? {
+        try await self.write { db, released in
+            guard let manifestKey = try Row.fetchOne(db, sql: "SELECT manifest_key FROM series WHERE location = ?", arguments: [location])
+            else {
+                return nil
+            }
+            var candidates = try String.fetchAll(db, sql: "SELECT key FROM series_day WHERE location = ?", arguments: [location])
+            if let key: String = manifestKey["manifest_key"] {
+                candidates.append(key)
+            }
+            try db.execute(sql: "DELETE FROM series_day WHERE location = ?", arguments: [location])
+            try db.execute(sql: "DELETE FROM series WHERE location = ?", arguments: [location])
+            var keys: [String] = []
+            for key in Set(candidates) {
+                let named = try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS(SELECT 1 FROM series_day WHERE key = :key)
+                            OR EXISTS(SELECT 1 FROM series WHERE manifest_key = :key)
+                            OR EXISTS(SELECT 1 FROM precache_page WHERE key = :key)
+                            OR EXISTS(SELECT 1 FROM game_file WHERE key = :key AND NOT (state = :failed AND reason IS :purged))
+                        """,
+                    arguments: ["key": key, "failed": ListedFileState.failed.rawValue, "purged": Self.purgedReason]
+                )
+                if named != true {
+                    keys.append(key)
+                }
+            }
+            var removed = 0
+            for batch in keys.batches(of: Self.keysPerQuery) {
+                removed += try self.deleteEntries(db, keys: batch, releasing: &released).count
+            }
+            return removed
+        }
+    }
+}

@@ -185,9 +185,9 @@ struct StatusText {
                 lines.append("  \(mark) \(page.url)" + (page.isCached ? "" : "  \(page.state)\(page.reason.map { ": \($0)" } ?? "")"))
             }
         }
-        if !self.report.declaredRequests.isEmpty {
+        if let declared = self.report.declaredRequests, !declared.isEmpty {
             lines.append("Declared requests:")
-            for request in self.report.declaredRequests {
+            for request in declared {
                 let mark = request.state == "fresh" ? "✓" : "✗"
                 var line = "  \(mark) \(request.name)  \(request.method) \(request.url.isEmpty ? "(not sent yet)" : request.url)"
                 if let success = request.lastSuccess {

@@ -32,7 +32,14 @@ struct DeclaredRequestTests {
         origin.setRoute(
             "/graphql",
             .dynamic { request in
-                guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+                // The POST form's body, or the GET form's `variables` parameter.
+                var variablesJSON = Data(request.body)
+                if request.method == "GET", let query = URLComponents(string: request.uri)?.queryItems,
+                    let variables = query.first(where: { $0.name == "variables" })?.value
+                {
+                    variablesJSON = Data(#"{"variables":\#(variables)}"#.utf8)
+                }
+                guard let object = try? JSONSerialization.jsonObject(with: variablesJSON) as? [String: Any],
                     let variables = object["variables"] as? [String: Any], let day = variables["day"] as? String
                 else {
                     return .text(#"{"errors":[{"message":"bad request"}]}"#, status: 400, contentType: "application/json")
@@ -78,6 +85,7 @@ struct DeclaredRequestTests {
         let config = directory + "/larder.json"
         try #"""
         {
+          "routes": [{ "match": "\#(origin.url("/graphql"))", "bodyKey": "graphql" }],
           "requests": [
             {
               "name": "today",
@@ -104,6 +112,18 @@ struct DeclaredRequestTests {
             #expect(online.text.contains(#""version":2"#))
             #expect(online.header("larder-offline") == nil)
 
+            // The GET form of the query (a route keys it by its GraphQL parameters), answered online.
+            func getForm(_ parameters: [(String, String)]) -> String {
+                var components = URLComponents(string: origin.url("/graphql"))!
+                components.queryItems = parameters.map { URLQueryItem(name: $0.0, value: $0.1) }
+                return components.url!.absoluteString
+            }
+            let getOnline = try await Curl.run(
+                getForm([("query", Self.query), ("variables", #"{"day":"\#(localDay)"}"#), ("operationName", "Today")]),
+                proxy: larder.proxyURL)
+            #expect(getOnline.status == 200)
+            #expect(getOnline.text.contains(#""version":3"#))
+
             // The origin is gone: a refresh fails, and the stored answer stays.
             try await origin.stop()
             _ = try await Curl.run(
@@ -117,6 +137,16 @@ struct DeclaredRequestTests {
             #expect(offline.text == #"{"data":{"day":"\#(localDay)","version":2}}"#)
             #expect(offline.header("cache-status")?.contains("detail=declared") == true)
             #expect(offline.header("larder-offline") == "1")
+            // The GET form, its parameters in another order and its query spaced otherwise, from the store.
+            let getOffline = try await Curl.run(
+                getForm([
+                    ("operationName", "Today"), ("variables", #"{ "day": "\#(localDay)" }"#),
+                    ("query", Self.query.replacingOccurrences(of: " { ", with: "  {  ")),
+                ]),
+                proxy: larder.proxyURL)
+            #expect(getOffline.status == 200)
+            #expect(getOffline.text.contains(#""version":3"#))
+            #expect(getOffline.header("larder-offline") == "1")
             // Other variables are another request: not answered from it.
             let other = try await Self.post(
                 origin.url("/graphql"), #"{"query":"\#(Self.query)","operationName":"Today","variables":{"day":"1999-01-01"}}"#,

@@ -30,6 +30,30 @@ struct SeriesRunnerTests {
         return options
     }
 
+    @Test("a bare .json line whose manifest is WordErase's available_puzzles runs as a series: today first")
+    func bareSeriesManifest() async throws {
+        let upstream = FakeUpstream { url, _ in
+            switch url {
+            case "http://w.example/p/puzzles.json":
+                return .ok(
+                    #"{"last_updated": "2025-10-26", "available_puzzles": ["2025-10-24.bin", "2025-10-25.bin", "2025-10-26.bin"]}"#,
+                    contentType: "application/json")
+            case _ where url.hasSuffix("metadata.json"): return .status(404)
+            default: return .ok(url)
+            }
+        }
+        try await Self.withStore { store in
+            let runner = PrecacheRunner(store: store, upstream: upstream, options: Self.options(concurrency: 1))
+            let report = await runner.run(GamesList.parse("http://w.example/p/puzzles.json\n", source: "t"))
+            let days = upstream.requestedURLs.filter { $0.hasSuffix(".bin") }
+            #expect(
+                days == ["http://w.example/p/2025-10-26.bin", "http://w.example/p/2025-10-25.bin", "http://w.example/p/2025-10-24.bin"])
+            #expect(report.games.isEmpty)
+            #expect(report.series.first?.todayReady == true)
+            #expect(report.succeeded)
+        }
+    }
+
     @Test("tier 1 (pages, today, the hook), then the games, then the backlog; a 404 day is missing, the rest cached")
     func tiers() async throws {
         let hookRan = Mutex<[String]>([])

@@ -436,6 +436,8 @@ struct CacheTransactionTests {
         }
         let runtime = Self.entry([("Content-Type", "text/html")], url: lab).entry
         #expect(CacheTransaction.defaultStrategy(for: lab, entry: runtime) == .http)
+        // A declared request's answer is today's data whatever its type.
+        #expect(CacheTransaction.defaultStrategy(for: lab, entry: script, declared: true) == .networkFirst)
     }
 
     @Test(

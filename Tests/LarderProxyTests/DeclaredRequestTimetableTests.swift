@@ -42,13 +42,27 @@ struct DeclaredRequestTimetableTests {
         var timetable = DeclaredRequestTimetable([try request("a")], now: Self.start)
         _ = self.due(&timetable, at: Self.start)
         let retry = timetable.finished(
-            "a", started: Self.start, succeeded: false, origin: "http://a.example", now: Self.start + 3, jitter: 0.9)
+            "a", started: Self.start, succeeded: false, unreachable: true, origin: "http://a.example", now: Self.start + 3, jitter: 0.9)
         #expect(retry == Self.start + 3 + 5)
         #expect(self.due(&timetable, at: Self.start + 4).isEmpty)
         // The proxy saw the origin answer after the failed run: run now.
         #expect(self.due(&timetable, at: Self.start + 4) { origin, since in origin == "http://a.example" && since == Self.start } == ["a"])
+        // The origin answered, with an error: the proxy's traffic to it is no reason to retry sooner.
         let second = timetable.finished("a", started: Self.start + 4, succeeded: false, origin: nil, now: Self.start + 5, jitter: 0)
         #expect(second == Self.start + 5 + 10)
+        #expect(self.due(&timetable, at: Self.start + 6) { _, _ in true }.isEmpty)
+        #expect(self.due(&timetable, at: Self.start + 15) == ["a"])
+    }
+
+    @Test("refresh now asked for during a run runs it again when it ends")
+    func refreshDuringRun() throws {
+        var timetable = DeclaredRequestTimetable([try request("a")], now: Self.start)
+        _ = self.due(&timetable, at: Self.start)
+        let asked = timetable.refreshNow("a", now: Self.start + 1)
+        #expect(asked)
+        let next = timetable.finished("a", started: Self.start, succeeded: true, origin: nil, now: Self.start + 2, jitter: 0)
+        #expect(next == Self.start + 2)
+        #expect(self.due(&timetable, at: Self.start + 2) == ["a"])
     }
 
     @Test("jitter delays scheduled runs by its share")

@@ -74,4 +74,34 @@ struct SeriesRecordTests {
             #expect(try await store.seriesDays(location: Self.record().location).isEmpty)
         }
     }
+
+    @Test("removing a series forgets it and removes its days' entries, except those a game also lists")
+    func removeSeries() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            for text in ["2025-10-25", "2025-10-26"] {
+                try await store.put(Array(text.utf8), at: "https://w.example/p/\(text).bin", kind: .precached)
+            }
+            try await store.put(Array("{}".utf8), at: "https://w.example/p/puzzles.json", kind: .precached)
+            try await store.saveSeries(Self.record(), days: try Self.days([("2025-10-25", .cached), ("2025-10-26", .cached)]))
+            _ = try await store.saveGame(
+                GameRecord(
+                    slug: "g", root: "https://w.example/g", manifestURL: "https://w.example/g/offline.meta.json", displayName: nil,
+                    state: .ready, filesListed: 1, filesCached: 1, bytes: 10, lastRun: Date(), lastError: nil, manifestRevision: nil,
+                    listOrder: 0),
+                files: [
+                    GameFileRecord(
+                        key: try cacheKey("https://w.example/p/2025-10-25.bin"), url: "https://w.example/p/2025-10-25.bin", state: .cached)
+                ])
+
+            #expect(try await store.removeSeries(location: "https://nowhere.example/p.json") == nil)
+            #expect(try await store.removeSeries(location: Self.record().location) == 2)
+            #expect(try await store.series().isEmpty)
+            #expect(try await store.seriesDays(location: Self.record().location).isEmpty)
+            #expect(try await store.entry(for: try cacheKey("https://w.example/p/2025-10-25.bin")) != nil, "a game lists it")
+            #expect(try await store.entry(for: try cacheKey("https://w.example/p/2025-10-26.bin")) == nil)
+            #expect(try await store.entry(for: try cacheKey("https://w.example/p/puzzles.json")) == nil)
+        }
+    }
 }

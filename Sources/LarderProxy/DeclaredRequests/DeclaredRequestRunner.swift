@@ -43,8 +43,17 @@ public struct DeclaredRequestRunner: Sendable {
         self.logger = logger
     }
 
+    /// Reads a declared request's body file whole (`DeclaredRequest.Body.file`).
+    public static func readBodyFile(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DeclaredRequest.Problem("no readable file there")
+        }
+        return [UInt8](data)
+    }
+
     /// Runs `request` at `now` and records the outcome over its previous record, with the time
-    /// `nextRun` gives for the outcome as its next run (nil: none scheduled).
+    /// `nextRun` gives for the outcome as its next run (nil: the recorded one stays, as when
+    /// `larder precache` runs it beside a proxy that schedules it).
     @discardableResult
     public func run(_ request: DeclaredRequest, now: Date = Date(), nextRun: (Outcome) -> Date? = { _ in nil }) async -> Outcome {
         var record = DeclaredRequestRecord(name: request.name, method: request.method, url: "")
@@ -53,36 +62,39 @@ public struct DeclaredRequestRunner: Sendable {
         } catch {
             self.logger.error("cannot read declared request records", metadata: ["error": "\(error)"])
         }
+        let environment = ProcessInfo.processInfo.environment
         record.method = request.method
         record.lastAttempt = now
         let outcome: Outcome
         do {
-            let resolved = try request.resolve(TextTemplate.Context(now: now, timeZone: request.timeZone), queryFilter: self.queryFilter) {
-                path in
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw DeclaredRequest.Problem("no readable file there")
-                }
-                return [UInt8](data)
-            }
-            record.url = resolved.url.absoluteString
-            outcome = await self.send(resolved, method: request.method)
-            if case .stored(let status, let bytes) = outcome {
+            let resolved = try request.resolve(
+                TextTemplate.Context(now: now, timeZone: request.timeZone, environment: environment), queryFilter: self.queryFilter,
+                readFile: Self.readBodyFile)
+            record.url = request.redacting(resolved.url.absoluteString, environment: environment)
+            let sent = await self.send(resolved, method: request.method)
+            outcome = sent.outcome
+            record.lastStatus = sent.status ?? record.lastStatus
+            if case .stored(_, let bytes) = outcome {
+                let previousKey = record.key.map(CacheKey.init(storedRawValue:))
                 record.key = resolved.key.rawValue
                 record.lastSuccess = Date()
-                record.lastStatus = status
                 record.lastError = nil
                 record.consecutiveFailures = 0
                 record.bodySize = bytes
+                if let previousKey, previousKey != resolved.key {
+                    // Yesterday's answer to a request naming the day answers nothing the app asks today.
+                    await self.remove(previousKey)
+                }
             }
         } catch {
             outcome = .failed(reason: error.description, connectFailure: false)
         }
         if case .failed(let reason, _) = outcome {
-            record.lastError = reason
+            record.lastError = request.redacting(reason, environment: environment)
             record.consecutiveFailures += 1
-            self.logger.notice("declared request failed", metadata: ["name": "\(request.name)", "reason": "\(reason)"])
+            self.logger.notice("declared request failed", metadata: ["name": "\(request.name)", "reason": "\(record.lastError ?? "")"])
         }
-        record.nextRun = nextRun(outcome)
+        record.nextRun = nextRun(outcome) ?? record.nextRun
         do {
             try await self.store.saveDeclaredRequest(record)
         } catch {
@@ -91,7 +103,16 @@ public struct DeclaredRequestRunner: Sendable {
         return outcome
     }
 
-    private func send(_ resolved: DeclaredRequest.Resolved, method: String) async -> Outcome {
+    private func remove(_ key: CacheKey) async {
+        do {
+            try await self.store.removeEntry(for: key)
+        } catch {
+            self.logger.warning("cannot remove a declared request's previous answer", metadata: ["key": "\(key)", "error": "\(error)"])
+        }
+    }
+
+    /// Sends the request and stores a 2xx answer; the status is the answer's, if one came.
+    private func send(_ resolved: DeclaredRequest.Resolved, method: String) async -> (outcome: Outcome, status: Int?) {
         var headers = resolved.headers.map { (name: $0.name, value: $0.value) }
         if !headers.contains(where: { $0.name.lowercased() == "accept-encoding" }) {
             // Stored coded; the proxy decodes for a client that cannot take it (EncodingNegotiation).
@@ -107,15 +128,16 @@ public struct DeclaredRequestRunner: Sendable {
         do {
             response = try await self.upstream.execute(request)
         } catch let error as UpstreamError {
-            return .failed(reason: error.description, connectFailure: error.isConnectFailure)
+            return (.failed(reason: error.description, connectFailure: error.isConnectFailure), nil)
         } catch {
-            return .failed(reason: "\(error)", connectFailure: false)
+            return (.failed(reason: "\(error)", connectFailure: false), nil)
         }
+        let status = response.head.status
         let responseTime = Date()
         guard (200..<300).contains(response.head.status) else {
             // Read and dropped: an error answer never replaces a good one.
             do { for try await _ in response.body {} } catch {}
-            return .failed(reason: "answered HTTP \(response.head.status)", connectFailure: false)
+            return (.failed(reason: "answered HTTP \(status)", connectFailure: false), status)
         }
         do {
             let writer = try self.store.makeBodyWriter()
@@ -137,11 +159,11 @@ public struct DeclaredRequestRunner: Sendable {
             )
             let declaredLength = response.head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
             let entry = try await writer.commit(key: resolved.key, head: head, kind: .precached, expectedLength: declaredLength)
-            return .stored(status: response.head.status, bytes: entry.bodySize)
+            return (.stored(status: status, bytes: entry.bodySize), status)
         } catch let error as UpstreamError {
-            return .failed(reason: error.description, connectFailure: false)
+            return (.failed(reason: error.description, connectFailure: false), status)
         } catch {
-            return .failed(reason: "cannot store the answer: \(error)", connectFailure: false)
+            return (.failed(reason: "cannot store the answer: \(error)", connectFailure: false), status)
         }
     }
 }

@@ -87,9 +87,11 @@ public final class DeclaredRequestScheduler: Service, Sendable {
                 }
             }
             let succeeded = if case .stored = outcome { true } else { false }
+            let unreachable = if case .failed(_, true) = outcome { true } else { false }
             return self.timetable.withLock {
                 $0.finished(
-                    request.name, started: started, succeeded: succeeded, origin: origin, now: Date(), jitter: Double.random(in: 0..<1))
+                    request.name, started: started, succeeded: succeeded, unreachable: unreachable, origin: origin, now: Date(),
+                    jitter: Double.random(in: 0..<1))
             }
         }
         self.logger.debug("declared request ran", metadata: ["name": "\(request.name)", "outcome": "\(outcome)"])

@@ -4,9 +4,11 @@ import LarderHTTP
 /// When each declared request runs next, as a value (the rules; ``DeclaredRequestScheduler``
 /// executes them, Tests/LarderProxyTests/DeclaredRequestTimetableTests.swift checks them): every
 /// request at start-up; then on its ``RequestSchedule``, with jitter; after a failure, after
-/// ``RequestSchedule/retryDelay(afterFailures:)``, or at once when its origin answered the proxy
-/// since (connectivity returned); at once on "refresh now"; never while the proxy is offline
-/// (what is due then runs when it is back online). One run per request at a time.
+/// ``RequestSchedule/retryDelay(afterFailures:)``, or, when it could not reach its origin, at
+/// once when that origin answered the proxy since (connectivity returned; an origin that
+/// answered with an error is not retried sooner for answering others); at once on "refresh
+/// now", even one asked for during a run; never while the proxy is offline (what is due then
+/// runs when it is back online). One run per request at a time.
 struct DeclaredRequestTimetable: Sendable {
     struct Slot: Sendable {
         var request: DeclaredRequest
@@ -15,7 +17,11 @@ struct DeclaredRequestTimetable: Sendable {
         var nextRun: Date
         var lastRun: Date?
         var failures = 0
+        /// Whether the last run failed to reach the origin at all.
+        var unreachable = false
         var running = false
+        /// "Refresh now" was asked for while it ran.
+        var refreshRequested = false
     }
 
     private(set) var slots: [Slot]
@@ -35,7 +41,7 @@ struct DeclaredRequestTimetable: Sendable {
         var due: [DeclaredRequest] = []
         for index in self.slots.indices where !self.slots[index].running {
             let slot = self.slots[index]
-            let reconnected = slot.failures > 0 && slot.origin != nil && slot.lastRun.map { originAnswered(slot.origin!, $0) } == true
+            let reconnected = slot.unreachable && slot.origin != nil && slot.lastRun.map { originAnswered(slot.origin!, $0) } == true
             if slot.nextRun <= now || reconnected {
                 self.slots[index].running = true
                 due.append(slot.request)
@@ -44,10 +50,12 @@ struct DeclaredRequestTimetable: Sendable {
         return due
     }
 
-    /// Records that the run of `name` started at `started` ended (`succeeded`, sent to
-    /// `origin`), and returns its next run. `jitter` in 0..<1 is the share of the schedule's
-    /// jitter a scheduled run is delayed by.
-    mutating func finished(_ name: String, started: Date, succeeded: Bool, origin: String?, now: Date, jitter: Double) -> Date? {
+    /// Records that the run of `name` started at `started` ended (`succeeded`, or failed and
+    /// `unreachable` when it could not connect to `origin`), and returns its next run. `jitter` in
+    /// 0..<1 is the share of the schedule's jitter a scheduled run is delayed by.
+    mutating func finished(
+        _ name: String, started: Date, succeeded: Bool, unreachable: Bool = false, origin: String?, now: Date, jitter: Double
+    ) -> Date? {
         guard let index = self.slots.firstIndex(where: { $0.request.name == name }) else { return nil }
         var slot = self.slots[index]
         slot.running = false
@@ -58,9 +66,15 @@ struct DeclaredRequestTimetable: Sendable {
         next += RequestSchedule.seconds(schedule.jitter) * min(max(jitter, 0), 1)
         if succeeded {
             slot.failures = 0
+            slot.unreachable = false
         } else {
             slot.failures += 1
+            slot.unreachable = unreachable
             next = min(next, now + RequestSchedule.seconds(RequestSchedule.retryDelay(afterFailures: slot.failures)))
+        }
+        if slot.refreshRequested {
+            slot.refreshRequested = false
+            next = now
         }
         slot.nextRun = next
         self.slots[index] = slot
@@ -70,7 +84,11 @@ struct DeclaredRequestTimetable: Sendable {
     /// Makes `name` due at once; false when no request has that name.
     mutating func refreshNow(_ name: String, now: Date) -> Bool {
         guard let index = self.slots.firstIndex(where: { $0.request.name == name }) else { return false }
-        self.slots[index].nextRun = min(self.slots[index].nextRun, now)
+        if self.slots[index].running {
+            self.slots[index].refreshRequested = true
+        } else {
+            self.slots[index].nextRun = min(self.slots[index].nextRun, now)
+        }
         return true
     }
 

@@ -16,6 +16,7 @@ import NIOHTTP1
 ///   `POST /dev/offline/precache`; redirects to the game's page with the job shown.
 /// - `offline` (`offline`: `on` or `off`): switches offline mode.
 /// - `refresh-series` (`series`): queues a precache job for a dated series (`SeriesViews.swift`).
+/// - `remove-series` (`series`): forgets a dated series and the entries of its days nothing else lists.
 /// - `clear-runtime`: removes every runtime entry; precached ones stay.
 /// - `add-to-precache` (`url`, optional `game`: a slug): adds an offline miss's URL to the extra URLs
 ///   (``ExtraURLRecord``) of the game, or, without one, to those precached with every run, and
@@ -67,6 +68,8 @@ struct DevOfflineActions {
             return try await self.addToPrecache(fields, origin: request.headers.first(name: "origin"), back: back)
         case "refresh-series":
             return try await self.refreshSeries(fields, origin: request.headers.first(name: "origin"), back: back)
+        case "remove-series":
+            return try await self.removeSeries(fields, back: back)
         case "remove-extra-url":
             let url = fields["url"] ?? ""
             let removed = try await self.pages.store.removeExtraURL(url)

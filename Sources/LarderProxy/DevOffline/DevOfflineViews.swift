@@ -67,8 +67,8 @@ struct DevOfflineViews {
             return row
         }
 
-        values["hasDeclared"] = !report.declaredRequests.isEmpty
-        values["declaredRows"] = self.declaredRequestRows(report.declaredRequests)
+        values["hasDeclared"] = report.declaredRequests?.isEmpty == false
+        values["declaredRows"] = self.declaredRequestRows(report.declaredRequests ?? [])
         values["extraRows"] = report.extraURLs.map { extra in self.extraRow(extra, games: report.games) }
         values["hasExtraRows"] = !report.extraURLs.isEmpty
         values["hasOfflineMisses"] = report.offlineMisses != nil

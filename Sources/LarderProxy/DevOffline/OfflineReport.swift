@@ -27,8 +27,9 @@ public struct OfflineReport: Sendable, Codable {
     public var series: [SeriesReport]?
     /// The URLs added to precache from the offline misses, the first added first.
     public var extraURLs: [ExtraURLReport]
-    /// The declared requests (the config's `requests`) and how they fared, by name.
-    public var declaredRequests: [DeclaredRequestReport]
+    /// The declared requests (the config's `requests`) and how they fared, by name (optional
+    /// so that `larder status` reads the report of a proxy older than them).
+    public var declaredRequests: [DeclaredRequestReport]?
     /// Requests the cache could not answer while the origin could not; nil without a proxy.
     public var offlineMisses: OfflineMissesReport?
     /// The most recent answers, newest first; nil without a proxy.
@@ -51,7 +52,7 @@ public struct OfflineReport: Sendable, Codable {
         games: [GameReport],
         pages: [PageReport],
         extraURLs: [ExtraURLReport] = [],
-        declaredRequests: [DeclaredRequestReport] = [],
+        declaredRequests: [DeclaredRequestReport]? = nil,
         recentRequests: [ProxyStatistics.RecentRequest]? = nil,
         entries: EntryListReport? = nil
     ) {

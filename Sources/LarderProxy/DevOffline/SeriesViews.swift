@@ -39,7 +39,8 @@ extension DevOfflineTemplates {
         <td><span class="pill {{state}}">{{readiness}}</span> <span class="small">{{today}} ({{timeZone}})</span></td>
         <td>{{facts}}</td>
         <td><time datetime="{{lastRunISO}}" title="{{lastRunExact}}">{{lastRunRelative}}</time></td>
-        <td><form class="inline" method="post" action="/dev/offline/actions/refresh-series"><input type="hidden" name="series" value="{{location}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small" type="submit" title="Precache this series now: today first, then the missing days">Refresh now</button></form></td>
+        <td><form class="inline" method="post" action="/dev/offline/actions/refresh-series"><input type="hidden" name="series" value="{{location}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small" type="submit" title="Precache this series now: today first, then the missing days">Refresh now</button></form>
+        <form class="inline" method="post" action="/dev/offline/actions/remove-series"><input type="hidden" name="series" value="{{location}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="danger small" type="submit" title="Forget this series and remove its days from the cache">Remove</button></form></td>
         </tr>
         {{/seriesRows}}
         </tbody></table></div>
@@ -48,6 +49,16 @@ extension DevOfflineTemplates {
 }
 
 extension DevOfflineActions {
+    /// `remove-series` (`series`): forgets a series a games list no longer names, with its days'
+    /// entries that nothing else lists (``Store/removeSeries(location:)``).
+    func removeSeries(_ fields: FormFields, back: String) async throws -> DevOfflinePages.Response {
+        let location = fields["series"] ?? ""
+        guard let removed = try await self.pages.store.removeSeries(location: location) else {
+            return Self.redirect(back, flash: "No series \(location) is recorded.")
+        }
+        return Self.redirect(back, flash: "Removed the series \(location) and \(removed) of its entries.")
+    }
+
     /// `refresh-series` (`series`: its manifest URL or template): queues a precache job for the
     /// series' recorded games.txt line, like `POST /dev/offline/precache`.
     func refreshSeries(_ fields: FormFields, origin: String?, back: String) async throws -> DevOfflinePages.Response {

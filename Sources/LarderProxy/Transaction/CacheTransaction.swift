@@ -463,10 +463,11 @@ struct CacheTransaction: Sendable {
 
     /// The strategy for a URL no configured route covers (docs/SERVING.md): precached assets
     /// cache-first; precached pages and data (by URL, or stored as HTML or JSON, so `/lab` and an
-    /// API call added to precache count) network-first, so the origin's cookies, new deploys and
-    /// today's data reach the browser while it answers; everything else the HTTP cache.
-    static func defaultStrategy(for url: HTTPURL, entry: CachedEntry?) -> CachingStrategy {
+    /// API call added to precache count) and declared requests' answers (`declared`: kept fresh
+    /// because they change) network-first, so the origin's cookies, new deploys and today's data
+    /// reach the browser while it answers; everything else the HTTP cache.
+    static func defaultStrategy(for url: HTTPURL, entry: CachedEntry?, declared: Bool = false) -> CachingStrategy {
         guard let entry, entry.kind == .precached else { return .http }
-        return url.isNetworkFirstWhenPrecached || entry.isPageOrData ? .networkFirst : .cacheFirst
+        return declared || url.isNetworkFirstWhenPrecached || entry.isPageOrData ? .networkFirst : .cacheFirst
     }
 }

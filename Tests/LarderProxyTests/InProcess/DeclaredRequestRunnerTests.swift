@@ -51,6 +51,32 @@ struct DeclaredRequestRunnerTests {
         }
     }
 
+    @Test("a new day's answer replaces the previous day's; what is recorded never shows a token from the environment")
+    func newDayAndSecrets() async throws {
+        try await self.withRunner { runner, upstream, store in
+            let url = "http://api.example/today?key={{env:LARDER_TEST_TOKEN}}"
+            setenv("LARDER_TEST_TOKEN", "s3cr3t-t0ken", 1)
+            let resolvedURL = "http://api.example/today?key=s3cr3t-t0ken"
+            upstream.script(resolvedURL, .init(body: "day"))
+            var request = try self.request()
+            request.url = try TextTemplate(parsing: url)
+            let first = Date(timeIntervalSince1970: 1_800_000_000)
+            await runner.run(request, now: first)
+            let firstKey = try #require(try await store.declaredRequests().first?.key)
+            await runner.run(request, now: first + 86_400)
+            let record = try #require(try await store.declaredRequests().first)
+            #expect(record.key != firstKey)
+            #expect(try await store.variants(of: CacheKey(storedRawValue: firstKey)).isEmpty)
+            #expect(try await store.variants(of: CacheKey(storedRawValue: try #require(record.key))).count == 1)
+            #expect(record.url == "http://api.example/today?key={{env:LARDER_TEST_TOKEN}}")
+            upstream.script(resolvedURL, .init(failure: .connectionRefused))
+            await runner.run(request, now: first + 86_400)
+            let failed = try #require(try await store.declaredRequests().first)
+            #expect(failed.lastError?.contains("s3cr3t") == false)
+            #expect(failed.lastError?.contains("{{env:LARDER_TEST_TOKEN}}") == true)
+        }
+    }
+
     @Test("an error answer or a failure is recorded and never replaces the stored answer")
     func failuresKeepAnswer() async throws {
         try await self.withRunner { runner, upstream, store in
@@ -59,6 +85,7 @@ struct DeclaredRequestRunnerTests {
             upstream.script(Self.url, .init(status: 503, body: "down"))
             let unavailable = await runner.run(try self.request())
             #expect(unavailable == .failed(reason: "answered HTTP 503", connectFailure: false))
+            #expect(try await store.declaredRequests().first?.lastStatus == 503)
             upstream.script(Self.url, .init(failure: .connectionRefused))
             guard case .failed(_, true) = await runner.run(try self.request()) else {
                 Issue.record("a refused connection is a connect failure")

@@ -43,6 +43,37 @@ struct InProcessKeyedTests {
         Issue.record("\(key) never held \(body)")
     }
 
+    @Test("a write to a declared request's URL is the app's own: forwarded, never stored or answered as the declared request")
+    func writeToDeclaredURL() async throws {
+        let upstream = ScriptedUpstream()
+        let rpc = Self.origin + "/rpc"
+        upstream.script(rpc, .init(headers: [("Content-Type", "application/json")], body: "OK"))
+        let configure: @Sendable (inout ProxyConfiguration) -> Void = {
+            $0.declaredRequests = [
+                DeclaredRequest(
+                    name: "feed", method: "POST", url: try! TextTemplate(parsing: rpc),
+                    body: .text(try! TextTemplate(parsing: #"{"method":"feed"}"#)), bodyKey: .json, timeZone: TimeZone(identifier: "UTC")!)
+            ]
+        }
+        try await InProcessProxy.with(upstream: upstream, configure: configure) { proxy in
+            let like = #"{"method":"like","id":1}"#
+            let online = try await self.post(proxy, rpc, body: like)
+            #expect(online.body == "OK")
+            #expect(online.header("cache-status") == "larder; fwd=method; fwd-status=200")
+            let feed = try await self.post(proxy, rpc, body: #"{ "method" : "feed" }"#)
+            #expect(feed.header("cache-status")?.hasSuffix("stored") == true)
+            try await self.stored(try self.key(rpc, #"{"method":"feed"}"#, .json), body: "OK", in: proxy)
+
+            upstream.script(rpc, .init(failure: .connectionRefused))
+            let offlineLike = try await self.post(proxy, rpc, body: like)
+            #expect(offlineLike.status == 502)
+            #expect(try await proxy.store.entry(for: try self.key(rpc, like, .json)) == nil)
+            let offlineFeed = try await self.post(proxy, rpc, body: #"{"method": "feed"}"#)
+            #expect(offlineFeed.status == 200)
+            #expect(offlineFeed.header("cache-status")?.hasSuffix("; detail=declared") == true)
+        }
+    }
+
     @Test(
         "a declared GraphQL POST goes to the origin online and is stored; offline the same question, written otherwise, gets the newest answer"
     )
@@ -81,10 +112,11 @@ struct InProcessKeyedTests {
             #expect(offline.header("cache-status")?.hasSuffix("; detail=declared") == true)
             #expect(offline.header("larder-offline") == "1")
 
+            // Another question to the declared URL is the app's own: neither stored nor answered as the declared one's.
             let otherVariables = Self.today.replacingOccurrences(of: "2026-11-24", with: "2026-11-23")
             let other = try await self.post(proxy, Self.graphql, body: otherVariables)
             #expect(other.status == 502)
-            #expect(other.header("cache-status") == "larder; fwd=uri-miss; detail=upstream-unreachable")
+            #expect(other.header("cache-status") == "larder; fwd=method; detail=upstream-unreachable")
             // A GET of the URL is not answered from the POST's answer.
             #expect(try await proxy.get(Self.graphql).status == 502)
             // A mutation is not keyed: forwarded as any POST.

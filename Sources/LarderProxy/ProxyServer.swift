@@ -100,7 +100,7 @@ public final class ProxyServer: Service, Sendable {
             offline: self.offline,
             logger: logger
         )
-        self.writeReplayer = WriteReplayer(proxy: self.proxy, logger: logger)
+        self.writeReplayer = WriteReplayer(proxy: self.proxy, metrics: metrics, logger: logger)
         self.interception = interception
         self.connector = connector
         self.background = background
@@ -219,6 +219,7 @@ public final class ProxyServer: Service, Sendable {
             originCheck: SameOriginCheck(ownOrigins: ownOrigins),
             statusOrigins: self.configuration.statusOrigins,
             declaredRequests: self.declaredRequests,
+            writeReplayer: self.writeReplayer,
             templates: try DevOfflineTemplates()
         )
         let pages = OwnPages(

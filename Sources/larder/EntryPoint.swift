@@ -39,8 +39,8 @@ struct LarderCommand: AsyncParsableCommand {
             it serves and answers from its cache when the network fails.
             """,
         subcommands: [
-            ServeCommand.self, PrecacheCommand.self, StatusCommand.self, PurgeCommand.self, VerifyCommand.self, CACommand.self,
-            DebugCommand.self,
+            ServeCommand.self, PrecacheCommand.self, StatusCommand.self, QueueCommand.self, PurgeCommand.self, VerifyCommand.self,
+            CACommand.self, DebugCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -204,6 +204,9 @@ struct StatusText {
             }
         }
         lines += self.seriesLines
+        if let queue = self.report.writeQueue, !queue.origins.isEmpty {
+            lines.append(QueueText(report: queue).text.trimmingCharacters(in: .newlines))
+        }
         if let proxyURL = self.proxyURL {
             if let live = self.live {
                 let mode = live.offline == true ? "offline mode (never contacts the network)" : "online"

@@ -200,7 +200,9 @@ struct WriteQueueTests {
         try? await origin.stop()
     }
 
-    @Test("a 400 dead-letters its write, kept and never retried, and the writes behind it go on")
+    @Test(
+        "a 400 dead-letters its write, kept and never retried, and the writes behind it go on; larder queue lists, exports, retries and drops it"
+    )
     func deadLetter() async throws {
         let directory = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -211,8 +213,9 @@ struct WriteQueueTests {
         try await origin.stop()
 
         try await Self.withLarder(["--config", config]) { larder in
-            _ = Self.queuedID(
-                try await Self.send(Write(method: "PUT", path: "/api/bad", body: Array("1".utf8)), to: origin, through: larder))
+            let bad = try #require(
+                Self.queuedID(
+                    try await Self.send(Write(method: "PUT", path: "/api/bad", body: Array("1".utf8)), to: origin, through: larder)))
             _ = Self.queuedID(
                 try await Self.send(Write(method: "DELETE", path: "/api/good", body: Array("2".utf8)), to: origin, through: larder))
             try await origin.restart()
@@ -222,6 +225,28 @@ struct WriteQueueTests {
             // The dead-lettered write's body stays on disk; the delivered one's is gone.
             #expect(Self.queueFiles(larder.cacheDirectory).count == 1)
             #expect(larder.log.contains("dead-lettered"))
+
+            // Shown by the proxy and by `larder queue`, which also exports, retries and drops it.
+            let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+            let json = try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any]
+            #expect((json?["writeQueue"] as? [String: Any])?["deadLetters"] as? Int == 1)
+            let cache = ["--cache-dir", larder.cacheDirectory]
+            let list = try await LarderCLI.run(["queue", "list"] + cache)
+            #expect(list.stdout.contains("#\(bad) dead-letter PUT \(origin.url("/api/bad"))"))
+            #expect(list.stdout.contains("the origin answered 400"))
+            let exported = larder.cacheDirectory + "/../export.jsonl"
+            #expect(try await LarderCLI.run(["queue", "export", "--output", exported] + cache).exitCode == 0)
+            let line = try #require(try String(contentsOfFile: exported, encoding: .utf8).split(separator: "\n").first)
+            let write = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(write["method"] as? String == "PUT")
+            #expect(write["body"] as? String == Data("1".utf8).base64EncodedString())
+            #expect((write["headers"] as? [[String]])?.contains { $0.first?.lowercased() == "idempotency-key" } == true)
+
+            #expect(try await LarderCLI.run(["queue", "retry", String(bad)] + cache).exitCode == 0)
+            #expect(await Self.eventually { origin.requestCount("/api/bad") == 2 }, "retried once more, and dead-lettered again")
+            #expect(try await LarderCLI.run(["queue", "drop", String(bad)] + cache).stdout.contains("Dropped write \(bad)"))
+            #expect(try await LarderCLI.run(["queue", "list"] + cache).stdout == "Queued writes: none\n")
+            #expect(try await LarderCLI.run(["queue", "drop", String(bad)] + cache).exitCode != 0)
         }
         try? await origin.stop()
     }

@@ -24,6 +24,9 @@ import NIOHTTP1
 ///   its misses).
 /// - `remove-extra-url` (`url`): removes an extra URL; what it cached stays until purged.
 /// - `refresh-request` (`name`): runs the declared request of that name now.
+/// - `retry-write` (`id`): delivers a queued write now (a dead letter goes back to pending first,
+///   keeping its place in its origin's order).
+/// - `drop-write` (`id`): removes a queued write; it is never delivered.
 ///
 /// Every form may name a `return` path under /dev/offline to come back to.
 struct DevOfflineActions {
@@ -83,6 +86,17 @@ struct DevOfflineActions {
                 return Self.redirect(back, flash: "No declared request is named \(name).")
             }
             return Self.redirect(back, flash: "Refreshing \(name) now; reload in a moment to see how it went.")
+        case "retry-write":
+            guard let id = fields["id"].flatMap({ Int64($0) }), try await self.pages.store.retryWrite(id: id) else {
+                return Self.redirect(back, flash: "No queued write has the id \(fields["id"] ?? "").")
+            }
+            self.pages.writeReplayer?.retryNow(id: id)
+            return Self.redirect(back, flash: "Delivering queued write \(id) now; reload in a moment to see how it went.")
+        case "drop-write":
+            guard let id = fields["id"].flatMap({ Int64($0) }), try await self.pages.store.dropWrite(id: id) else {
+                return Self.redirect(back, flash: "No queued write has the id \(fields["id"] ?? "").")
+            }
+            return Self.redirect(back, flash: "Dropped queued write \(id); it will not be delivered.")
         case "offline":
             return self.toggleOffline(fields, back: back)
         case "clear-runtime":

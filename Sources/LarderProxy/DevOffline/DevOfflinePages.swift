@@ -11,7 +11,8 @@ import NIOHTTP1
 /// - `GET /dev/offline/entries[.json]?q=TEXT&page=N&sort=recent|size|url`: the entry list.
 /// - `GET /dev/offline/games/SLUG[.json]`: one game, every file with its state and reason.
 /// - `POST /dev/offline/actions/{purge-entry,purge-game,precache-game,offline,clear-runtime,
-///   add-to-precache,remove-extra-url}`: the controls (see ``DevOfflineActions``).
+///   add-to-precache,remove-extra-url,refresh-request,retry-write,drop-write}`: the controls (see
+///   ``DevOfflineActions``).
 /// - `GET /metrics`: Prometheus text.
 ///
 /// No view costs in proportion to the number of entries: counts come from the store's counters,
@@ -41,6 +42,9 @@ struct DevOfflinePages: Sendable {
     let statusOrigins: [String]
     /// The declared requests' scheduler, for "refresh now".
     let declaredRequests: DeclaredRequestScheduler?
+    /// The write queue's replayer, for "retry now" and its state per origin (nil in tests of
+    /// the pages alone).
+    let writeReplayer: WriteReplayer?
     let templates: DevOfflineTemplates
 
     /// A complete response.
@@ -129,6 +133,9 @@ struct DevOfflinePages: Sendable {
         report.upstream = self.hostReports(now: now)
         report.add(offlineMisses: self.offlineMisses.snapshot(), capacity: self.offlineMisses.capacity)
         report.recentRequests = self.statistics.recentRequests()
+        if let replayer = self.writeReplayer {
+            report.writeQueue = WriteQueueReport(try await self.store.queuedWrites(), replay: replayer.snapshot(), now: now)
+        }
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
         report.entries = EntryListReport(query: nil, sort: .recent, page: page)
         return report

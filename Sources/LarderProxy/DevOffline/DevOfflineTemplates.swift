@@ -73,7 +73,7 @@ struct DevOfflineTemplates: Sendable {
         .pill.online{background:var(--ok-bg);color:var(--ok)}.pill.offline{background:var(--bad-bg);color:var(--bad)}
         .pill.ok,.pill.cached,.pill.ready,.pill.fresh{background:var(--ok-bg);color:var(--ok)}
         .pill.bad,.pill.failed,.pill.missing,.pill.partial,.pill.backing-off{background:var(--bad-bg);color:var(--bad)}
-        .pill.warn,.pill.failing,.pill.excluded,.pill.refused,.pill.stale,.pill.offline-miss,.pill.pending{background:var(--warn-bg);color:var(--warn)}
+        .pill.warn,.pill.failing,.pill.excluded,.pill.refused,.pill.stale,.pill.offline-miss,.pill.pending,.pill.dead-letter{background:var(--warn-bg);color:var(--warn)}
         .pill.skipped,.pill.runtime,.pill.bypass,.pill.never{background:var(--soft);color:var(--muted);border:1px solid var(--line)}
         .pill.precached,.pill.hit{background:#ddf4ff;color:#0550ae}
         .pill.miss{background:var(--soft);color:var(--ink);border:1px solid var(--line)}
@@ -251,6 +251,22 @@ struct DevOfflineTemplates: Sendable {
         <h2 id="extra-urls">Extra URLs <small>added to precache from the offline misses</small></h2>
         {{> extraTable}}
         {{/hasExtraRows}}
+
+        {{#hasWriteQueue}}
+        <h2 id="queued-writes">Queued writes <small>{{writeQueueNote}}; kept while their origin could not take them, delivered in order when it can</small></h2>
+        {{#writeQueueGroups}}
+        <h3><span class="mono">{{origin}}</span> <small>{{note}}</small></h3>
+        <div class="scroll"><table>
+        <thead><tr><th>#</th><th>Request</th><th>State</th><th>Queued</th><th>Attempts</th><th>Size</th><th>Last error</th><th></th></tr></thead>
+        <tbody>
+        {{#writeRows}}<tr><td class="num">{{id}}</td><td class="url mono">{{method}} {{url}}{{#terminal}} <span class="pill">terminal</span>{{/terminal}}</td><td><span class="pill {{state}}">{{state}}</span></td>
+        <td><time datetime="{{createdISO}}" title="{{createdExact}}">{{createdRelative}}</time></td><td class="num">{{attempts}}</td><td class="num">{{size}}</td><td class="reason">{{#why}}{{why}}{{/why}}</td>
+        <td><form class="inline" method="post" action="/dev/offline/actions/retry-write"><input type="hidden" name="id" value="{{id}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small" type="submit" title="Deliver this write now">Retry now</button></form>
+        <form class="inline" method="post" action="/dev/offline/actions/drop-write"><input type="hidden" name="id" value="{{id}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="danger small" type="submit" title="Remove this write; it will never be delivered">Drop</button></form></td></tr>
+        {{/writeRows}}
+        </tbody></table></div>
+        {{/writeQueueGroups}}
+        {{/hasWriteQueue}}
 
         {{#hasDeclared}}
         <h2 id="declared-requests">Declared requests <small>kept fresh from the config file's requests; answer the app when the origin cannot</small></h2>

@@ -30,6 +30,8 @@ public struct OfflineReport: Sendable, Codable {
     /// The declared requests (the config's `requests`) and how they fared, by name (optional
     /// so that `larder status` reads the report of a proxy older than them).
     public var declaredRequests: [DeclaredRequestReport]?
+    /// Writes kept while their origin could not take them, per origin (optional, as above).
+    public var writeQueue: WriteQueueReport?
     /// Requests the cache could not answer while the origin could not; nil without a proxy.
     public var offlineMisses: OfflineMissesReport?
     /// The most recent answers, newest first; nil without a proxy.
@@ -53,6 +55,7 @@ public struct OfflineReport: Sendable, Codable {
         pages: [PageReport],
         extraURLs: [ExtraURLReport] = [],
         declaredRequests: [DeclaredRequestReport]? = nil,
+        writeQueue: WriteQueueReport? = nil,
         recentRequests: [ProxyStatistics.RecentRequest]? = nil,
         entries: EntryListReport? = nil
     ) {
@@ -67,6 +70,7 @@ public struct OfflineReport: Sendable, Codable {
         self.pages = pages
         self.extraURLs = extraURLs
         self.declaredRequests = declaredRequests
+        self.writeQueue = writeQueue
         self.recentRequests = recentRequests
         self.entries = entries
     }
@@ -97,7 +101,8 @@ public struct OfflineReport: Sendable, Codable {
             games: games,
             pages: pages,
             extraURLs: try await Self.extraURLs(from: store, pages: pages),
-            declaredRequests: try await store.declaredRequests().map { DeclaredRequestReport($0, now: now) }
+            declaredRequests: try await store.declaredRequests().map { DeclaredRequestReport($0, now: now) },
+            writeQueue: WriteQueueReport(try await store.queuedWrites(), now: now)
         )
         report.series = try await SeriesReport.read(from: store, now: now)
         return report

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import LarderHTTP
 import LarderStore
 import Prometheus
 import Synchronization
@@ -36,6 +37,9 @@ final class ProxyMetrics: Sendable {
             // Registered up front so every outcome shows, at 0, from the first scrape.
             _ = self.requestCounter(outcome)
         }
+        for outcome in ["delivered", "dead-letter", "retry"] {
+            _ = self.replayCounter(outcome)
+        }
     }
 
     /// Counts an upstream request that failed before a response head arrived (DNS, connect, TLS, timeout).
@@ -46,6 +50,15 @@ final class ProxyMetrics: Sendable {
     /// Counts an upstream answer with a 5xx status.
     func recordServerError() {
         self.serverErrors.increment()
+    }
+
+    /// Counts one delivery attempt of a queued write by its verdict.
+    func recordReplay(_ verdict: ReplayVerdict) {
+        switch verdict {
+        case .delivered: self.replayCounter("delivered").increment()
+        case .deadLetter: self.replayCounter("dead-letter").increment()
+        case .retry: self.replayCounter("retry").increment()
+        }
     }
 
     /// Brings the scrape-time values up to date and returns the Prometheus text exposition.
@@ -84,6 +97,11 @@ final class ProxyMetrics: Sendable {
         self.gauge("larder_precache_files", ("state", "listed")).record(games.reduce(0) { $0 + $1.filesListed })
         self.gauge("larder_precache_files", ("state", "cached")).record(games.reduce(0) { $0 + $1.filesCached })
 
+        let writes = try await store.queuedWrites()
+        for state in [QueuedWrite.State.pending, .deadLetter] {
+            self.gauge("larder_write_queue", ("state", state.rawValue)).record(writes.filter { $0.state == state }.count)
+        }
+
         CoreMetrics.Gauge(label: "larder_offline_mode", factory: self.factory).record(offline.isOffline ? 1 : 0)
         let now = Date()
         for (origin, state) in health.snapshot() {
@@ -91,6 +109,10 @@ final class ProxyMetrics: Sendable {
             self.gauge("larder_upstream_consecutive_failures", ("origin", origin)).record(state.consecutiveFailures)
         }
         return self.registry.emitToString()
+    }
+
+    private func replayCounter(_ outcome: String) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: "larder_write_replays_total", dimensions: [("outcome", outcome)], factory: self.factory)
     }
 
     private func requestCounter(_ outcome: ProxyStatistics.Outcome) -> CoreMetrics.Counter {

@@ -19,9 +19,12 @@ public final class WriteReplayer: Service, Sendable {
     /// Writes to replay at the next look, whatever their origin's back-off (``retryNow(id:)``).
     private let retries = Mutex<Set<Int64>>([])
     private let logger: Logger
+    /// Counts replay outcomes for /metrics.
+    private let metrics: ProxyMetrics?
 
-    init(proxy: ForwardProxy, logger: Logger) {
+    init(proxy: ForwardProxy, metrics: ProxyMetrics? = nil, logger: Logger) {
         self.proxy = proxy
+        self.metrics = metrics
         self.timetable = Mutex(WriteReplayTimetable(backoff: proxy.configuration.writeQueue.backoff))
         self.logger = logger
     }
@@ -133,6 +136,7 @@ public final class WriteReplayer: Service, Sendable {
         // Persisted before sending: a crash from here on leaves the write pending with this attempt counted.
         try await store.beginDelivery(id: write.id, at: Date())
         let (verdict, response) = await self.send(write, body: body)
+        self.metrics?.recordReplay(verdict)
         switch verdict {
         case .delivered:
             // The duplicate window (docs/SERVING.md): from the origin's answer until this commit.

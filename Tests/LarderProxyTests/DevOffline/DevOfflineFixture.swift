@@ -40,6 +40,7 @@ final class DevOfflineFixture: Sendable {
             originCheck: SameOriginCheck(ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"]),
             statusOrigins: statusOrigins,
             declaredRequests: nil,
+            writeReplayer: nil,
             templates: try DevOfflineTemplates()
         )
     }

@@ -1,0 +1,182 @@
+import ArgumentParser
+import Foundation
+import LarderProxy
+import LarderStore
+
+/// `larder queue`: the offline write queue (writes kept while their origin could not take them).
+struct QueueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "List, retry, drop or export the writes Larder queued while their origin could not take them.",
+        discussion: """
+            Works while `larder serve` runs on the same cache directory: a running proxy delivers a \
+            retried write at its next tick (within a second) when the origin answers.
+
+            Examples:
+              larder queue list
+              larder queue retry 42       # a dead letter goes back to pending, in its place
+              larder queue drop 42        # never delivered
+              larder queue export --output writes.jsonl
+            """,
+        subcommands: [List.self, Retry.self, Drop.self, Export.self],
+        defaultSubcommand: List.self
+    )
+
+    /// `larder queue list`.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List queued writes per origin, pending first, then dead letters.")
+
+        @Flag(help: "Print JSON (as /dev/offline.json's writeQueue) instead of text.")
+        var json = false
+
+        @OptionGroup var cacheDirectory: CacheDirectoryOption
+
+        func run() async throws {
+            let store = try CommandSupport.openStore(self.cacheDirectory.resolved())
+            defer { try? store.close() }
+            let report = WriteQueueReport(try await store.queuedWrites(), now: Date())
+            if self.json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                encoder.dateEncodingStrategy = .iso8601
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                return
+            }
+            print(QueueText(report: report).text, terminator: "")
+        }
+    }
+
+    /// `larder queue retry ID...`.
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Put dead-lettered writes back in their origin's queue (pending writes are retried as they are).")
+
+        @Argument(help: ArgumentHelp("Ids of queued writes (see larder queue list).", valueName: "id"))
+        var ids: [Int64]
+
+        @OptionGroup var cacheDirectory: CacheDirectoryOption
+
+        func run() async throws {
+            let store = try CommandSupport.openStore(self.cacheDirectory.resolved())
+            defer { try? store.close() }
+            var unknown: [Int64] = []
+            for id in self.ids {
+                if try await store.retryWrite(id: id) {
+                    print("Write \(id) is pending again.")
+                } else {
+                    unknown.append(id)
+                }
+            }
+            if !unknown.isEmpty {
+                throw CommandFailure("no queued write has the id \(unknown.map(String.init).joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// `larder queue drop ID...`.
+    struct Drop: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove queued writes; they are never delivered.")
+
+        @Argument(help: ArgumentHelp("Ids of queued writes (see larder queue list).", valueName: "id"))
+        var ids: [Int64]
+
+        @OptionGroup var cacheDirectory: CacheDirectoryOption
+
+        func run() async throws {
+            let store = try CommandSupport.openStore(self.cacheDirectory.resolved())
+            defer { try? store.close() }
+            var unknown: [Int64] = []
+            for id in self.ids {
+                if try await store.dropWrite(id: id) {
+                    print("Dropped write \(id).")
+                } else {
+                    unknown.append(id)
+                }
+            }
+            if !unknown.isEmpty {
+                throw CommandFailure("no queued write has the id \(unknown.map(String.init).joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// `larder queue export`.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write every queued write, body included, as JSON lines (one object per write, in queue order).",
+            discussion: """
+                Each line: id, origin, method, url, headers ([name, value] pairs), body (base64), state, \
+                createdAt, attempts, lastError, deadReason. The queue is not changed.
+                """
+        )
+
+        @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+        var output: String?
+
+        @OptionGroup var cacheDirectory: CacheDirectoryOption
+
+        func run() async throws {
+            let store = try CommandSupport.openStore(self.cacheDirectory.resolved())
+            defer { try? store.close() }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            var data = Data()
+            for write in try await store.queuedWrites() {
+                let line = ExportedWrite(
+                    id: write.id, origin: write.origin, method: write.method, url: write.url,
+                    headers: write.headers.map { [$0.name, $0.value] }, body: Data(try await store.writeBody(write)).base64EncodedString(),
+                    state: write.state.rawValue, createdAt: write.createdAt, attempts: write.attempts, lastError: write.lastError,
+                    deadReason: write.deadReason)
+                data += try encoder.encode(line) + Data("\n".utf8)
+            }
+            if let output = self.output {
+                do {
+                    try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+                } catch {
+                    throw CommandFailure("\(output): cannot write it (\(error.localizedDescription))")
+                }
+            } else {
+                FileHandle.standardOutput.write(data)
+            }
+        }
+    }
+
+    /// One line of `larder queue export`.
+    struct ExportedWrite: Encodable {
+        var id: Int64
+        var origin: String
+        var method: String
+        var url: String
+        var headers: [[String]]
+        var body: String
+        var state: String
+        var createdAt: Date
+        var attempts: Int
+        var lastError: String?
+        var deadReason: String?
+    }
+}
+
+/// The text `larder queue list` (and `larder status`) prints for the write queue.
+struct QueueText {
+    let report: WriteQueueReport
+
+    var text: String {
+        guard !self.report.origins.isEmpty else { return "Queued writes: none\n" }
+        var lines = ["Queued writes: \(self.report.pending) pending, \(self.report.deadLetters) dead-lettered"]
+        for origin in self.report.origins {
+            lines.append("  \(origin.origin): \(origin.pending) pending, \(origin.deadLetters) dead-lettered")
+            for write in origin.writes {
+                var line = "    #\(write.id) \(write.state) \(write.method) \(write.url)  queued \(HumanFormat.relative(write.createdAt))"
+                if write.attempts > 0 { line += ", \(write.attempts) attempt\(write.attempts == 1 ? "" : "s")" }
+                lines.append(line)
+                if let why = write.deadReason ?? write.lastError {
+                    lines.append("        \(why)")
+                }
+            }
+            let unlisted = origin.pending + origin.deadLetters - origin.writes.count
+            if unlisted > 0 { lines.append("    ... \(unlisted) more") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

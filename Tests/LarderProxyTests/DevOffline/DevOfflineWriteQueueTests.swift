@@ -1,0 +1,74 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import NIOHTTP1
+import Testing
+
+@testable import LarderProxy
+
+/// The write queue on /dev/offline: shown per origin, retried and dropped from the page, counted in /metrics.
+@Suite("/dev/offline: queued writes")
+struct DevOfflineWriteQueueTests {
+    let own = ["Origin": DevOfflineFixture.ownOrigin]
+
+    private func enqueue(_ fixture: DevOfflineFixture, _ path: String, origin: String = "http://api.example") async throws -> Int64 {
+        try await fixture.store.enqueueWrite(
+            NewQueuedWrite(
+                origin: origin, method: "POST", url: origin + path, headers: [HeaderField(name: "Idempotency-Key", value: "k")],
+                body: Array("{}".utf8))
+        ).write.id
+    }
+
+    @Test("pending writes and dead letters are listed per origin on the page and in the JSON, and counted in /metrics")
+    func listed() async throws {
+        let fixture = try DevOfflineFixture()
+        let first = try await self.enqueue(fixture, "/save")
+        let second = try await self.enqueue(fixture, "/score")
+        _ = try await self.enqueue(fixture, "/other", origin: "http://b.example")
+        try await fixture.store.deadLetterWrite(id: first, reason: "answered HTTP 400")
+
+        let page = await fixture.get("/dev/offline")
+        #expect(page.body.contains("Queued writes"))
+        #expect(page.body.contains("POST http://api.example/score"))
+        #expect(page.body.contains("answered HTTP 400"))
+        #expect(page.body.contains("/dev/offline/actions/retry-write"))
+
+        let report = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
+        let queue = try #require(report["writeQueue"] as? [String: Any])
+        #expect(queue["pending"] as? Int == 2)
+        #expect(queue["deadLetters"] as? Int == 1)
+        let origins = try #require(queue["origins"] as? [[String: Any]])
+        #expect(origins.map { $0["origin"] as? String } == ["http://api.example", "http://b.example"])
+        let writes = try #require(origins.first?["writes"] as? [[String: Any]])
+        #expect(writes.map { ($0["id"] as? Int).map(Int64.init) } == [second, first], "pending first, in order, then dead letters")
+        #expect(writes.last?["state"] as? String == "dead-letter")
+
+        let metrics = await fixture.get("/metrics")
+        #expect(metrics.body.contains(#"larder_write_queue{state="pending"} 2"#))
+        #expect(metrics.body.contains(#"larder_write_queue{state="dead-letter"} 1"#))
+    }
+
+    @Test("retry-write puts a dead letter back in its place; drop-write removes a write; both refuse foreign pages")
+    func controls() async throws {
+        let fixture = try DevOfflineFixture()
+        let first = try await self.enqueue(fixture, "/save")
+        let second = try await self.enqueue(fixture, "/score")
+        try await fixture.store.deadLetterWrite(id: first, reason: "answered HTTP 400")
+
+        let foreign = await fixture.post(
+            "/dev/offline/actions/drop-write", form: [("id", String(second))], headers: ["Origin": "http://evil.example"])
+        #expect(foreign.status == .forbidden)
+        #expect(try await fixture.store.queuedWrites().count == 2)
+
+        let retried = await fixture.post("/dev/offline/actions/retry-write", form: [("id", String(first))], headers: self.own)
+        #expect(retried.status == .seeOther)
+        #expect(
+            try await fixture.store.nextPendingWrite(origin: "http://api.example")?.id == first, "back in its place, ahead of later writes")
+
+        let dropped = await fixture.post("/dev/offline/actions/drop-write", form: [("id", String(second))], headers: self.own)
+        #expect(dropped.status == .seeOther)
+        #expect(try await fixture.store.queuedWrites().map(\.id) == [first])
+        let unknown = await fixture.post("/dev/offline/actions/drop-write", form: [("id", "999")], headers: self.own)
+        #expect(unknown.headers.first(name: "location")?.contains("No%20queued%20write") == true)
+    }
+}

@@ -57,18 +57,8 @@ struct QueueCommand: AsyncParsableCommand {
         @OptionGroup var cacheDirectory: CacheDirectoryOption
 
         func run() async throws {
-            let store = try CommandSupport.openStore(self.cacheDirectory.resolved())
-            defer { try? store.close() }
-            var unknown: [Int64] = []
-            for id in self.ids {
-                if try await store.retryWrite(id: id) {
-                    print("Write \(id) is pending again.")
-                } else {
-                    unknown.append(id)
-                }
-            }
-            if !unknown.isEmpty {
-                throw CommandFailure("no queued write has the id \(unknown.map(String.init).joined(separator: ", "))")
+            try await QueueCommand.each(self.ids, in: self.cacheDirectory) { store, id in
+                try await store.retryWrite(id: id) ? "Write \(id) is pending again." : nil
             }
         }
     }
@@ -83,18 +73,8 @@ struct QueueCommand: AsyncParsableCommand {
         @OptionGroup var cacheDirectory: CacheDirectoryOption
 
         func run() async throws {
-            let store = try CommandSupport.openStore(self.cacheDirectory.resolved())
-            defer { try? store.close() }
-            var unknown: [Int64] = []
-            for id in self.ids {
-                if try await store.dropWrite(id: id) {
-                    print("Dropped write \(id).")
-                } else {
-                    unknown.append(id)
-                }
-            }
-            if !unknown.isEmpty {
-                throw CommandFailure("no queued write has the id \(unknown.map(String.init).joined(separator: ", "))")
+            try await QueueCommand.each(self.ids, in: self.cacheDirectory) { store, id in
+                try await store.dropWrite(id: id) ? "Dropped write \(id)." : nil
             }
         }
     }
@@ -138,6 +118,26 @@ struct QueueCommand: AsyncParsableCommand {
             } else {
                 FileHandle.standardOutput.write(data)
             }
+        }
+    }
+
+    /// Applies `change` to each write in `ids`, printing what it says; fails naming the ids no
+    /// queued write has (`change` answered nil).
+    static func each(_ ids: [Int64], in cacheDirectory: CacheDirectoryOption, _ change: (Store, Int64) async throws -> String?)
+        async throws
+    {
+        let store = try CommandSupport.openStore(cacheDirectory.resolved())
+        defer { try? store.close() }
+        var unknown: [Int64] = []
+        for id in ids {
+            if let done = try await change(store, id) {
+                print(done)
+            } else {
+                unknown.append(id)
+            }
+        }
+        if !unknown.isEmpty {
+            throw CommandFailure("no queued write has the id \(unknown.map(String.init).joined(separator: ", "))")
         }
     }
 

@@ -47,8 +47,8 @@ public final class ProxyServer: Service, Sendable {
     /// service ahead of the server in the same `ServiceGroup` (it does nothing without any).
     public let declaredRequests: DeclaredRequestScheduler
     /// Replays the writes queued while their origin could not answer. Not run by the server: run
-    /// it as a service ahead of the server in the same `ServiceGroup` (it only looks at an empty
-    /// queue once a second when no rule queues anything).
+    /// it as a service ahead of the server in the same `ServiceGroup` (with nothing queued it looks
+    /// at the queue once a second).
     public let writeReplayer: WriteReplayer
 
     /// Creates a server; nothing listens until `run()`.

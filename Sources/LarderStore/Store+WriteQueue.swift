@@ -145,12 +145,18 @@ extension Store {
 
     /// Marks the write as being delivered (supersede rules leave it alone until
     /// ``recordFailedDelivery(id:error:)`` or ``completeWrite(id:)``), counting the attempt.
-    public func beginDelivery(id: Int64, at date: Date) async throws {
+    @discardableResult
+    public func beginDelivery(id: Int64, at date: Date) async throws -> Bool {
+        // A claim: a write superseded, dropped or expired since it was read is not sent.
         try await self.pool.write { db in
             try db.execute(
-                sql: "UPDATE queued_write SET in_flight = 1, attempts = attempts + 1, last_attempt = ? WHERE id = ?",
-                arguments: [date.timeIntervalSince1970, id]
+                sql: """
+                    UPDATE queued_write SET in_flight = 1, attempts = attempts + 1, last_attempt = ?
+                    WHERE id = ? AND state = ? AND in_flight = 0
+                    """,
+                arguments: [date.timeIntervalSince1970, id, QueuedWrite.State.pending.rawValue]
             )
+            return db.changesCount > 0
         }
     }
 
@@ -176,15 +182,36 @@ extension Store {
         }
     }
 
-    /// Makes a dead-lettered write pending again, keeping its attempts and place in the order.
-    /// Returns false when there is no write `id`.
-    public func retryWrite(id: Int64) async throws -> Bool {
+    /// Makes a dead-lettered write pending again, keeping its attempts and place in the order;
+    /// one that had expired gets a new retention period from now (its `createdAt`), so the next
+    /// expiry does not take it back before it is tried. Returns false when there is no write `id`.
+    public func retryWrite(id: Int64, now: Date = Date()) async throws -> Bool {
         try await self.pool.write { db in
             try db.execute(
-                sql: "UPDATE queued_write SET state = ?, dead_reason = NULL WHERE id = ?",
-                arguments: [QueuedWrite.State.pending.rawValue, id]
+                sql: """
+                    UPDATE queued_write SET state = :pending, dead_reason = NULL,
+                        created_at = CASE WHEN dead_reason = :expired THEN :now ELSE created_at END
+                    WHERE id = :id
+                    """,
+                arguments: [
+                    "pending": QueuedWrite.State.pending.rawValue, "expired": Self.expiredReason, "now": now.timeIntervalSince1970,
+                    "id": id,
+                ]
             )
             return db.changesCount > 0
+        }
+    }
+
+    /// How many writes are in each state (one indexed count, for /metrics).
+    public func queuedWriteCounts() async throws -> [QueuedWrite.State: Int] {
+        try await self.pool.read { db in
+            var counts: [QueuedWrite.State: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM queued_write GROUP BY state") {
+                if let state = QueuedWrite.State(rawValue: row["state"]) {
+                    counts[state] = row["n"]
+                }
+            }
+            return counts
         }
     }
 

@@ -1,6 +1,6 @@
 /// Why a queued write's body cannot be read back.
 public enum WriteQueueError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The body file is gone (the write is dead-lettered at the next start, see Store+Leftovers.swift).
+    /// The body file is gone (the replayer dead-letters the write; so does the next start, see Store+Leftovers.swift).
     case bodyMissing(id: Int64, path: String)
     /// The body file's size differs from the size queued: it was damaged, and is not sent.
     case bodyDamaged(id: Int64, path: String, expected: Int64, actual: Int64)

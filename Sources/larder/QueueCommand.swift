@@ -9,8 +9,8 @@ struct QueueCommand: AsyncParsableCommand {
         commandName: "queue",
         abstract: "List, retry, drop or export the writes Larder queued while their origin could not take them.",
         discussion: """
-            Works while `larder serve` runs on the same cache directory: a running proxy delivers a \
-            retried write at its next tick (within a second) when the origin answers.
+            Works while `larder serve` runs on the same cache directory: a running proxy tries a
+            retried write in its place, when its origin's wait (if any) ends.
 
             Examples:
               larder queue list
@@ -84,13 +84,19 @@ struct QueueCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write every queued write, body included, as JSON lines (one object per write, in queue order).",
             discussion: """
-                Each line: id, origin, method, url, headers ([name, value] pairs), body (base64), state, \
-                createdAt, attempts, lastError, deadReason. The queue is not changed.
+                Each line: id, origin, method, url, headers ([name, value] pairs), body (base64; null with \
+                bodyError when it cannot be read), state, createdAt, attempts, lastError, deadReason. \
+                Credentials (Authorization, Cookie, and headers named like tokens or API keys) are \
+                written as "[redacted]" unless --include-credentials is given; the file is created \
+                readable by its owner only. The queue is not changed.
                 """
         )
 
         @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
         var output: String?
+
+        @Flag(help: "Export credential headers (Authorization, Cookie, tokens) as they are.")
+        var includeCredentials = false
 
         @OptionGroup var cacheDirectory: CacheDirectoryOption
 
@@ -102,18 +108,27 @@ struct QueueCommand: AsyncParsableCommand {
             encoder.dateEncodingStrategy = .iso8601
             var data = Data()
             for write in try await store.queuedWrites() {
+                var body: String?
+                var bodyError: String?
+                do {
+                    body = Data(try await store.writeBody(write)).base64EncodedString()
+                } catch {
+                    // One damaged write does not keep the others from being exported.
+                    bodyError = "\(error)"
+                }
+                let headers = write.headers.map { field in
+                    [field.name, self.includeCredentials || !QueueCommand.isCredential(field.name) ? field.value : "[redacted]"]
+                }
                 let line = ExportedWrite(
-                    id: write.id, origin: write.origin, method: write.method, url: write.url,
-                    headers: write.headers.map { [$0.name, $0.value] }, body: Data(try await store.writeBody(write)).base64EncodedString(),
-                    state: write.state.rawValue, createdAt: write.createdAt, attempts: write.attempts, lastError: write.lastError,
-                    deadReason: write.deadReason)
+                    id: write.id, origin: write.origin, method: write.method, url: write.url, headers: headers, body: body,
+                    bodyError: bodyError, state: write.state.rawValue, createdAt: write.createdAt, attempts: write.attempts,
+                    lastError: write.lastError, deadReason: write.deadReason)
                 data += try encoder.encode(line) + Data("\n".utf8)
             }
             if let output = self.output {
-                do {
-                    try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw CommandFailure("\(output): cannot write it (\(error.localizedDescription))")
+                // Owner-only: the bodies are the user's data, and may hold what the headers did.
+                guard FileManager.default.createFile(atPath: output, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                    throw CommandFailure("\(output): cannot write it")
                 }
             } else {
                 FileHandle.standardOutput.write(data)
@@ -141,6 +156,14 @@ struct QueueCommand: AsyncParsableCommand {
         }
     }
 
+    /// Whether a header carries a credential: `Authorization`, `Cookie`, or a name saying token,
+    /// key, secret or session.
+    static func isCredential(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return ["authorization", "cookie"].contains(lower)
+            || ["token", "api-key", "apikey", "secret", "session", "auth"].contains { lower.contains($0) }
+    }
+
     /// One line of `larder queue export`.
     struct ExportedWrite: Encodable {
         var id: Int64
@@ -148,7 +171,8 @@ struct QueueCommand: AsyncParsableCommand {
         var method: String
         var url: String
         var headers: [[String]]
-        var body: String
+        var body: String?
+        var bodyError: String?
         var state: String
         var createdAt: Date
         var attempts: Int

@@ -167,6 +167,35 @@ struct WriteQueueTests {
             #expect(try await store.writeBody(expired) == Array(#"{"label":"old"}"#.utf8))
             #expect(try await store.queuedWrite(id: fresh.id)?.state == .pending)
             #expect(try await store.queuedWrite(id: delivering.id)?.state == .pending)
+
+            // Retried, an expired write gets a new retention period: the next expiry leaves it.
+            #expect(try await store.retryWrite(id: old.id, now: now))
+            #expect(try await store.expireWrites(createdBefore: now.addingTimeInterval(-7 * 86_400)) == 0)
+            #expect(try await store.queuedWrite(id: old.id)?.state == .pending)
+        }
+    }
+
+    @Test("a delivery is a claim: a write superseded, dropped or dead-lettered after it was read is not claimed, nor one claimed twice")
+    func claim() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let update = try await Self.enqueue(store, "A1", key: "A")
+            let read = try #require(try await store.nextPendingWrite(origin: Self.api))
+            #expect(read.id == update.id)
+            _ = try await Self.enqueue(store, "A2", key: "A")
+            #expect(try await store.beginDelivery(id: read.id, at: now) == false, "superseded meanwhile")
+
+            let next = try #require(try await store.nextPendingWrite(origin: Self.api))
+            #expect(try await store.beginDelivery(id: next.id, at: now))
+            #expect(try await store.beginDelivery(id: next.id, at: now) == false, "already in flight")
+            try await store.recordFailedDelivery(id: next.id, error: "503")
+            _ = try await store.dropWrite(id: next.id)
+            #expect(try await store.beginDelivery(id: next.id, at: now) == false, "dropped")
+            let dead = try await Self.enqueue(store, "B")
+            try await store.deadLetterWrite(id: dead.id, reason: "400")
+            #expect(try await store.beginDelivery(id: dead.id, at: now) == false, "dead-lettered")
         }
     }
 

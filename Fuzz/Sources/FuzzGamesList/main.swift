@@ -58,6 +58,11 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 manifests.insert(CacheKey(url: game.manifestURL, filter: .none)).inserted,
                 "manifest \(game.manifestURL) twice"
             )
+        case .series(let series):
+            precondition((1...lineCount).contains(series.lineNumber), "series on line \(series.lineNumber) of \(lineCount)")
+            precondition((0...SeriesSource.maximumPast).contains(series.past), "past=\(series.past)")
+            precondition((0...SeriesSource.maximumFuture).contains(series.future), "future=\(series.future)")
+            precondition(series.line.hasPrefix(GamesList.seriesKeyword + " "), "series line \(series.line)")
         }
     }
 
@@ -66,6 +71,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         switch entry {
         case .page(_, let text): return text
         case .game(let game): return game.manifestURL.absoluteString
+        case .series(let series): return series.line
         }
     }
     let again = GamesList.parse(lines: written, source: "games.txt")
@@ -83,6 +89,12 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                     && game.metadataURL.absoluteString == rereadGame.metadataURL.absoluteString
                     && game.slug == rereadGame.slug,
                 "game \(game) reads back as \(rereadGame)"
+            )
+        case (.series(let series), .series(let rereadSeries)):
+            precondition(
+                series.location == rereadSeries.location && series.past == rereadSeries.past && series.future == rereadSeries.future
+                    && series.timeZoneName == rereadSeries.timeZoneName && series.from == rereadSeries.from,
+                "series \(series.line) reads back as \(rereadSeries.line)"
             )
         default:
             preconditionFailure("\(entry) reads back as \(reread)")

@@ -91,7 +91,11 @@ struct DevOfflineActions {
                 return Self.redirect(back, flash: "No queued write has the id \(fields["id"] ?? "").")
             }
             self.pages.writeReplayer?.retryNow(id: id)
-            return Self.redirect(back, flash: "Delivering queued write \(id) now; reload in a moment to see how it went.")
+            return Self.redirect(
+                back,
+                flash:
+                    "Queued write \(id) is pending, its origin's wait ended: it goes after the writes queued before it. Reload to see how it went."
+            )
         case "drop-write":
             guard let id = fields["id"].flatMap({ Int64($0) }), try await self.pages.store.dropWrite(id: id) else {
                 return Self.redirect(back, flash: "No queued write has the id \(fields["id"] ?? "").")

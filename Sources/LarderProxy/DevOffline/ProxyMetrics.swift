@@ -97,9 +97,9 @@ final class ProxyMetrics: Sendable {
         self.gauge("larder_precache_files", ("state", "listed")).record(games.reduce(0) { $0 + $1.filesListed })
         self.gauge("larder_precache_files", ("state", "cached")).record(games.reduce(0) { $0 + $1.filesCached })
 
-        let writes = try await store.queuedWrites()
+        let writes = try await store.queuedWriteCounts()
         for state in [QueuedWrite.State.pending, .deadLetter] {
-            self.gauge("larder_write_queue", ("state", state.rawValue)).record(writes.filter { $0.state == state }.count)
+            self.gauge("larder_write_queue", ("state", state.rawValue)).record(writes[state] ?? 0)
         }
 
         CoreMetrics.Gauge(label: "larder_offline_mode", factory: self.factory).record(offline.isOffline ? 1 : 0)

@@ -11,19 +11,27 @@ public struct OriginReplayState: Sendable, Hashable {
     public var lastError: String?
     /// When the last attempt failed.
     public var lastFailure: Date?
+    /// Whether the last attempt could not reach the origin at all (else it answered with a status
+    /// that asks for a retry: a 5xx, 408, 425, 429).
+    public var unreachable: Bool
 
     /// A state.
-    public init(consecutiveFailures: Int = 0, nextAttempt: Date? = nil, lastError: String? = nil, lastFailure: Date? = nil) {
+    public init(
+        consecutiveFailures: Int = 0, nextAttempt: Date? = nil, lastError: String? = nil, lastFailure: Date? = nil,
+        unreachable: Bool = false
+    ) {
         self.consecutiveFailures = consecutiveFailures
         self.nextAttempt = nextAttempt
         self.lastError = lastError
         self.lastFailure = lastFailure
+        self.unreachable = unreachable
     }
 }
 
 /// When each origin's queue is replayed (docs/SERVING.md, "Queued writes"): at once unless its
-/// head failed, then after ``ReplayBackoff/delay(afterFailures:)``, or earlier when the origin was
-/// seen answering since the failure, or on retry-now. One drain per origin at a time; origins are
+/// head failed, then after ``ReplayBackoff/delay(afterFailures:)``, or, when the origin could not be
+/// reached, earlier when it was seen answering since (an origin that answered 503 or 429 is not
+/// asked again sooner for answering the app's other requests), or on retry-now. One drain per origin at a time; origins are
 /// independent, so a failing head holds up only its own origin.
 struct WriteReplayTimetable: Sendable {
     /// The back-off between attempts at a failing head.
@@ -40,10 +48,14 @@ struct WriteReplayTimetable: Sendable {
     /// The origins among `pending` to drain now, marked as draining. `answeredSince` tells whether
     /// an origin answered any request after a moment: connectivity returned, the back-off ends.
     mutating func takeDue(_ pending: [String], now: Date, answeredSince: (String, Date) -> Bool) -> [String] {
+        // An origin with nothing pending any more (its head dropped, expired or dead-lettered by
+        // hand) has no back-off left to wait out.
+        let waiting = Set(pending)
+        self.states = self.states.filter { waiting.contains($0.key) || self.draining.contains($0.key) }
         var due: [String] = []
         for origin in pending where !self.draining.contains(origin) {
             if let state = self.states[origin], let next = state.nextAttempt, next > now {
-                guard let failed = state.lastFailure, answeredSince(origin, failed) else { continue }
+                guard state.unreachable, let failed = state.lastFailure, answeredSince(origin, failed) else { continue }
                 self.states[origin] = nil
             }
             self.draining.insert(origin)
@@ -52,9 +64,10 @@ struct WriteReplayTimetable: Sendable {
         return due
     }
 
-    /// The earliest moment an origin's back-off ends, for waking up on time.
-    var earliestAttempt: Date? {
-        self.states.values.compactMap(\.nextAttempt).min()
+    /// The earliest moment after `now` an origin's back-off ends, for waking up on time (one
+    /// already past, or of an origin being drained, is taken at the next look anyway).
+    func earliestAttempt(after now: Date) -> Date? {
+        self.states.filter { !self.draining.contains($0.key) }.values.compactMap(\.nextAttempt).filter { $0 > now }.min()
     }
 
     /// The origin answered a replay in a way that ends the write (delivered or dead-lettered): its back-off resets.
@@ -62,12 +75,14 @@ struct WriteReplayTimetable: Sendable {
         self.states[origin] = nil
     }
 
-    /// A replay to `origin` failed with `error` at `now`: it waits one more step.
-    mutating func failed(_ origin: String, error: String, now: Date) {
+    /// A replay to `origin` failed with `error` at `now` (`unreachable`: no answer at all): it
+    /// waits one more step.
+    mutating func failed(_ origin: String, error: String, now: Date, unreachable: Bool = false) {
         var state = self.states[origin] ?? OriginReplayState()
         state.consecutiveFailures += 1
         state.lastError = error
         state.lastFailure = now
+        state.unreachable = unreachable
         state.nextAttempt = now.addingTimeInterval(self.backoff.delay(afterFailures: state.consecutiveFailures).seconds)
         self.states[origin] = state
     }

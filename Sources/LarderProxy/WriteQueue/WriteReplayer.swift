@@ -59,8 +59,9 @@ public final class WriteReplayer: Service, Sendable {
                     for origin in await self.look(now: Date()) {
                         group.addTask { await self.drain(origin) }
                     }
-                    let second = Date().addingTimeInterval(1)
-                    let wake = min(second, self.timetable.withLock { $0.earliestAttempt } ?? second)
+                    let now = Date()
+                    let second = now.addingTimeInterval(1)
+                    let wake = min(second, self.timetable.withLock { $0.earliestAttempt(after: now) } ?? second)
                     try? await Task.sleep(for: .seconds(max(wake.timeIntervalSinceNow, 0.01)))
                 }
             }
@@ -115,6 +116,8 @@ public final class WriteReplayer: Service, Sendable {
             do {
                 guard let write = try await self.proxy.store.nextPendingWrite(origin: origin) else { return }
                 guard try await self.replay(write) else { return }
+            } catch is CancellationError {
+                return
             } catch {
                 self.logger.error("cannot replay a queued write", metadata: ["origin": "\(origin)", "error": "\(error)"])
                 self.timetable.withLock { $0.failed(origin, error: "\(error)", now: Date()) }
@@ -126,6 +129,9 @@ public final class WriteReplayer: Service, Sendable {
     /// Sends `write` once and records what its answer means; false when its origin must wait.
     private func replay(_ write: QueuedWrite) async throws -> Bool {
         let store = self.proxy.store
+        // A claim persisted before sending: a crash from here on leaves the write pending with
+        // this attempt counted; a write superseded, dropped or expired since it was read is skipped.
+        guard try await store.beginDelivery(id: write.id, at: Date()) else { return true }
         let body: [UInt8]
         do {
             body = try await store.writeBody(write)
@@ -133,10 +139,18 @@ public final class WriteReplayer: Service, Sendable {
             try await store.deadLetterWrite(id: write.id, reason: "its body cannot be read: \(error)")
             return true
         }
-        // Persisted before sending: a crash from here on leaves the write pending with this attempt counted.
-        try await store.beginDelivery(id: write.id, at: Date())
         let (verdict, response) = await self.send(write, body: body)
         self.metrics?.recordReplay(verdict)
+        // What the origin said is recorded even when shutdown began meanwhile: a delivered write
+        // left pending would be sent again at the next start.
+        return try await Task {
+            try await self.settle(write, verdict: verdict, response: response)
+        }.value
+    }
+
+    /// Records what the answer to `write` means; false when its origin must wait.
+    private func settle(_ write: QueuedWrite, verdict: ReplayVerdict, response: UpstreamResponse?) async throws -> Bool {
+        let store = self.proxy.store
         switch verdict {
         case .delivered:
             // The duplicate window (docs/SERVING.md): from the origin's answer until this commit.
@@ -154,7 +168,7 @@ public final class WriteReplayer: Service, Sendable {
             return true
         case .retry(let reason):
             try await store.recordFailedDelivery(id: write.id, error: reason)
-            self.timetable.withLock { $0.failed(write.origin, error: reason, now: Date()) }
+            self.timetable.withLock { $0.failed(write.origin, error: reason, now: Date(), unreachable: response == nil) }
             self.logger.info("queued write not delivered yet", metadata: ["id": "\(write.id)", "reason": "\(reason)"])
             return false
         }

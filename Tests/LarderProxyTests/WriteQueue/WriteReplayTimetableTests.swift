@@ -27,7 +27,7 @@ struct WriteReplayTimetableTests {
         timetable.failed("a", error: "HTTP 503", now: Self.start)
         timetable.finished("a")
         timetable.finished("b")
-        #expect(timetable.earliestAttempt == Self.start.addingTimeInterval(1.5))
+        #expect(timetable.earliestAttempt(after: Self.start) == Self.start.addingTimeInterval(1.5))
         #expect(timetable.takeDue(["a", "b"], now: Self.start.addingTimeInterval(1.4)) { _, _ in false } == ["b"])
         #expect(timetable.takeDue(["a"], now: Self.start.addingTimeInterval(1.5)) { _, _ in false } == ["a"])
 
@@ -51,14 +51,29 @@ struct WriteReplayTimetableTests {
         #expect(timetable.states["a"]?.nextAttempt == Self.start.addingTimeInterval(1.5))
     }
 
-    @Test("an origin seen answering since its failure is due before its back-off ends")
+    @Test("an unreachable origin seen answering since its failure is due before its back-off ends; one that answered 503 is not")
     func connectivityReturns() {
+        var busy = WriteReplayTimetable(backoff: Self.seed)
+        busy.failed("a", error: "HTTP 503", now: Self.start)
+        #expect(busy.takeDue(["a"], now: Self.start.addingTimeInterval(0.5)) { _, _ in true }.isEmpty)
+
         var timetable = WriteReplayTimetable(backoff: Self.seed)
-        timetable.failed("a", error: "refused", now: Self.start)
+        timetable.failed("a", error: "refused", now: Self.start, unreachable: true)
         let soon = Self.start.addingTimeInterval(0.5)
         #expect(timetable.takeDue(["a"], now: soon) { _, since in since > Self.start }.isEmpty)
         #expect(timetable.takeDue(["a"], now: soon) { origin, since in origin == "a" && since == Self.start } == ["a"])
         #expect(timetable.states["a"] == nil)
+    }
+
+    @Test("an origin with nothing pending any more leaves no back-off to wake up for")
+    func nothingPending() {
+        var timetable = WriteReplayTimetable(backoff: Self.seed)
+        timetable.failed("a", error: "HTTP 503", now: Self.start)
+        #expect(timetable.earliestAttempt(after: Self.start) == Self.start.addingTimeInterval(1.5))
+        #expect(timetable.earliestAttempt(after: Self.start.addingTimeInterval(2)) == nil, "a time already past is no reason to wake")
+        #expect(timetable.takeDue([], now: Self.start) { _, _ in false }.isEmpty)
+        #expect(timetable.states["a"] == nil)
+        #expect(timetable.earliestAttempt(after: Self.start) == nil)
     }
 
     @Test("retry-now ends one origin's back-off, or every origin's")

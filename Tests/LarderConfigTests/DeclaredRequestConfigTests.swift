@@ -12,12 +12,7 @@ struct DeclaredRequestConfigTests {
     }
 
     private func problem(_ json: String) -> String {
-        do {
-            _ = try self.configuration(json)
-            return "no error"
-        } catch {
-            return "\(error)"
-        }
+        LarderConfigFile.problem(parsing: json)
     }
 
     @Test("a GraphQL today query: POST by default, keyed as graphql, placeholders in the zone given")

@@ -11,12 +11,7 @@ struct WriteQueueConfigTests {
     }
 
     private func problem(_ json: String) -> String {
-        do {
-            _ = try self.configuration(json)
-            return "no error"
-        } catch {
-            return "\(error)"
-        }
+        LarderConfigFile.problem(parsing: json)
     }
 
     @Test("no queue: nothing queued, a 7-day retention and the seed's back-off")

@@ -72,16 +72,22 @@ public final class WriteReplayer: Service, Sendable {
     private func look(now: Date) async -> [String] {
         let store = self.proxy.store
         do {
-            let retention = self.proxy.configuration.writeQueue.retention.seconds
-            let expired = try await store.expireWrites(createdBefore: now.addingTimeInterval(-retention))
-            if expired > 0 {
-                self.logger.warning("queued writes expired (dead-lettered)", metadata: ["count": "\(expired)"])
+            // One indexed read a second while nothing is queued: the expiry is a write, and only
+            // pending writes expire.
+            var pending = try await store.pendingWriteOrigins()
+            if !pending.isEmpty {
+                let retention = self.proxy.configuration.writeQueue.retention.seconds
+                let expired = try await store.expireWrites(createdBefore: now.addingTimeInterval(-retention))
+                if expired > 0 {
+                    self.logger.warning("queued writes expired (dead-lettered)", metadata: ["count": "\(expired)"])
+                    pending = try await store.pendingWriteOrigins()
+                }
             }
             // After the expiry: a write retried by hand gets its attempt even past the retention.
-            try await self.takeRetries()
-            guard !self.proxy.offline.isOffline else { return [] }
-            let pending = try await store.pendingWriteOrigins()
-            guard !pending.isEmpty else { return [] }
+            if try await self.takeRetries() {
+                pending = try await store.pendingWriteOrigins()
+            }
+            guard !self.proxy.offline.isOffline, !pending.isEmpty else { return [] }
             let health = self.proxy.health.snapshot()
             return self.timetable.withLock { timetable in
                 timetable.takeDue(pending, now: now) { origin, since in
@@ -94,12 +100,14 @@ public final class WriteReplayer: Service, Sendable {
         }
     }
 
-    /// Makes the writes asked to be retried pending, and ends their origins' back-off.
-    private func takeRetries() async throws {
+    /// Makes the writes asked to be retried pending, and ends their origins' back-off; whether
+    /// any was asked for.
+    private func takeRetries() async throws -> Bool {
         let ids = self.retries.withLock { ids in
             defer { ids.removeAll() }
             return ids
         }
+        guard !ids.isEmpty else { return false }
         for id in ids.sorted() {
             guard let write = try await self.proxy.store.queuedWrite(id: id) else { continue }
             if write.state == .deadLetter {
@@ -107,6 +115,7 @@ public final class WriteReplayer: Service, Sendable {
             }
             self.timetable.withLock { $0.retryNow(write.origin) }
         }
+        return true
     }
 
     /// Replays `origin`'s writes in order until its queue is empty, its head fails, or the proxy goes offline.

@@ -201,6 +201,49 @@ struct ConnectionTests {
         #expect(output.contains("--allow"))
     }
 
+    @Test("--event-loops outside 1...256 is a usage error (exit 2) that names the option", arguments: ["0", "257", "two"])
+    func eventLoopsOutOfRange(count: String) async throws {
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
+        process.arguments = ["serve", "--port", "0", "--event-loops", count, "--cache-dir", LarderProcess.temporaryDirectory()]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }, as: UTF8.self)
+        await onThread { process.waitUntilExit() }
+        #expect(process.terminationStatus == 2)
+        #expect(output.contains("--event-loops"))
+    }
+
+    /// The clients of a local proxy share the machine: by default Larder answers on half the
+    /// cores' worth of event loops (see `ServingEventLoops`); `--event-loops` sets the count.
+    @Test("clients are answered on half the cores' event loops by default, or on --event-loops of them")
+    func eventLoopCount() async throws {
+        func eventLoopThreads(_ larder: LarderProcess) -> Int {
+            larder.threadNames.filter { $0.hasPrefix("NIO-ELT-") }.count
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        try await withProxy { larder, origin in
+            origin.setRoute("/one", .text("ONE"))
+            let response = try await Curl.run(origin.url("/one"), proxy: larder.proxyURL)
+            #expect(response.text == "ONE")
+            #expect(eventLoopThreads(larder) == max(1, cores / 2))
+        }
+        try await withProxy(arguments: ["--event-loops", "3"]) { larder, origin in
+            origin.setRoute("/one", .text("ONE"))
+            // Several connections at once, so every loop takes some.
+            let responses = try await withThrowingTaskGroup(of: CurlResult.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try await Curl.run(origin.url("/one"), proxy: larder.proxyURL) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.allSatisfy { $0.text == "ONE" })
+            #expect(eventLoopThreads(larder) == 3)
+        }
+    }
+
     @Test("malformed requests get 400 (or 431) and the connection closes; the proxy keeps serving")
     func malformedRequests() async throws {
         try await withProxy { larder, origin in

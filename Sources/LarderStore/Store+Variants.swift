@@ -7,7 +7,8 @@ extension Store {
     /// (``CacheKey/variant(_:)``), newest first. Entries whose body file is missing or has the wrong
     /// size are left out, as ``entry(for:)`` does.
     ///
-    /// One range scan of the key index, so it costs the same for any cache size; a key looked up
+    /// One range scan of the key index on the calling thread (``lookupRead(_:)``), so it costs the
+    /// same for any cache size; a key looked up
     /// in the last second is answered from memory (changes this process commits are seen at once,
     /// another process's within that second).
     public func variants(of key: CacheKey) async throws -> [CachedEntry] {
@@ -17,7 +18,7 @@ extension Store {
             return entries
         }
         let generation = self.memo.generation
-        let entries = try await self.readVariants(of: key)
+        let entries = try self.readVariants(of: key)
         // Misses are not remembered: what another process stores must be found at once.
         if !entries.isEmpty {
             self.memo.remember(entries, for: key, loadedAt: now, generation: generation)
@@ -43,12 +44,12 @@ extension Store {
         self.memo.holds(generation: validity.generation, trustedUntil: validity.trustedUntil, now: ProcessInfo.processInfo.systemUptime)
     }
 
-    private func readVariants(of key: CacheKey) async throws -> [CachedEntry] {
+    private func readVariants(of key: CacheKey) throws -> [CachedEntry] {
         let prefix = key.rawValue + CacheKey.variantSeparator
         // Every key starting with the prefix sorts at or after it and before the prefix with its
         // last character ("=") replaced by the next one (">").
         let upperBound = key.rawValue + "#vary>"
-        let rows = try await self.pool.read { db in
+        let rows = try self.lookupRead { db in
             try IndexRow.fetchAll(
                 db,
                 where: "key = ? OR (key >= ? AND key < ?)",

@@ -134,7 +134,7 @@ public final class Store: Sendable {
     /// Also nil (with a log message) when the entry's body file is missing or its size differs from
     /// the index, or the row cannot be decoded: a wrong body is never served.
     public func entry(for key: CacheKey) async throws -> CachedEntry? {
-        let row = try await self.pool.read { db in
+        let row = try self.lookupRead { db in
             try IndexRow.fetch(db, key: key.rawValue)
         }
         guard let row else {
@@ -155,6 +155,17 @@ public final class Store: Sendable {
             return nil
         }
         return entry
+    }
+
+    /// Runs one lookup statement on the calling thread, outside a transaction.
+    ///
+    /// A lookup is a single `SELECT` on the key index, atomic on its own in WAL mode (and never
+    /// blocked by a writer). Read from the page cache it takes a few microseconds, far less than
+    /// the hop to a reader's thread and back that an asynchronous read costs (about 200 µs per
+    /// lookup, most of it switching threads; Benchmarks/RESULTS.md), so hits wait on no other
+    /// thread.
+    func lookupRead<T>(_ statement: (Database) throws -> T) throws -> T {
+        try self.pool.unsafeRead(statement)
     }
 
     /// Starts streaming a body to a new temporary file in `tmp/` (its name is random, never

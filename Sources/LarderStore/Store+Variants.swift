@@ -8,20 +8,19 @@ extension Store {
     /// size are left out, as ``entry(for:)`` does.
     ///
     /// One range scan of the key index on the calling thread (``lookupRead(_:)``), so it costs the
-    /// same for any cache size; a key looked up
-    /// in the last second is answered from memory (changes this process commits are seen at once,
-    /// another process's within that second).
+    /// same for any cache size; a key looked up before is answered from memory until a change is
+    /// committed to the index, by this process or another (see ``EntryMemo``).
     public func variants(of key: CacheKey) async throws -> [CachedEntry] {
         // Monotonic: a clock stepped back must not extend how long a memo is trusted.
         let now = ProcessInfo.processInfo.systemUptime
         if let entries = self.memo.entries(for: key, now: now) {
             return entries
         }
-        let generation = self.memo.generation
+        let stamp = self.memo.stamp
         let entries = try self.readVariants(of: key)
         // Misses are not remembered: what another process stores must be found at once.
         if !entries.isEmpty {
-            self.memo.remember(entries, for: key, loadedAt: now, generation: generation)
+            self.memo.remember(entries, for: key, loadedAt: now, stamp: stamp)
         }
         return entries
     }
@@ -38,10 +37,10 @@ extension Store {
         self.memo.lookup(for: key, now: ProcessInfo.processInfo.systemUptime)
     }
 
-    /// Whether a remembered lookup still holds: nothing was committed to the index since, and it
-    /// is recent enough to cover another process's writes.
+    /// Whether a remembered lookup still holds: nothing was committed to the index since, by this
+    /// process or another (``IndexChangeCounter``), and it is within its trust window.
     public func holds(_ validity: RememberedLookup.Validity) -> Bool {
-        self.memo.holds(generation: validity.generation, trustedUntil: validity.trustedUntil, now: ProcessInfo.processInfo.systemUptime)
+        self.memo.holds(validity.stamp, trustedUntil: validity.trustedUntil, now: ProcessInfo.processInfo.systemUptime)
     }
 
     private func readVariants(of key: CacheKey) throws -> [CachedEntry] {

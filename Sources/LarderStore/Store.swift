@@ -15,7 +15,8 @@ import Logging
 ///
 /// Layout: `index.sqlite`, `bodies/ab/<sha256>` (the first two hex digits name the folder),
 /// `tmp/` for bodies being written, `runs/` with a locked marker per open store, and
-/// `index.lock`, held while a store opens the index. Several
+/// `index.lock`, held while a store opens the index, and `index.changes`, the count of committed
+/// changes that lets every process drop its remembered lookups at once (``IndexChangeCounter``). Several
 /// `Store` instances, in one process or several (`larder serve` and `larder precache`), may share
 /// a directory.
 ///
@@ -55,15 +56,14 @@ public final class Store: Sendable {
     /// up to the newest one when nil. Tests use an earlier migration (`@testable`) to build an index
     /// as an earlier version of Larder left it.
     ///
-    /// `lookupTrust` is how long a remembered lookup is trusted against other processes' writes;
-    /// tests on a loaded machine lengthen it.
+    /// `lookupTrust` is how long a remembered lookup is trusted at most (see ``EntryMemo``); tests
+    /// on a loaded machine lengthen it.
     init(
         directory: String,
         logger: Logger = Logger(label: "larder.store"),
         migratingUpTo lastMigration: String?,
-        lookupTrust: TimeInterval = EntryMemo.defaultLifetime
+        lookupTrust: TimeInterval? = nil
     ) throws {
-        self.memo = EntryMemo(lifetime: lookupTrust)
         let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         self.directory = directory
         self.bodiesDirectory = directory + "/bodies"
@@ -93,6 +93,16 @@ public final class Store: Sendable {
         } catch {
             throw StoreError.cannotOpen(directory: directory, reason: "cannot create the body folders: \(error)")
         }
+
+        let changes: IndexChangeCounter?
+        do {
+            changes = try IndexChangeCounter(path: directory + "/index.changes")
+        } catch {
+            // Still correct without it: remembered lookups are then trusted for a second only.
+            logger.warning("Cannot share index changes with other processes", metadata: ["error": "\(error)"])
+            changes = nil
+        }
+        self.memo = EntryMemo(changes: changes, lifetime: lookupTrust)
 
         var configuration = Configuration()
         configuration.label = "larder.store"

@@ -39,6 +39,9 @@ public final class Store: Sendable {
     let runMarker: (path: String, descriptor: Int32)
     let logger: Logger
     let pool: DatabasePool
+    /// The connection index lookups use, synchronously, from whatever thread asks
+    /// (``lookupRead(_:)``).
+    let lookups: DatabaseQueue
     /// Recent lookups, cleared by every change this process commits (see ``variants(of:)``).
     let memo: EntryMemo
     /// Finished bodies waiting for their index rows, committed in batches.
@@ -123,6 +126,11 @@ public final class Store: Sendable {
                 }
                 return pool
             }
+            var lookupConfiguration = Configuration()
+            lookupConfiguration.label = "larder.store.lookups"
+            lookupConfiguration.readonly = true
+            lookupConfiguration.busyMode = .timeout(5)
+            self.lookups = try DatabaseQueue(path: indexPath, configuration: lookupConfiguration)
         } catch {
             throw StoreError.cannotOpen(directory: directory, reason: "cannot open the index \(indexPath): \(error)")
         }
@@ -167,15 +175,18 @@ public final class Store: Sendable {
         return entry
     }
 
-    /// Runs one lookup statement on the calling thread, outside a transaction.
+    /// Runs one lookup statement on the calling thread, outside a transaction, on the store's own
+    /// read-only lookup connection.
     ///
     /// A lookup is a single `SELECT` on the key index, atomic on its own in WAL mode (and never
     /// blocked by a writer). Read from the page cache it takes a few microseconds, far less than
     /// the hop to a reader's thread and back that an asynchronous read costs (about 200 µs per
     /// lookup, most of it switching threads; Benchmarks/RESULTS.md), so hits wait on no other
-    /// thread.
+    /// thread. It must not take one of the pool's readers: those are released by asynchronous
+    /// reads resuming on Swift's cooperative threads, so cooperative threads blocked waiting for
+    /// a reader could wait forever. Lookups wait only for each other, for microseconds.
     func lookupRead<T>(_ statement: (Database) throws -> T) throws -> T {
-        try self.pool.unsafeRead(statement)
+        try self.lookups.inDatabase(statement)
     }
 
     /// Starts streaming a body to a new temporary file in `tmp/` (its name is random, never
@@ -296,6 +307,7 @@ public final class Store: Sendable {
 
     /// Closes the index (graceful shutdown). The store must not be used afterwards.
     public func close() throws {
+        try self.lookups.close()
         try self.pool.close()
         // A clean close: the next start need not look for what a crash would have left.
         try? POSIXFile.removeFile(self.runMarker.path)

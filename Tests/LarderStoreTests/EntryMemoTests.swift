@@ -75,4 +75,29 @@ struct EntryMemoTests {
             #expect(!store.holds(remembered.validity))
         }
     }
+
+    /// Lookups read the index synchronously on the calling thread. Were they to take one of the
+    /// pool's readers, cooperative threads blocked waiting for a reader would wait forever for
+    /// asynchronous reads that can only give theirs back on a cooperative thread.
+    @Test("many lookups at once beside asynchronous reads all finish", .timeLimit(.minutes(1)))
+    func lookupsBesideAsynchronousReads() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            try await store.put([1, 2, 3], at: "https://a.example/app.js")
+            let found = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<400 {
+                    group.addTask {
+                        if index.isMultiple(of: 2) {
+                            // A miss is never remembered: every one reads the index.
+                            return try await store.variants(of: try cacheKey("https://a.example/missing-\(index).js")).count
+                        }
+                        return try await store.totals().entries
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(found == 200)
+        }
+    }
 }

@@ -46,7 +46,17 @@ extension ForwardProxy {
             guard let body = await self.smallBody(entry) else { return nil }
             try await writer.whole(status, headers, body: body.getSlice(at: body.readerIndex + Int(slice.lowerBound), length: slice.count))
             return done
+        case .bytes(let slice) where writer.sendsFiles:
+            // A larger one, whole or a range, goes from its file by `sendfile`: the kernel copies
+            // it to the socket, with no read through the thread pool and no buffer per 64 KiB.
+            guard let file = StoredBodyFile.open(entry.bodyPath, size: entry.bodySize, range: slice) else {
+                self.logger.warning("cached body unreadable or not the indexed size", metadata: ["path": "\(entry.bodyPath)"])
+                return nil
+            }
+            try await writer.whole(status, headers, file: file)
+            return done
         case .bytes(let slice):
+            // Through TLS, the bytes must pass through Larder: read in 64 KiB chunks.
             guard let handle = await self.openBody(entry) else { return nil }
             var sent: Int64 = 0
             do {

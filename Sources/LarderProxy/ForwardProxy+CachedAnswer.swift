@@ -133,15 +133,17 @@ extension ForwardProxy {
 }
 
 extension CachedEntry {
-    /// The entry as ``StoredAnswer`` plans answers from it.
-    var storedForAnswer: StoredAnswer.Stored {
+    /// The entry as ``StoredAnswer`` plans answers from it. (SPI: the micro benchmarks plan answers
+    /// as the ordinary path does.)
+    @_spi(Benchmarks) public var storedForAnswer: StoredAnswer.Stored {
         StoredAnswer.Stored(status: self.status, headers: self.headers, bodySize: self.bodySize)
     }
 }
 
 extension StoredAnswer.Request where Headers == HTTPHeaders {
-    /// What of a client's request head shapes a stored answer.
-    init(head: HTTPRequestHead) {
+    /// What of a client's request head shapes a stored answer. (SPI: the micro benchmarks describe
+    /// requests as the ordinary path does.)
+    @_spi(Benchmarks) public init(head: HTTPRequestHead) {
         self.init(
             isHead: head.method == .HEAD,
             headers: head.headers,

@@ -56,7 +56,7 @@ public struct BenchmarkHitPath: Sendable {
 
     /// The immediate answer to `head` (``ImmediateHits/answer(_:allocator:)``): the bytes of its
     /// head and of its body, or nil when the request must go the ordinary way. A body sent from
-    /// its file (larger than the small-body limit) is not read: its file is closed, `body` is nil.
+    /// its file (larger than the small-body limit) is not read: `body` is nil.
     /// - Parameter preparing: answer as the target's first immediate hit, which prepares it
     ///   (with a new, empty table of prepared hits), rather than from the prepared answer.
     public func immediateAnswer(
@@ -70,8 +70,8 @@ public struct BenchmarkHitPath: Sendable {
         switch answer.body {
         case .bytes(let body):
             return (answer.head, body)
-        case .file(_, let file):
-            try? file.close()
+        case .file:
+            // Closed when the last holder lets go (``StoredBodyFile``).
             return (answer.head, nil)
         case nil:
             return (answer.head, nil)

@@ -188,32 +188,31 @@ struct ConnectionTests {
     /// A name that only starts with `127.` is not loopback.
     @Test("listening beyond loopback without --allow is a usage error (exit 2)", arguments: ["0.0.0.0", "127.example.com"])
     func hostNeedsAllow(host: String) async throws {
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
-        process.arguments = ["serve", "--host", host, "--port", "0", "--cache-dir", LarderProcess.temporaryDirectory()]
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }, as: UTF8.self)
-        await onThread { process.waitUntilExit() }
-        #expect(process.terminationStatus == 2)
+        let (status, output) = try await Self.serve(["--host", host])
+        #expect(status == 2)
         #expect(output.contains("--allow"))
     }
 
     @Test("--event-loops outside 1...256 is a usage error (exit 2) that names the option", arguments: ["0", "257", "two"])
     func eventLoopsOutOfRange(count: String) async throws {
+        let (status, output) = try await Self.serve(["--event-loops", count])
+        #expect(status == 2)
+        #expect(output.contains("--event-loops"))
+    }
+
+    /// Runs `larder serve --port 0 ARGUMENTS` on a new cache, for arguments it refuses: its exit
+    /// status and everything it printed.
+    private static func serve(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
-        process.arguments = ["serve", "--port", "0", "--event-loops", count, "--cache-dir", LarderProcess.temporaryDirectory()]
+        process.arguments = ["serve", "--port", "0", "--cache-dir", LarderProcess.temporaryDirectory()] + arguments
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = pipe
         try process.run()
         let output = String(decoding: await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }, as: UTF8.self)
         await onThread { process.waitUntilExit() }
-        #expect(process.terminationStatus == 2)
-        #expect(output.contains("--event-loops"))
+        return (process.terminationStatus, output)
     }
 
     /// The clients of a local proxy share the machine: by default Larder answers on half the

@@ -10,15 +10,23 @@ public enum Storability: Sendable, Hashable {
     public static let storableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Whether Larder stores a response with this status when it carries explicit freshness
-    /// (RFC 9111 section 3): any final status it understands, except partial content, 304, and
-    /// server errors (a 5xx must never push out the copy that disconnected operation relies on).
-    public static func storableWithExplicitFreshness(_ status: Int) -> Bool {
+    /// (RFC 9111 section 3): any final status but partial content and 304. A server error only when
+    /// it replaces no stored response (`replacing` false): a 5xx must never push out the copy that
+    /// disconnected operation relies on, but on a miss it is what the origin asked to be reused.
+    public static func storableWithExplicitFreshness(_ status: Int, replacing: Bool = true) -> Bool {
         switch status {
         case 206, 304: return false
         case 200..<500: return true
-        default: return status == 501
+        case 500..<600: return status == 501 || !replacing
+        default: return false
         }
     }
+
+    /// The final statuses RFC 9110 defines, which `must-understand` (RFC 9111 section 5.2.2.3)
+    /// lets a cache store whatever `no-store` says.
+    public static let understoodStatuses: Set<Int> = Set(
+        [200, 201, 202, 203, 204, 205, 206, 300, 301, 302, 303, 304, 305, 307, 308]
+            + Array(400...417) + [421, 422, 426] + Array(500...505))
 
     /// Decides storability.
     /// - Parameters:
@@ -29,6 +37,8 @@ public enum Storability: Sendable, Hashable {
     ///   - vary: the response's `Vary` values.
     ///   - expires: the response's `Expires` values.
     ///   - contentType: the response's `Content-Type`.
+    ///   - replacing: whether a stored response for the request would be replaced (see
+    ///     ``storableWithExplicitFreshness(_:replacing:)``).
     public static func evaluate(
         method: String,
         status: Int,
@@ -36,7 +46,8 @@ public enum Storability: Sendable, Hashable {
         responseCacheControl: [String],
         vary: [String],
         expires: [String] = [],
-        contentType: String? = nil
+        contentType: String? = nil,
+        replacing: Bool = true
     ) -> Storability {
         guard method == "GET" else { return .notStorable(reason: "method") }
         // A stream is not an object (docs/SERVING.md, HTTPS and streams): server-sent events never
@@ -46,13 +57,18 @@ public enum Storability: Sendable, Hashable {
         }
         let directives = CacheControlDirectives(responseCacheControl)
         let explicit = directives.contains("max-age") || !expires.isEmpty || directives.contains("public") || directives.contains("private")
-        guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status)) else {
+        guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status, replacing: replacing))
+        else {
             return .notStorable(reason: "status-\(status)")
         }
         if CacheControlDirectives(requestCacheControl).contains("no-store") {
             return .notStorable(reason: "request-no-store")
         }
-        if directives.contains("no-store") {
+        // must-understand: a status the cache understands is stored by its own rules, whatever
+        // no-store says; any other is not stored at all (RFC 9111 section 5.2.2.3).
+        if directives.contains("must-understand") {
+            guard self.understoodStatuses.contains(status) else { return .notStorable(reason: "must-understand") }
+        } else if directives.contains("no-store") {
             return .notStorable(reason: "no-store")
         }
         for value in vary {
@@ -65,14 +81,15 @@ public enum Storability: Sendable, Hashable {
 
     /// Whether Larder stores an upstream answer to a GET or HEAD it forwarded: not for a HEAD
     /// (no body), not under `network-only`, not for a client's precondition (a 412, say, is not
-    /// the resource for everyone), then ``evaluate(method:status:requestCacheControl:responseCacheControl:vary:expires:contentType:)``
+    /// the resource for everyone), then ``evaluate(method:status:requestCacheControl:responseCacheControl:vary:expires:contentType:replacing:)``
     /// on the response.
     public static func forwarded(
         isHead: Bool,
         strategy: CachingStrategy,
         request: some HeaderFields,
         status: Int,
-        response: [HeaderField]
+        response: [HeaderField],
+        replacing: Bool = true
     ) -> Storability {
         if isHead {
             return .notStorable(reason: "head")
@@ -90,7 +107,8 @@ public enum Storability: Sendable, Hashable {
             responseCacheControl: response["cache-control"],
             vary: response["vary"],
             expires: response["expires"],
-            contentType: response["content-type"].first
+            contentType: response["content-type"].first,
+            replacing: replacing
         )
     }
 }

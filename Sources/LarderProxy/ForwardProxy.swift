@@ -224,7 +224,7 @@ final class ForwardProxy: Sendable {
         }
         var request = UpstreamRequest(method: head.method == .HEAD ? "HEAD" : "GET", url: url.absoluteString, headers: headers)
         if let keyed {
-            request.method = head.method.rawValue
+            request.method = head.method.wireName
             request.body = keyed.body.map { .bytes($0) }
         }
         request.connectTimeout = self.configuration.connectTimeout

@@ -291,6 +291,43 @@ struct CacheTransactionTests {
                 == .stored(detail: "upstream-500", cacheStatus: nil, refresh: false, disconnected: true))
     }
 
+    @Test("a 5xx with explicit freshness is stored on a miss, never over a stored copy")
+    func serverErrorsStoredOnlyOnMiss() {
+        let fresh = Self.fields([("Cache-Control", "max-age=60")])
+        var miss = Self.transaction()
+        if case .joinInFlight = miss.begin() { _ = miss.lead() }
+        #expect(
+            Step(miss.upstreamAnswered(status: 503, headers: fresh, requestTime: Self.now, now: Self.now))
+                == .relay(forward: .uriMiss, stores: true, notStored: nil))
+
+        var overCopy = Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate")], age: 120))
+        _ = overCopy.begin()
+        #expect(
+            Step(overCopy.upstreamAnswered(status: 503, headers: fresh, requestTime: Self.now, now: Self.now))
+                == .relay(forward: .stale, stores: false, notStored: "status-503"))
+    }
+
+    @Test("a 200 to a HEAD updates the stored copy when its validators and length agree, else is relayed")
+    func headUpdates() {
+        func answered(_ headers: [(String, String)], status: Int = 200) -> Step {
+            var transaction = Self.transaction(Self.entry(age: 120), method: .HEAD)
+            _ = transaction.begin()
+            return Step(transaction.upstreamAnswered(status: status, headers: Self.fields(headers), requestTime: Self.now, now: Self.now))
+        }
+        #expect(answered([("Cache-Control", "max-age=600"), ("Content-Length", "10")]) == .merge)
+        #expect(answered([("ETag", "\"v1\""), ("X-New", "1")]) == .merge)
+        #expect(answered([("ETag", "\"v2\"")]) == .relay(forward: .stale, stores: false, notStored: "head"))
+        #expect(answered([("Content-Length", "11")]) == .relay(forward: .stale, stores: false, notStored: "head"))
+        #expect(answered([], status: 410) == .relay(forward: .stale, stores: false, notStored: "head"))
+
+        var head = Self.transaction(Self.entry(age: 120), method: .HEAD)
+        _ = head.begin()
+        _ = head.upstreamAnswered(status: 200, headers: [], requestTime: Self.now, now: Self.now)
+        #expect(
+            Step(head.merged(Self.entry().entry))
+                == .stored(detail: nil, cacheStatus: "larder; fwd=stale; fwd-status=200; stored; detail=revalidated", refresh: false))
+    }
+
     @Test("upstream unreachable or slow: the copy when it may be served disconnected, else a page that says why")
     func upstreamFailures() {
         var withCopy = Self.transaction(Self.entry(age: 120))

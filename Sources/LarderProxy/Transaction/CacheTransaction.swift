@@ -141,7 +141,7 @@ struct CacheTransaction: Sendable {
         /// Send the request upstream: ``upstreamAnswered(status:headers:requestTime:now:)``,
         /// ``upstreamFailed(isTimeout:description:now:)`` or ``upstreamTimedOut(now:)``.
         case fetch(UpstreamPlan)
-        /// Apply the 304 just received to `entry`: ``merged(_:)``.
+        /// Apply the 304 (or the 200 to a HEAD) just received to `entry`: ``merged(_:)``.
         case mergeNotModified(CachedEntry)
         /// Stream upstream's answer to the client, storing it when the relay says so. Done.
         case relay(Relay)
@@ -280,21 +280,28 @@ struct CacheTransaction: Sendable {
             self.state = .answering(then: .relayAnswer(fetch, status: status, headers: headers, requestTime: requestTime))
             return .answerStored(candidate.entry, detail: "upstream-\(status)", cacheStatus: nil, refresh: false, disconnected: true)
         }
-        // A 304 to Larder's own conditional request validates the stored copy (RFC 9111 4.3.4).
-        if status == 304, let candidate = validating {
+        // A 304 to Larder's own conditional request validates the stored copy (RFC 9111 4.3.4); a
+        // 200 to a HEAD that does not contradict it updates it the same way (4.3.5).
+        if let candidate = validating,
+            status == 304
+                || (self.start.request.method == .HEAD
+                    && HeadResponseUpdate.updates(
+                        storedStatus: candidate.entry.status, stored: candidate.entry.headers, storedBodySize: candidate.entry.bodySize,
+                        status: status, headers: headers))
+        {
             self.state = .merging(fetch, status: status, headers: headers, requestTime: requestTime)
             return .mergeNotModified(candidate.entry)
         }
         return self.relay(fetch, status: status, headers: headers, requestTime: requestTime)
     }
 
-    /// The 304 was applied: `refreshed` is the entry with its headers and times renewed, nil when
+    /// The 304 (or HEAD's 200) was applied: `refreshed` is the entry with its headers and times renewed, nil when
     /// the entry changed meanwhile or the index could not be written.
     mutating func merged(_ refreshed: CachedEntry?) -> Action {
-        guard case .merging(let fetch, _, _, _) = self.state, let validated = self.validating(fetch) else {
+        guard case .merging(let fetch, let status, _, _) = self.state, let validated = self.validating(fetch) else {
             preconditionFailure("not merging")
         }
-        var cacheStatus = CacheStatus.forward(fetch.reason, status: 304, stored: refreshed != nil)
+        var cacheStatus = CacheStatus.forward(fetch.reason, status: status, stored: refreshed != nil)
         cacheStatus.detail = "revalidated"
         self.state = .answering(then: .fetchUnconditionally(fetch))
         return .answerStored(refreshed ?? validated.entry, detail: nil, cacheStatus: cacheStatus, refresh: false)
@@ -423,14 +430,16 @@ struct CacheTransaction: Sendable {
             keyed: self.start.keyed != nil,
             status: status,
             headers: headers,
-            requestTime: requestTime
+            requestTime: requestTime,
+            replacing: fetch.lookup.candidate != nil
         )
         let forwardReason = fetch.reason == .uriMiss ? fetch.lookup.missReason : fetch.reason
         return .relay(Relay(forwardReason: forwardReason, storeAs: target.storeAs, notStoredReason: target.notStoredReason))
     }
 
     /// Where (and whether) an upstream answer to a GET or HEAD is stored; for a `keyed` request,
-    /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept).
+    /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept). `replacing`:
+    /// whether a stored response matched the request (a server error never replaces one).
     static func storeTarget(
         request: HTTPRequestHead,
         strategy: CachingStrategy,
@@ -439,7 +448,8 @@ struct CacheTransaction: Sendable {
         keyed: Bool = false,
         status: Int,
         headers: [HeaderField],
-        requestTime: Date
+        requestTime: Date,
+        replacing: Bool = true
     ) -> (storeAs: StoreTarget?, notStoredReason: String?) {
         if keyed {
             guard (200..<300).contains(status) else { return (nil, "status-\(status)") }
@@ -451,7 +461,8 @@ struct CacheTransaction: Sendable {
             strategy: strategy,
             request: request.headers,
             status: status,
-            response: headers
+            response: headers,
+            replacing: replacing
         )
         guard storability == .storable else {
             if case .notStorable(let reason) = storability { return (nil, reason) }

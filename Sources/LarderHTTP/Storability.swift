@@ -10,15 +10,14 @@ public enum Storability: Sendable, Hashable {
     public static let storableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Whether Larder stores a response with this status when it carries explicit freshness
-    /// (RFC 9111 section 3): any final status but partial content and 304. A server error only when
-    /// it replaces no stored response (`replacing` false): a 5xx must never push out the copy that
-    /// disconnected operation relies on, but on a miss it is what the origin asked to be reused.
-    public static func storableWithExplicitFreshness(_ status: Int, replacing: Bool = true) -> Bool {
+    /// (RFC 9111 section 3): any final status it understands, except partial content, 304, and
+    /// server errors (a 5xx must never push out the copy that disconnected operation relies on, nor
+    /// stand, stored, where an offline stand-in would answer).
+    public static func storableWithExplicitFreshness(_ status: Int) -> Bool {
         switch status {
         case 206, 304: return false
         case 200..<500: return true
-        case 500..<600: return status == 501 || !replacing
-        default: return false
+        default: return status == 501
         }
     }
 
@@ -37,8 +36,6 @@ public enum Storability: Sendable, Hashable {
     ///   - vary: the response's `Vary` values.
     ///   - expires: the response's `Expires` values.
     ///   - contentType: the response's `Content-Type`.
-    ///   - replacing: whether a stored response for the request would be replaced (see
-    ///     ``storableWithExplicitFreshness(_:replacing:)``).
     public static func evaluate(
         method: String,
         status: Int,
@@ -46,8 +43,7 @@ public enum Storability: Sendable, Hashable {
         responseCacheControl: [String],
         vary: [String],
         expires: [String] = [],
-        contentType: String? = nil,
-        replacing: Bool = true
+        contentType: String? = nil
     ) -> Storability {
         guard method == "GET" else { return .notStorable(reason: "method") }
         // A stream is not an object (docs/SERVING.md, HTTPS and streams): server-sent events never
@@ -57,7 +53,7 @@ public enum Storability: Sendable, Hashable {
         }
         let directives = CacheControlDirectives(responseCacheControl)
         let explicit = directives.contains("max-age") || !expires.isEmpty || directives.contains("public") || directives.contains("private")
-        guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status, replacing: replacing))
+        guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status))
         else {
             return .notStorable(reason: "status-\(status)")
         }
@@ -81,15 +77,14 @@ public enum Storability: Sendable, Hashable {
 
     /// Whether Larder stores an upstream answer to a GET or HEAD it forwarded: not for a HEAD
     /// (no body), not under `network-only`, not for a client's precondition (a 412, say, is not
-    /// the resource for everyone), then ``evaluate(method:status:requestCacheControl:responseCacheControl:vary:expires:contentType:replacing:)``
+    /// the resource for everyone), then ``evaluate(method:status:requestCacheControl:responseCacheControl:vary:expires:contentType:)``
     /// on the response.
     public static func forwarded(
         isHead: Bool,
         strategy: CachingStrategy,
         request: some HeaderFields,
         status: Int,
-        response: [HeaderField],
-        replacing: Bool = true
+        response: [HeaderField]
     ) -> Storability {
         if isHead {
             return .notStorable(reason: "head")
@@ -107,8 +102,7 @@ public enum Storability: Sendable, Hashable {
             responseCacheControl: response["cache-control"],
             vary: response["vary"],
             expires: response["expires"],
-            contentType: response["content-type"].first,
-            replacing: replacing
+            contentType: response["content-type"].first
         )
     }
 }

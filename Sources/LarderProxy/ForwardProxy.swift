@@ -142,7 +142,7 @@ final class ForwardProxy: Sendable {
                     if await flight.wait(timeout: self.configuration.idleTimeout) {
                         shared = await self.lookup(key, request: head).candidate
                     }
-                    action = transaction.followerWoke(shared)
+                    action = transaction.followerWoke(shared, now: Date())
                 }
             case .fetch(let plan):
                 let requestTime = Date()

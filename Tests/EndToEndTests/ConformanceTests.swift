@@ -361,18 +361,13 @@ struct ConformanceTests {
             name: "Age: of a list the first member counts (7200, 0 is stale)",
             respond: answer([("Cache-Control", "max-age=3600"), ("Age", "7200, 0")]),
             steps: [.get(origin: true), .get(origin: true, cacheStatus: ["fwd=stale"])]),
-        ConformanceCase(
-            name: "a server error with explicit freshness is reused when it replaced nothing",
-            respond: answer([("Cache-Control", "max-age=3600")], status: 503),
-            steps: [.get(origin: true, status: 503), .get(origin: false, status: 503, cacheStatus: ["hit"])]),
 
         // HEAD updates the stored GET response (RFC 9111 section 4.3.5).
         ConformanceCase(
             name: "a 200 to a HEAD refreshes the stored response's headers and freshness",
             respond: { request in
-                request.method == "HEAD"
-                    ? TestResponse(status: 200, headers: [("Date", HTTPDateText.now()), ("Cache-Control", "max-age=3600")])
-                    : .text(body, headers: [("Cache-Control", "max-age=0")])
+                // The HEAD's answer has the GET's length (the test origin sends it without the body).
+                .text(body, headers: [("Cache-Control", request.method == "HEAD" ? "max-age=3600" : "max-age=0")])
             },
             steps: [
                 .get(origin: true),

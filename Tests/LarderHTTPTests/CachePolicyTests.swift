@@ -124,20 +124,6 @@ struct CachePolicyTests {
         #expect((result == .storable) == expected)
     }
 
-    @Test("a server error with explicit freshness is stored only when it replaces no stored response")
-    func serverErrorsOnMiss() {
-        func storable(_ status: Int, _ cacheControl: [String], replacing: Bool) -> Bool {
-            Storability.evaluate(
-                method: "GET", status: status, requestCacheControl: [], responseCacheControl: cacheControl, vary: [], replacing: replacing)
-                == .storable
-        }
-        #expect(storable(503, ["max-age=60"], replacing: false))
-        #expect(storable(599, ["public"], replacing: false))
-        #expect(!storable(503, ["max-age=60"], replacing: true))
-        #expect(!storable(503, [], replacing: false))
-        #expect(storable(501, [], replacing: true))
-    }
-
     @Test("stored fields: hop-by-hop, Connection-named, Set-Cookie and the fields a qualified no-cache names are dropped")
     func storableFields() {
         let headers = [

@@ -212,13 +212,35 @@ struct CacheTransactionTests {
 
         var follower = Self.transaction()
         _ = follower.begin()
-        #expect(Step(follower.followerWoke(Self.entry())) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        #expect(Step(follower.followerWoke(Self.entry(), now: Self.now)) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
         // What the leader stored cannot be read: fetch alone, not join again.
         #expect(Step(follower.storedAnswerFailed()) == .fetch(conditional: false, timeout: nil))
 
         var late = Self.transaction()
         _ = late.begin()
-        #expect(Step(late.followerWoke(nil)) == .fetch(conditional: false, timeout: nil))
+        #expect(Step(late.followerWoke(nil, now: Self.now)) == .fetch(conditional: false, timeout: nil))
+
+        // What the leader stored is already stale: fetch alone, unless the request accepts it stale.
+        var stale = Self.transaction()
+        _ = stale.begin()
+        #expect(
+            Step(stale.followerWoke(Self.entry([("Cache-Control", "no-cache")]), now: Self.now)) == .fetch(conditional: false, timeout: nil)
+        )
+        var maxStale = Self.transaction(headers: [("Cache-Control", "max-stale")])
+        _ = maxStale.begin()
+        #expect(
+            Step(maxStale.followerWoke(Self.entry([("Cache-Control", "max-age=0")]), now: Self.now))
+                == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        // A fresh one answers a reload too: it was fetched after the reload was asked for.
+        var reload = Self.transaction(headers: [("Cache-Control", "no-cache")])
+        _ = reload.begin()
+        #expect(Step(reload.followerWoke(Self.entry(), now: Self.now)) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        // A route's strategy serves what is stored whatever its freshness.
+        var cacheFirst = Self.transaction(strategy: .cacheFirst)
+        #expect(Step(cacheFirst.begin()) == .join)
+        #expect(
+            Step(cacheFirst.followerWoke(Self.entry([("Cache-Control", "no-cache")]), now: Self.now))
+                == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
     }
 
     @Test("upstream's answer: relayed and stored by storability, HEAD and preconditions not stored")
@@ -289,22 +311,6 @@ struct CacheTransactionTests {
         #expect(
             Step(withinWindow.upstreamAnswered(status: 500, headers: [], requestTime: Self.now, now: Self.now))
                 == .stored(detail: "upstream-500", cacheStatus: nil, refresh: false, disconnected: true))
-    }
-
-    @Test("a 5xx with explicit freshness is stored on a miss, never over a stored copy")
-    func serverErrorsStoredOnlyOnMiss() {
-        let fresh = Self.fields([("Cache-Control", "max-age=60")])
-        var miss = Self.transaction()
-        if case .joinInFlight = miss.begin() { _ = miss.lead() }
-        #expect(
-            Step(miss.upstreamAnswered(status: 503, headers: fresh, requestTime: Self.now, now: Self.now))
-                == .relay(forward: .uriMiss, stores: true, notStored: nil))
-
-        var overCopy = Self.transaction(Self.entry([("Cache-Control", "max-age=60, must-revalidate")], age: 120))
-        _ = overCopy.begin()
-        #expect(
-            Step(overCopy.upstreamAnswered(status: 503, headers: fresh, requestTime: Self.now, now: Self.now))
-                == .relay(forward: .stale, stores: false, notStored: "status-503"))
     }
 
     @Test("a 200 to a HEAD updates the stored copy when its validators and length agree, else is relayed")

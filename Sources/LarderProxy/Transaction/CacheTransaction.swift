@@ -136,7 +136,7 @@ struct CacheTransaction: Sendable {
         /// Answer with an error page, with this `Cache-Status`. Done.
         case answerPage(Page, cacheStatus: CacheStatus)
         /// Join the fetch of the same miss in flight: ``lead()`` when there is none, else wait for it
-        /// and ``followerWoke(_:)`` with what it stored.
+        /// and ``followerWoke(_:now:)`` with what it stored.
         case joinInFlight
         /// Send the request upstream: ``upstreamAnswered(status:headers:requestTime:now:)``,
         /// ``upstreamFailed(isTimeout:description:now:)`` or ``upstreamTimedOut(now:)``.
@@ -197,14 +197,8 @@ struct CacheTransaction: Sendable {
             let reason: CacheStatus.ForwardReason = start.lookup.candidate == nil ? .uriMiss : .request
             return self.forward(start.lookup, reason: reason, timeout: start.lookup.candidate == nil ? nil : start.networkTimeout)
         }
-        let context = CacheDecision.Context(
-            strategy: start.strategy,
-            routeMaxAge: start.routeMaxAge,
-            networkTimeout: start.networkTimeout,
-            request: RequestCacheDirectives(cacheControl: start.request.headers["cache-control"], pragma: start.request.headers["pragma"])
-        )
         let candidate = start.lookup.candidate
-        switch CacheDecision.decide(context, stored: candidate?.freshness, now: start.now) {
+        switch CacheDecision.decide(self.decisionContext, stored: candidate?.freshness, now: start.now) {
         case .answerFromCache(var detail):
             guard let candidate else { return self.forward(.miss, reason: .uriMiss, timeout: nil) }
             if !start.routed, candidate.entry.kind == .precached {
@@ -259,10 +253,18 @@ struct CacheTransaction: Sendable {
     }
 
     /// The fetch this request waited for ended; `stored` is the lookup's match after it (nil when
-    /// it stored nothing usable or took too long).
-    mutating func followerWoke(_ stored: Candidate?) -> Action {
+    /// it stored nothing usable or took too long). Under the `http` strategy a response stored
+    /// already stale (`max-age=0`, `no-cache`) answers only a request that accepts it stale (RFC
+    /// 9111 section 4), not one that merely came while it was being stored; a fresh one answers
+    /// every follower, a reload too (it was fetched after the request was made).
+    mutating func followerWoke(_ stored: Candidate?, now: Date) -> Action {
         guard case .joining(let fetch) = self.state else { preconditionFailure("not joining") }
         guard let stored else { return self.fetch(fetch) }
+        if self.start.strategy == .http, !stored.freshness.isFresh(now: now),
+            case .forward = CacheDecision.decide(self.decisionContext, stored: stored.freshness, now: now)
+        {
+            return self.fetch(fetch)
+        }
         self.state = .answering(then: .fetchAlone(fetch))
         return .answerStored(stored.entry, detail: "coalesced", cacheStatus: nil, refresh: false)
     }
@@ -326,6 +328,17 @@ struct CacheTransaction: Sendable {
     }
 
     // MARK: - Rules
+
+    /// What ``CacheDecision`` decides from: the strategy, the route's limits, the request's directives.
+    private var decisionContext: CacheDecision.Context {
+        CacheDecision.Context(
+            strategy: self.start.strategy,
+            routeMaxAge: self.start.routeMaxAge,
+            networkTimeout: self.start.networkTimeout,
+            request: RequestCacheDirectives(
+                cacheControl: self.start.request.headers["cache-control"], pragma: self.start.request.headers["pragma"])
+        )
+    }
 
     private var isIdle: Bool {
         if case .idle = self.state { true } else { false }
@@ -430,16 +443,14 @@ struct CacheTransaction: Sendable {
             keyed: self.start.keyed != nil,
             status: status,
             headers: headers,
-            requestTime: requestTime,
-            replacing: fetch.lookup.candidate != nil
+            requestTime: requestTime
         )
         let forwardReason = fetch.reason == .uriMiss ? fetch.lookup.missReason : fetch.reason
         return .relay(Relay(forwardReason: forwardReason, storeAs: target.storeAs, notStoredReason: target.notStoredReason))
     }
 
     /// Where (and whether) an upstream answer to a GET or HEAD is stored; for a `keyed` request,
-    /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept). `replacing`:
-    /// whether a stored response matched the request (a server error never replaces one).
+    /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept).
     static func storeTarget(
         request: HTTPRequestHead,
         strategy: CachingStrategy,
@@ -448,8 +459,7 @@ struct CacheTransaction: Sendable {
         keyed: Bool = false,
         status: Int,
         headers: [HeaderField],
-        requestTime: Date,
-        replacing: Bool = true
+        requestTime: Date
     ) -> (storeAs: StoreTarget?, notStoredReason: String?) {
         if keyed {
             guard (200..<300).contains(status) else { return (nil, "status-\(status)") }
@@ -461,8 +471,7 @@ struct CacheTransaction: Sendable {
             strategy: strategy,
             request: request.headers,
             status: status,
-            response: headers,
-            replacing: replacing
+            response: headers
         )
         guard storability == .storable else {
             if case .notStorable(let reason) = storability { return (nil, reason) }

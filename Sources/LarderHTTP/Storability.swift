@@ -53,8 +53,7 @@ public enum Storability: Sendable, Hashable {
         }
         let directives = CacheControlDirectives(responseCacheControl)
         let explicit = directives.contains("max-age") || !expires.isEmpty || directives.contains("public") || directives.contains("private")
-        guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status))
-        else {
+        guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status)) else {
             return .notStorable(reason: "status-\(status)")
         }
         if CacheControlDirectives(requestCacheControl).contains("no-store") {

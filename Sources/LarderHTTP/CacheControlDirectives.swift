@@ -14,8 +14,10 @@ public struct CacheControlDirectives: Sendable, Hashable {
                 let name: String
                 var argument: String?
                 if let equals = trimmed.firstIndex(of: "=") {
-                    name = String(trimmed[..<equals]).trimmingWhitespace().lowercased()
-                    var raw = String(trimmed[trimmed.index(after: equals)...]).trimmingWhitespace()
+                    // No whitespace around "=" (RFC 9111 section 5.2): `max-age =60` names no known
+                    // directive and `max-age= 60` has an invalid argument.
+                    name = String(trimmed[..<equals]).lowercased()
+                    var raw = String(trimmed[trimmed.index(after: equals)...])
                     if raw.count >= 2, raw.first == "\"", raw.last == "\"" {
                         raw = String(raw.dropFirst().dropLast()).replacingBackslashEscapes()
                     }

@@ -31,16 +31,23 @@ public enum ClientConditionals {
         "cache-control", "content-location", "date", "etag", "expires", "vary", "last-modified",
     ]
 
-    private static func opaque(_ tag: String) -> String {
-        tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+    /// The tag as compared: weakness and the quotes dropped, so that a tag an origin sent unquoted
+    /// (invalid, but common) matches the same tag quoted.
+    private static func opaque(_ tag: String) -> Substring {
+        var opaque = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+        if opaque.count >= 2, opaque.first == "\"", opaque.last == "\"" {
+            opaque = opaque.dropFirst().dropLast()
+        }
+        return opaque
     }
 }
 
 /// The stored response's headers updated from a `304 Not Modified` (RFC 9111 section 3.2): every
-/// header the 304 carries replaces the stored ones of that name, except the framing and coding
-/// headers that describe the stored body.
+/// header the 304 carries replaces the stored ones of that name, except `Content-Length`, framing,
+/// and `Content-Encoding`, which describes the stored bytes (section 3.2 lets a cache keep what
+/// assures the stored response's integrity).
 public enum NotModifiedMerge {
-    private static let kept: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
+    private static let kept: Set<String> = ["content-length", "content-encoding", "transfer-encoding"]
 
     public static func merge(stored: [HeaderField], notModified: [HeaderField]) -> [HeaderField] {
         let incoming = notModified.filter { !Self.kept.contains($0.name.lowercased()) }

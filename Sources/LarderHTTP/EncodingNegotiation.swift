@@ -16,13 +16,22 @@ public enum EncodingNegotiation {
         case unusable
     }
 
+    /// The content codings of IANA's HTTP Content Coding Registry (and the `x-` aliases RFC 9110
+    /// section 8.4.1 keeps), lower-cased.
+    public static let registeredCodings: Set<String> = [
+        "gzip", "x-gzip", "deflate", "compress", "x-compress", "br", "zstd", "dcb", "dcz", "aes128gcm", "exi", "pack200-gzip",
+    ]
+
+    /// Decides how a body coded as `contentEncoding` reaches a client that sent `request`.
     public static func plan(contentEncoding: [String], request: some HeaderFields) -> Plan {
         let codings = contentEncoding.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace().lowercased() }.filter {
             !$0.isEmpty && $0 != "identity"
         }
         guard let coding = codings.first else { return .asIs }
         let accept = AcceptEncoding(request["accept-encoding"])
-        if codings.allSatisfy({ accept.accepts($0) }) {
+        // A coding no client can negotiate (not registered) goes as the origin sent it, as the
+        // miss relayed it: asking again would bring the same.
+        if codings.allSatisfy({ accept.accepts($0) }) || !codings.allSatisfy(Self.registeredCodings.contains) {
             return .asIs
         }
         guard codings.count == 1, let decodable = ContentCoding(contentEncoding: coding) else { return .unusable }

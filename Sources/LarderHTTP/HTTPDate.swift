@@ -9,42 +9,42 @@ public enum HTTPDate {
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
 
-    /// Parses an HTTP-date; `nil` when it is not one.
+    /// Parses an HTTP-date; `nil` when it is not one. Names (day, month, `GMT`) are read in any
+    /// case; the separators are exactly the grammar's (one space, the comma, the dashes), so
+    /// `Thu 18 Aug 2050 ...` or `Thu, 18-Aug-2050 ...` is not a date (RFC 9110 section 5.6.7).
     public static func parse(_ text: String) -> Date? {
         if let date = self.parseFixdate(text) {
             return date
         }
-        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
-        // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT -> [Sun, 06, Nov, 1994, 08:49:37, GMT]
-        // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT -> [Sunday, 06-Nov-94, 08:49:37, GMT]
-        // asctime:     Sun Nov  6 08:49:37 1994 -> [Sun, Nov, 6, 08:49:37, 1994]
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         var day: Int?
         var month: Int?
         var year: Int?
         var time: (Int, Int, Int)?
-        if tokens.count == 6, tokens[5] == "GMT" {
-            day = Int(tokens[1])
-            month = self.month(tokens[2])
-            year = Int(tokens[3])
-            time = self.time(tokens[4])
-        } else if tokens.count == 4, tokens[3] == "GMT" {
-            let parts = tokens[1].split(separator: "-").map(String.init)
-            guard parts.count == 3, let shortYear = Int(parts[2]) else { return nil }
-            day = Int(parts[0])
-            month = self.month(parts[1])
+        if parts.count == 4, parts[0].hasSuffix(","), self.longDayNames.contains(parts[0].dropLast().lowercased()),
+            parts[3].lowercased() == "gmt"
+        {
+            // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
+            let date = parts[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard date.count == 3, date[0].utf8.count == 2, let shortYear = self.digits(date[2]) else { return nil }
+            day = self.digits(date[0])
+            month = self.month(date[1])
             // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
             // Other years (cookie-style 01-Jan-1970) are taken as written.
-            if parts[2].utf8.count <= 2 {
+            if date[2].utf8.count <= 2 {
                 year = shortYear < 70 ? 2000 + shortYear : 1900 + shortYear
             } else {
                 year = shortYear
             }
-            time = self.time(tokens[2])
-        } else if tokens.count == 5 {
-            month = self.month(tokens[1])
-            day = Int(tokens[2])
-            time = self.time(tokens[3])
-            year = Int(tokens[4])
+            time = self.time(parts[2])
+        } else if parts.count == 5 || (parts.count == 6 && parts[2].isEmpty), self.shortDayNames.contains(parts[0].lowercased()) {
+            // asctime: Sun Nov  6 08:49:37 1994 (a one-digit day after two spaces)
+            let rest = parts.count == 6 ? [parts[1], parts[3], parts[4], parts[5]] : Array(parts[1...])
+            guard rest[1].utf8.count == (parts.count == 6 ? 1 : 2), rest[3].utf8.count == 4 else { return nil }
+            month = self.month(rest[0])
+            day = self.digits(rest[1])
+            time = self.time(rest[2])
+            year = self.digits(rest[3])
         }
         guard let day, let month, let year, let time,
             (1...31).contains(day), (0...9999).contains(year),
@@ -55,6 +55,17 @@ public enum HTTPDate {
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
+    private static let shortDayNames: Set<String> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    private static let longDayNames: Set<String> = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+    /// A number of ASCII digits only (no sign, no spaces), at most 9 of them.
+    private static func digits(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        return Int(text)
+    }
+
     /// The common form, `Sun, 06 Nov 1994 08:49:37 GMT`, read by position (every cached answer
     /// reads a few dates); nil when the text is not exactly that shape.
     private static func parseFixdate(_ text: String) -> Date? {
@@ -62,8 +73,8 @@ public enum HTTPDate {
         return text.withUTF8 { bytes -> Date? in
             guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == UInt8(ascii: " "), bytes[7] == UInt8(ascii: " "),
                 bytes[11] == UInt8(ascii: " "), bytes[16] == UInt8(ascii: " "), bytes[19] == UInt8(ascii: ":"),
-                bytes[22] == UInt8(ascii: ":"), bytes[25] == UInt8(ascii: " "), bytes[26] == UInt8(ascii: "G"),
-                bytes[27] == UInt8(ascii: "M"), bytes[28] == UInt8(ascii: "T")
+                bytes[22] == UInt8(ascii: ":"), bytes[25] == UInt8(ascii: " "), bytes[26] | 0x20 == UInt8(ascii: "g"),
+                bytes[27] | 0x20 == UInt8(ascii: "m"), bytes[28] | 0x20 == UInt8(ascii: "t")
             else { return nil }
             func number(_ range: Range<Int>) -> Int? {
                 var value = 0
@@ -102,9 +113,9 @@ public enum HTTPDate {
     }
 
     private static func time(_ token: String) -> (Int, Int, Int)? {
-        let parts = token.split(separator: ":")
-        guard parts.count == 3, parts.allSatisfy({ $0.count == 2 }),
-            let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2])
+        let parts = token.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, parts.allSatisfy({ $0.utf8.count == 2 }),
+            let hour = self.digits(parts[0]), let minute = self.digits(parts[1]), let second = self.digits(parts[2])
         else { return nil }
         return (hour, minute, second)
     }

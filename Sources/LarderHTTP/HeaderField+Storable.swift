@@ -3,9 +3,18 @@ extension HeaderField {
     public static let notReplayedNames: Set<String> = ["set-cookie", "set-cookie2"]
 
     /// The fields of `headers` that may be stored and replayed from the cache: hop-by-hop fields,
-    /// the fields that `Connection` names, and `Set-Cookie`/`Set-Cookie2` are dropped; order is kept.
+    /// the fields that `Connection` names, `Set-Cookie`/`Set-Cookie2`, and the fields a qualified
+    /// `no-cache="..."` names (they may not be reused without revalidation, RFC 9111 section
+    /// 5.2.2.4, and a revalidation brings them again) are dropped; order is kept.
     public static func storable(_ headers: [HeaderField]) -> [HeaderField] {
         let dropped = HopByHopHeaders.connectionSpecificNames(headers).union(Self.notReplayedNames)
+            .union(Self.noCacheFieldNames(headers["cache-control"]))
         return headers.filter { !dropped.contains($0.name.lowercased()) }
+    }
+
+    /// The field names of a qualified `no-cache` in these `Cache-Control` values, lower-cased.
+    static func noCacheFieldNames(_ cacheControl: [String]) -> Set<String> {
+        guard let names = CacheControlDirectives(cacheControl).argument("no-cache") else { return [] }
+        return Set(names.split(separator: ",").map { $0.trimmingWhitespace().lowercased() }.filter { !$0.isEmpty })
     }
 }

@@ -57,9 +57,7 @@ public struct ResponseFreshness: Sendable, Hashable {
         }
 
         // RFC 9111 4.2.3.
-        // Age is delta-seconds (digits only); anything else is ignored (RFC 9111 section 5.1).
-        let ageValue =
-            header("age").first.flatMap { CacheControlDirectives.deltaSeconds($0.trimmingWhitespace()) }.map(TimeInterval.init) ?? 0
+        let ageValue = header("age").first.flatMap(Self.ageSeconds).map(TimeInterval.init) ?? 0
         let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         self.initialAge = max(apparentAge, max(0, ageValue) + responseDelay)
@@ -69,6 +67,14 @@ public struct ResponseFreshness: Sendable, Hashable {
         self.immutable = cacheControl.contains("immutable")
         self.staleWhileRevalidate = Self.window(cacheControl.seconds("stale-while-revalidate"))
         self.staleIfError = Self.window(cacheControl.seconds("stale-if-error"))
+    }
+
+    /// The seconds an `Age` field line says (RFC 9111 section 5.1): delta-seconds, digits only, or
+    /// nil (ignored). Of a list (`7200, 0`) the first member counts, as of several lines the first
+    /// line; a parameter after `;` is not part of the number.
+    static func ageSeconds(_ fieldValue: String) -> Int? {
+        let member = fieldValue.prefix { $0 != "," }
+        return CacheControlDirectives.deltaSeconds(member.prefix { $0 != ";" }.trimmingWhitespace())
     }
 
     /// An RFC 5861 window: an invalid argument makes the directive void.

@@ -11,7 +11,8 @@ public enum Storability: Sendable, Hashable {
 
     /// Whether Larder stores a response with this status when it carries explicit freshness
     /// (RFC 9111 section 3): any final status it understands, except partial content, 304, and
-    /// server errors (a 5xx must never push out the copy that disconnected operation relies on).
+    /// server errors (a 5xx must never push out the copy that disconnected operation relies on, nor
+    /// stand, stored, where an offline stand-in would answer).
     public static func storableWithExplicitFreshness(_ status: Int) -> Bool {
         switch status {
         case 206, 304: return false
@@ -19,6 +20,12 @@ public enum Storability: Sendable, Hashable {
         default: return status == 501
         }
     }
+
+    /// The final statuses RFC 9110 defines, which `must-understand` (RFC 9111 section 5.2.2.3)
+    /// lets a cache store whatever `no-store` says.
+    public static let understoodStatuses: Set<Int> = Set(
+        [200, 201, 202, 203, 204, 205, 206, 300, 301, 302, 303, 304, 305, 307, 308]
+            + Array(400...417) + [421, 422, 426] + Array(500...505))
 
     /// Decides storability.
     /// - Parameters:
@@ -52,7 +59,11 @@ public enum Storability: Sendable, Hashable {
         if CacheControlDirectives(requestCacheControl).contains("no-store") {
             return .notStorable(reason: "request-no-store")
         }
-        if directives.contains("no-store") {
+        // must-understand: a status the cache understands is stored by its own rules, whatever
+        // no-store says; any other is not stored at all (RFC 9111 section 5.2.2.3).
+        if directives.contains("must-understand") {
+            guard self.understoodStatuses.contains(status) else { return .notStorable(reason: "must-understand") }
+        } else if directives.contains("no-store") {
             return .notStorable(reason: "no-store")
         }
         for value in vary {

@@ -174,6 +174,7 @@ public struct StoredAnswer: Sendable, Hashable {
         case .partial(let range):
             slice = range
             answer.status = 206
+            headers.remove(name: "content-range")
             headers.append(HeaderField(name: "content-range", value: ByteRangeRequest.contentRange(range, length: stored.bodySize)))
         }
         headers.append(HeaderField(name: "content-length", value: String(slice.count)))
@@ -204,10 +205,11 @@ public struct StoredAnswer: Sendable, Hashable {
     }
 
     /// A stored response's own headers as an answer starts from: without framing, `Age` and `Via`
-    /// (the answer sets its own).
+    /// (the answer sets its own). A stored `Content-Range` stays on the whole response, as stored
+    /// (RFC 9111 section 3.1); a 206 cut from it, or a decoded body, says its own.
     static func storedHeaders(_ stored: [HeaderField]) -> [HeaderField] {
         stored.filter { field in
-            !(field.hasName("content-length") || field.hasName("age") || field.hasName("content-range") || field.hasName("via"))
+            !(field.hasName("content-length") || field.hasName("age") || field.hasName("via"))
         }
     }
 

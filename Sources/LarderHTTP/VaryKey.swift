@@ -18,11 +18,10 @@ public enum VaryKey {
     }
 
     /// The request's values of the varied headers, in canonical form (sorted names, values of
-    /// repeated fields joined, whitespace around commas normalised).
+    /// repeated fields joined, whitespace around commas normalised, `Accept-Language` lower-cased).
     public static func values(_ varyFieldValues: [String], request: some HeaderFields) -> [HeaderField] {
         (self.names(varyFieldValues) ?? []).map { name in
-            let value = request[name].flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() }.joined(separator: ", ")
-            return HeaderField(name: name, value: value)
+            HeaderField(name: name, value: Self.normalised(request[name].joined(separator: ","), name: name))
         }
     }
 
@@ -32,7 +31,7 @@ public enum VaryKey {
         let recorded = storedValues.filter { $0.name.lowercased() != "accept-encoding" }
         return wanted.count == recorded.count
             && zip(wanted, recorded.sorted { $0.name < $1.name }).allSatisfy {
-                $0.name == $1.name.lowercased() && $0.value == Self.normalised($1.value)
+                $0.name == $1.name.lowercased() && $0.value == Self.normalised($1.value, name: $0.name)
             }
     }
 
@@ -64,7 +63,11 @@ public enum VaryKey {
         return key.variant(String(repeating: "0", count: 16 - hex.count) + hex)
     }
 
-    private static func normalised(_ value: String) -> String {
-        value.split(separator: ",").map { $0.trimmingWhitespace() }.joined(separator: ", ")
+    /// A value as the field's grammar compares it: list members trimmed; language ranges in any
+    /// case (RFC 4647 section 2), so `en-US` and `en-us` select the same variant. Order stays: an
+    /// origin may prefer the first of equal weights.
+    private static func normalised(_ value: String, name: String) -> String {
+        let members = value.split(separator: ",").map { $0.trimmingWhitespace() }.joined(separator: ", ")
+        return name == "accept-language" ? members.lowercased() : members
     }
 }

@@ -20,7 +20,7 @@ extension ForwardProxy {
             let page = StatusPage(
                 status: .gatewayTimeout,
                 title: "Offline",
-                paragraphs: ["Larder is in offline mode; \(head.method.rawValue) requests need the network."],
+                paragraphs: ["Larder is in offline mode; \(head.method.wireName) requests need the network."],
                 url: url.absoluteString
             )
             self.offlineMisses.record(head, url: url, cacheStatus: status)
@@ -28,7 +28,7 @@ extension ForwardProxy {
             return Outcome(status: 504, cacheStatus: status, reusable: true)
         }
         var request = UpstreamRequest(
-            method: head.method.rawValue, url: url.absoluteString, headers: Self.upstreamHeaders(head.headers), body: body)
+            method: head.method.wireName, url: url.absoluteString, headers: Self.upstreamHeaders(head.headers), body: body)
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
         let response: UpstreamResponse

@@ -142,7 +142,7 @@ final class ForwardProxy: Sendable {
                     if await flight.wait(timeout: self.configuration.idleTimeout) {
                         shared = await self.lookup(key, request: head).candidate
                     }
-                    action = transaction.followerWoke(shared)
+                    action = transaction.followerWoke(shared, now: Date())
                 }
             case .fetch(let plan):
                 let requestTime = Date()
@@ -224,7 +224,7 @@ final class ForwardProxy: Sendable {
         }
         var request = UpstreamRequest(method: head.method == .HEAD ? "HEAD" : "GET", url: url.absoluteString, headers: headers)
         if let keyed {
-            request.method = head.method.rawValue
+            request.method = head.method.wireName
             request.body = keyed.body.map { .bytes($0) }
         }
         request.connectTimeout = self.configuration.connectTimeout

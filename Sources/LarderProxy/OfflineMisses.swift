@@ -102,7 +102,7 @@ public final class OfflineMisses: Sendable {
     /// ignored.
     func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?, now: Date = Date()) {
         guard let reason = Reason(cacheStatus: cacheStatus) else { return }
-        self.record(url: url, method: request.method.rawValue, referer: request.headers.first(name: "referer"), reason: reason, now: now)
+        self.record(url: url, method: request.method.wireName, referer: request.headers.first(name: "referer"), reason: reason, now: now)
     }
 
     /// Forgets `url` (it was added to precache).

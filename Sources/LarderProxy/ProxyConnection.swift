@@ -126,7 +126,7 @@ struct ProxyConnection {
     ) async throws -> ForwardProxy.Outcome {
         let declaredLength = head.headers["content-length"].first.flatMap { Int64($0) }
         let hasBody = (declaredLength ?? 0) > 0 || head.headers.contains(name: "transfer-encoding")
-        let method = head.method.rawValue
+        let method = head.method.wireName
         if !hasBody {
             guard try await Self.skipBody(&iterator) else {
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)

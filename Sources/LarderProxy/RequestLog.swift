@@ -14,7 +14,7 @@ struct RequestLog: Sendable {
         self.statistics.record(
             ProxyStatistics.RecentRequest(
                 time: Date(),
-                method: head.method.rawValue,
+                method: head.method.wireName,
                 url: head.uri,
                 status: status,
                 cacheStatus: cacheStatus?.description,
@@ -23,7 +23,7 @@ struct RequestLog: Sendable {
             )
         )
         self.logger.info(
-            "\(head.method.rawValue) \(head.uri) \(status)",
+            "\(head.method.wireName) \(head.uri) \(status)",
             metadata: [
                 "cache": "\(cacheStatus?.description ?? "-")",
                 "ms": "\(String(format: "%.1f", milliseconds))",

@@ -357,6 +357,24 @@ struct ConformanceTests {
                 .get(origin: true), ConformanceStep(arguments: ["-H", "X-Check-Age: 100"], reachesOrigin: false, cacheStatus: ["hit"]),
             ]),
 
+        ConformanceCase(
+            name: "Age: of a list the first member counts (7200, 0 is stale)",
+            respond: answer([("Cache-Control", "max-age=3600"), ("Age", "7200, 0")]),
+            steps: [.get(origin: true), .get(origin: true, cacheStatus: ["fwd=stale"])]),
+
+        // HEAD updates the stored GET response (RFC 9111 section 4.3.5).
+        ConformanceCase(
+            name: "a 200 to a HEAD refreshes the stored response's headers and freshness",
+            respond: { request in
+                // The HEAD's answer has the GET's length (the test origin sends it without the body).
+                .text(body, headers: [("Cache-Control", request.method == "HEAD" ? "max-age=3600" : "max-age=0")])
+            },
+            steps: [
+                .get(origin: true),
+                ConformanceStep(arguments: ["--head"], reachesOrigin: true, cacheStatus: ["fwd-status=200", "detail=revalidated"]),
+                .get(origin: false, cacheStatus: ["hit"]),
+            ]),
+
         // Invalidation by unsafe methods (RFC 9111 section 4.4).
         ConformanceCase(
             name: "a successful POST invalidates the stored entry",
@@ -366,6 +384,17 @@ struct ConformanceTests {
             steps: [
                 .get(origin: true), .get(origin: false),
                 ConformanceStep(arguments: ["-X", "POST", "--data", "x=1"], reachesOrigin: true, status: 201),
+                .get(origin: true, cacheStatus: ["fwd=uri-miss"]),
+            ]),
+        ConformanceCase(
+            name: "a successful M-SEARCH (an extension method) reaches the origin as M-SEARCH and invalidates",
+            respond: { request in
+                // The test origin reads the method with NIO, which names it MSEARCH.
+                request.method == "GET" ? .text(body, headers: [("Cache-Control", "max-age=3600")]) : .text("found", status: 200)
+            },
+            steps: [
+                .get(origin: true), .get(origin: false),
+                ConformanceStep(arguments: ["-X", "M-SEARCH"], reachesOrigin: true, status: 200),
                 .get(origin: true, cacheStatus: ["fwd=uri-miss"]),
             ]),
         ConformanceCase(

@@ -134,6 +134,10 @@ struct ValidationPartsTests {
         #expect(notModified([("If-None-Match", "*")], etag: nil))
         #expect(!notModified([("If-None-Match", "\"b\"")]))
         #expect(!notModified([("If-None-Match", "\"a\"")], etag: nil))
+        // A tag sent unquoted matches the same tag quoted, either way round.
+        #expect(notModified([("If-None-Match", "a")]))
+        #expect(notModified([("If-None-Match", "\"a\"")], etag: "a"))
+        #expect(!notModified([("If-None-Match", "\"ab\"")], etag: "a"))
         // If-None-Match wins over If-Modified-Since.
         #expect(!notModified([("If-None-Match", "\"b\""), ("If-Modified-Since", "Sun, 02 Jan 2000 00:00:00 GMT")]))
         #expect(notModified([("If-Modified-Since", "Sun, 02 Jan 2000 00:00:00 GMT")]))
@@ -152,13 +156,51 @@ struct ValidationPartsTests {
         ]
         let merged = NotModifiedMerge.merge(
             stored: stored,
-            notModified: [("cache-control", "max-age=60"), ("Content-Length", "0"), ("Content-Encoding", "identity"), ("x-old", "3")].map {
-                HeaderField(name: $0.0, value: $0.1)
-            })
+            notModified: [
+                ("cache-control", "max-age=60"), ("Content-Length", "0"), ("Content-Encoding", "identity"), ("x-old", "3"),
+                ("Content-Range", "bytes 0-9/10"),
+            ].map { HeaderField(name: $0.0, value: $0.1) })
         #expect(
             merged.map { "\($0.name): \($0.value)" } == [
                 "Content-Type: text/css", "Content-Length: 10", "Content-Encoding: gzip", "cache-control: max-age=60", "x-old: 3",
+                "Content-Range: bytes 0-9/10",
             ])
+    }
+
+    @Test("a HEAD's 200 updates a stored 200 unless its validators or its length of the same coding disagree")
+    func headResponseUpdate() {
+        let stored = [
+            HeaderField(name: "ETag", value: "\"v1\""), HeaderField(name: "Last-Modified", value: "Sat, 01 Jan 2000 00:00:00 GMT"),
+            HeaderField(name: "Content-Encoding", value: "gzip"),
+        ]
+        func updates(_ headers: [(String, String)], status: Int = 200, storedStatus: Int = 200) -> Bool {
+            HeadResponseUpdate.updates(
+                storedStatus: storedStatus, stored: stored, storedBodySize: 10, status: status,
+                headers: headers.map { HeaderField(name: $0.0, value: $0.1) })
+        }
+        #expect(updates([]))
+        #expect(updates([("ETag", "\"v1\""), ("Cache-Control", "max-age=60")]))
+        #expect(updates([("Content-Encoding", "gzip"), ("Content-Length", "10")]))
+        // Another coding's length says nothing of the stored bytes.
+        #expect(updates([("Content-Length", "99")]))
+        #expect(!updates([("Content-Encoding", "gzip"), ("Content-Length", "11")]))
+        #expect(!updates([("ETag", "\"v2\"")]))
+        #expect(!updates([("Last-Modified", "Sun, 02 Jan 2000 00:00:00 GMT")]))
+        #expect(!updates([], status: 410))
+        #expect(!updates([], storedStatus: 404))
+    }
+
+    @Test("Accept-Language selects a variant in any case, not in another order; other fields compare case")
+    func varyLanguageCase() {
+        let recorded = [HeaderField(name: "accept-language", value: "en-US, de")]
+        func matches(_ value: String, name: String = "Accept-Language", recorded: [HeaderField] = recorded) -> Bool {
+            VaryKey.matches(storedVary: [name], storedValues: recorded, request: [HeaderField(name: name, value: value)])
+        }
+        #expect(matches("EN-us,De"))
+        #expect(!matches("de, en-US"))
+        #expect(
+            VaryKey.values(["Accept-Language"], request: [HeaderField(name: "Accept-Language", value: "EN-us")]).first?.value == "en-us")
+        #expect(!matches("A", name: "X-Thing", recorded: [HeaderField(name: "x-thing", value: "a")]))
     }
 
     @Test("Vary names leave Accept-Encoding out; values are canonical; * is refused; storage keys are stable")

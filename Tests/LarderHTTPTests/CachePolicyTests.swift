@@ -19,6 +19,25 @@ struct CachePolicyTests {
         #expect(CacheControlDirectives(["max-age=99999999999999999999"]).seconds("max-age") == .value(2_147_483_648))
     }
 
+    @Test("no whitespace around a directive's =: before it names no known directive, after it is an invalid argument")
+    func directiveEquals() {
+        #expect(CacheControlDirectives(["max-age =60"]).seconds("max-age") == nil)
+        #expect(CacheControlDirectives(["max-age= 60"]).seconds("max-age") == .invalid)
+        #expect(CacheControlDirectives([" max-age=60 , no-cache "]).seconds("max-age") == .value(60))
+        #expect(CacheControlDirectives([" max-age=60 , no-cache "]).contains("no-cache"))
+    }
+
+    @Test(
+        "Age: delta-seconds of the first list member, parameters dropped; anything else is ignored",
+        arguments: [
+            ("60", 60), (" 60 ", 60), ("7200, 0", 7200), ("0, 7200", 0), ("7200;foo=bar", 7200), ("7200;foo=111", 7200),
+            ("abc", nil), ("-7200", nil), ("7200.0", nil), ("", nil), (", 5", nil),
+        ] as [(String, Int?)]
+    )
+    func ageValues(value: String, seconds: Int?) {
+        #expect(ResponseFreshness.ageSeconds(value) == seconds)
+    }
+
     private func freshness(_ headers: [String: [String]], status: Int = 200, requestTime: Date, responseTime: Date) -> ResponseFreshness {
         ResponseFreshness(status: status, header: { headers[$0] ?? [] }, requestTime: requestTime, responseTime: responseTime)
     }
@@ -86,6 +105,9 @@ struct CachePolicyTests {
             ("GET", 400, [], ["max-age=60"], [], true),
             ("GET", 206, [], ["max-age=60"], [], false),
             ("GET", 500, [], ["max-age=60"], [], false),
+            ("GET", 200, [], ["max-age=60, no-store, must-understand"], [], true),
+            ("GET", 599, [], ["max-age=60, no-store, must-understand"], [], false),
+            ("GET", 599, [], ["max-age=60, must-understand"], [], false),
             ("GET", 503, [], [], [], false),
             ("GET", 500, [], [], [], false),
             ("POST", 200, [], [], [], false),
@@ -100,6 +122,19 @@ struct CachePolicyTests {
         let result = Storability.evaluate(
             method: method, status: status, requestCacheControl: request, responseCacheControl: response, vary: vary)
         #expect((result == .storable) == expected)
+    }
+
+    @Test("stored fields: hop-by-hop, Connection-named, Set-Cookie and the fields a qualified no-cache names are dropped")
+    func storableFields() {
+        let headers = [
+            ("Cache-Control", "max-age=60, no-cache=\"A, b\""), ("Connection", "x"), ("X", "1"), ("a", "1"), ("B", "2"), ("C", "3"),
+            ("Set-Cookie", "s=1"), ("Keep-Alive", "timeout=5"),
+        ].map { HeaderField(name: $0.0, value: $0.1) }
+        #expect(HeaderField.storable(headers).map(\.name) == ["Cache-Control", "C"])
+        let single = [HeaderField(name: "Cache-Control", value: "no-cache=a"), HeaderField(name: "A", value: "1")]
+        #expect(HeaderField.storable(single).map(\.name) == ["Cache-Control"])
+        let plain = [HeaderField(name: "Cache-Control", value: "no-cache"), HeaderField(name: "A", value: "1")]
+        #expect(HeaderField.storable(plain).map(\.name) == ["Cache-Control", "A"])
     }
 
     @Test("server-sent events are never stored")

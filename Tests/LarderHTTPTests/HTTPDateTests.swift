@@ -30,9 +30,24 @@ struct HTTPDateTests {
         arguments: [
             "", "0", "-1", "yesterday", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
             "Sun, 0x Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:3x GMT", "Sun, 06 Nov 1994 08:49:37 UTC",
+            // The separators are the grammar's: a comma, single spaces, dashes only in RFC 850's date.
+            "Thu 18 Aug 2050 02:01:18 GMT", "Thu, 18  Aug  2050 02:01:18 GMT", "Thu, 18-Aug-2050 02:01:18 GMT",
+            "Thu, 18 Aug 2050 02.01.18 GMT", "Thu, 18 Aug 2050 2:01:18 GMT", "Thu, 18 Aug 50 02:01:18 GMT",
+            "Thursday 18-Aug-50 02:01:18 GMT",
+            "Sun Nov 6 08:49:37 1994", "Sun Nov  06 08:49:37 1994", "Sunday, 06-Nov-94 08:49:37 AEST",
         ])
     func rejects(text: String) {
         #expect(HTTPDate.parse(text) == nil)
+    }
+
+    @Test(
+        "names in any case",
+        arguments: [
+            "Sun, 06 Nov 1994 08:49:37 gMT", "SUN, 06 NOV 1994 08:49:37 GMT", "SUNDAY, 06-nov-94 08:49:37 gmt", "sun NOV  6 08:49:37 1994",
+        ]
+    )
+    func anyCase(text: String) {
+        #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 784_111_777))
     }
 
     @Test("years before 1000 are written with four digits and read back, year 0 too")

@@ -212,13 +212,35 @@ struct CacheTransactionTests {
 
         var follower = Self.transaction()
         _ = follower.begin()
-        #expect(Step(follower.followerWoke(Self.entry())) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        #expect(Step(follower.followerWoke(Self.entry(), now: Self.now)) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
         // What the leader stored cannot be read: fetch alone, not join again.
         #expect(Step(follower.storedAnswerFailed()) == .fetch(conditional: false, timeout: nil))
 
         var late = Self.transaction()
         _ = late.begin()
-        #expect(Step(late.followerWoke(nil)) == .fetch(conditional: false, timeout: nil))
+        #expect(Step(late.followerWoke(nil, now: Self.now)) == .fetch(conditional: false, timeout: nil))
+
+        // What the leader stored is already stale: fetch alone, unless the request accepts it stale.
+        var stale = Self.transaction()
+        _ = stale.begin()
+        #expect(
+            Step(stale.followerWoke(Self.entry([("Cache-Control", "no-cache")]), now: Self.now)) == .fetch(conditional: false, timeout: nil)
+        )
+        var maxStale = Self.transaction(headers: [("Cache-Control", "max-stale")])
+        _ = maxStale.begin()
+        #expect(
+            Step(maxStale.followerWoke(Self.entry([("Cache-Control", "max-age=0")]), now: Self.now))
+                == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        // A fresh one answers a reload too: it was fetched after the reload was asked for.
+        var reload = Self.transaction(headers: [("Cache-Control", "no-cache")])
+        _ = reload.begin()
+        #expect(Step(reload.followerWoke(Self.entry(), now: Self.now)) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        // A route's strategy serves what is stored whatever its freshness.
+        var cacheFirst = Self.transaction(strategy: .cacheFirst)
+        #expect(Step(cacheFirst.begin()) == .join)
+        #expect(
+            Step(cacheFirst.followerWoke(Self.entry([("Cache-Control", "no-cache")]), now: Self.now))
+                == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
     }
 
     @Test("upstream's answer: relayed and stored by storability, HEAD and preconditions not stored")
@@ -289,6 +311,27 @@ struct CacheTransactionTests {
         #expect(
             Step(withinWindow.upstreamAnswered(status: 500, headers: [], requestTime: Self.now, now: Self.now))
                 == .stored(detail: "upstream-500", cacheStatus: nil, refresh: false, disconnected: true))
+    }
+
+    @Test("a 200 to a HEAD updates the stored copy when its validators and length agree, else is relayed")
+    func headUpdates() {
+        func answered(_ headers: [(String, String)], status: Int = 200) -> Step {
+            var transaction = Self.transaction(Self.entry(age: 120), method: .HEAD)
+            _ = transaction.begin()
+            return Step(transaction.upstreamAnswered(status: status, headers: Self.fields(headers), requestTime: Self.now, now: Self.now))
+        }
+        #expect(answered([("Cache-Control", "max-age=600"), ("Content-Length", "10")]) == .merge)
+        #expect(answered([("ETag", "\"v1\""), ("X-New", "1")]) == .merge)
+        #expect(answered([("ETag", "\"v2\"")]) == .relay(forward: .stale, stores: false, notStored: "head"))
+        #expect(answered([("Content-Length", "11")]) == .relay(forward: .stale, stores: false, notStored: "head"))
+        #expect(answered([], status: 410) == .relay(forward: .stale, stores: false, notStored: "head"))
+
+        var head = Self.transaction(Self.entry(age: 120), method: .HEAD)
+        _ = head.begin()
+        _ = head.upstreamAnswered(status: 200, headers: [], requestTime: Self.now, now: Self.now)
+        #expect(
+            Step(head.merged(Self.entry().entry))
+                == .stored(detail: nil, cacheStatus: "larder; fwd=stale; fwd-status=200; stored; detail=revalidated", refresh: false))
     }
 
     @Test("upstream unreachable or slow: the copy when it may be served disconnected, else a page that says why")

@@ -136,12 +136,12 @@ struct CacheTransaction: Sendable {
         /// Answer with an error page, with this `Cache-Status`. Done.
         case answerPage(Page, cacheStatus: CacheStatus)
         /// Join the fetch of the same miss in flight: ``lead()`` when there is none, else wait for it
-        /// and ``followerWoke(_:)`` with what it stored.
+        /// and ``followerWoke(_:now:)`` with what it stored.
         case joinInFlight
         /// Send the request upstream: ``upstreamAnswered(status:headers:requestTime:now:)``,
         /// ``upstreamFailed(isTimeout:description:now:)`` or ``upstreamTimedOut(now:)``.
         case fetch(UpstreamPlan)
-        /// Apply the 304 just received to `entry`: ``merged(_:)``.
+        /// Apply the 304 (or the 200 to a HEAD) just received to `entry`: ``merged(_:)``.
         case mergeNotModified(CachedEntry)
         /// Stream upstream's answer to the client, storing it when the relay says so. Done.
         case relay(Relay)
@@ -197,14 +197,8 @@ struct CacheTransaction: Sendable {
             let reason: CacheStatus.ForwardReason = start.lookup.candidate == nil ? .uriMiss : .request
             return self.forward(start.lookup, reason: reason, timeout: start.lookup.candidate == nil ? nil : start.networkTimeout)
         }
-        let context = CacheDecision.Context(
-            strategy: start.strategy,
-            routeMaxAge: start.routeMaxAge,
-            networkTimeout: start.networkTimeout,
-            request: RequestCacheDirectives(cacheControl: start.request.headers["cache-control"], pragma: start.request.headers["pragma"])
-        )
         let candidate = start.lookup.candidate
-        switch CacheDecision.decide(context, stored: candidate?.freshness, now: start.now) {
+        switch CacheDecision.decide(self.decisionContext, stored: candidate?.freshness, now: start.now) {
         case .answerFromCache(var detail):
             guard let candidate else { return self.forward(.miss, reason: .uriMiss, timeout: nil) }
             if !start.routed, candidate.entry.kind == .precached {
@@ -259,10 +253,18 @@ struct CacheTransaction: Sendable {
     }
 
     /// The fetch this request waited for ended; `stored` is the lookup's match after it (nil when
-    /// it stored nothing usable or took too long).
-    mutating func followerWoke(_ stored: Candidate?) -> Action {
+    /// it stored nothing usable or took too long). Under the `http` strategy a response stored
+    /// already stale (`max-age=0`, `no-cache`) answers only a request that accepts it stale (RFC
+    /// 9111 section 4), not one that merely came while it was being stored; a fresh one answers
+    /// every follower, a reload too (it was fetched after the request was made).
+    mutating func followerWoke(_ stored: Candidate?, now: Date) -> Action {
         guard case .joining(let fetch) = self.state else { preconditionFailure("not joining") }
         guard let stored else { return self.fetch(fetch) }
+        if self.start.strategy == .http, !stored.freshness.isFresh(now: now),
+            case .forward = CacheDecision.decide(self.decisionContext, stored: stored.freshness, now: now)
+        {
+            return self.fetch(fetch)
+        }
         self.state = .answering(then: .fetchAlone(fetch))
         return .answerStored(stored.entry, detail: "coalesced", cacheStatus: nil, refresh: false)
     }
@@ -280,21 +282,28 @@ struct CacheTransaction: Sendable {
             self.state = .answering(then: .relayAnswer(fetch, status: status, headers: headers, requestTime: requestTime))
             return .answerStored(candidate.entry, detail: "upstream-\(status)", cacheStatus: nil, refresh: false, disconnected: true)
         }
-        // A 304 to Larder's own conditional request validates the stored copy (RFC 9111 4.3.4).
-        if status == 304, let candidate = validating {
+        // A 304 to Larder's own conditional request validates the stored copy (RFC 9111 4.3.4); a
+        // 200 to a HEAD that does not contradict it updates it the same way (4.3.5).
+        if let candidate = validating,
+            status == 304
+                || (self.start.request.method == .HEAD
+                    && HeadResponseUpdate.updates(
+                        storedStatus: candidate.entry.status, stored: candidate.entry.headers, storedBodySize: candidate.entry.bodySize,
+                        status: status, headers: headers))
+        {
             self.state = .merging(fetch, status: status, headers: headers, requestTime: requestTime)
             return .mergeNotModified(candidate.entry)
         }
         return self.relay(fetch, status: status, headers: headers, requestTime: requestTime)
     }
 
-    /// The 304 was applied: `refreshed` is the entry with its headers and times renewed, nil when
+    /// The 304 (or HEAD's 200) was applied: `refreshed` is the entry with its headers and times renewed, nil when
     /// the entry changed meanwhile or the index could not be written.
     mutating func merged(_ refreshed: CachedEntry?) -> Action {
-        guard case .merging(let fetch, _, _, _) = self.state, let validated = self.validating(fetch) else {
+        guard case .merging(let fetch, let status, _, _) = self.state, let validated = self.validating(fetch) else {
             preconditionFailure("not merging")
         }
-        var cacheStatus = CacheStatus.forward(fetch.reason, status: 304, stored: refreshed != nil)
+        var cacheStatus = CacheStatus.forward(fetch.reason, status: status, stored: refreshed != nil)
         cacheStatus.detail = "revalidated"
         self.state = .answering(then: .fetchUnconditionally(fetch))
         return .answerStored(refreshed ?? validated.entry, detail: nil, cacheStatus: cacheStatus, refresh: false)
@@ -319,6 +328,17 @@ struct CacheTransaction: Sendable {
     }
 
     // MARK: - Rules
+
+    /// What ``CacheDecision`` decides from: the strategy, the route's limits, the request's directives.
+    private var decisionContext: CacheDecision.Context {
+        CacheDecision.Context(
+            strategy: self.start.strategy,
+            routeMaxAge: self.start.routeMaxAge,
+            networkTimeout: self.start.networkTimeout,
+            request: RequestCacheDirectives(
+                cacheControl: self.start.request.headers["cache-control"], pragma: self.start.request.headers["pragma"])
+        )
+    }
 
     private var isIdle: Bool {
         if case .idle = self.state { true } else { false }

@@ -38,7 +38,7 @@ extension ForwardProxy {
         if queueAtOnce {
             return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
         }
-        var request = UpstreamRequest(method: head.method.rawValue, url: url.absoluteString, headers: headers.pairs, body: .bytes(body))
+        var request = UpstreamRequest(method: head.method.wireName, url: url.absoluteString, headers: headers.pairs, body: .bytes(body))
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
         let response = await self.attemptWrite(request, origin: origin)
@@ -97,7 +97,7 @@ extension ForwardProxy {
         let cacheStatus = CacheStatus.forward(.method, detail: "queued")
         let write = NewQueuedWrite(
             origin: url.origin,
-            method: head.method.rawValue,
+            method: head.method.wireName,
             url: url.absoluteString,
             headers: headers.fields,
             body: bytes,
@@ -118,7 +118,7 @@ extension ForwardProxy {
                 status: .serviceUnavailable,
                 title: "Write not kept",
                 paragraphs: [
-                    "The origin could not take this \(head.method.rawValue), and Larder could not keep it to send later: \(error).",
+                    "The origin could not take this \(head.method.wireName), and Larder could not keep it to send later: \(error).",
                     "The write was not kept; send it again.",
                 ],
                 url: url.absoluteString

@@ -137,6 +137,11 @@ public struct PackExporter: Sendable {
                 found.missing.append(PackMissing(owner: game.root, url: game.root, reason: "not precached in this cache"))
                 continue
             }
+            guard record.state != .failed else {
+                // No usable version: nothing to carry, and a failed record would only say so elsewhere.
+                found.missing.append(PackMissing(owner: record.slug, url: record.root, reason: record.lastError ?? "failed"))
+                continue
+            }
             let files = try snapshot.gameFiles(slug: record.slug)
             var keys: [String] = []
             for file in files {
@@ -153,9 +158,6 @@ public struct PackExporter: Sendable {
                 case .excluded, .refused:
                     break
                 }
-            }
-            if files.isEmpty, record.state == .failed {
-                found.missing.append(PackMissing(owner: record.slug, url: record.manifestURL, reason: record.lastError ?? "failed"))
             }
             for key in game.companionKeys {
                 keys += include(try snapshot.entries(for: key), owner: record.slug)

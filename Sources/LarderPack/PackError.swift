@@ -33,7 +33,7 @@ public enum PackError: Error, CustomStringConvertible, Equatable {
             return "\(path) is not a Larder pack: \(reason)"
         case .truncated(let path, let entry):
             return "\(path) is truncated" + (entry.map { " inside \($0)" } ?? "")
-                + " (cut off while copying?); nothing more was read from it"
+                + " (cut off while copying?); no game was switched to it"
         case .damaged(let path, let reason):
             return "\(path) is damaged: \(reason)"
         case .unsupportedVersion(let path, let found, let supported):

@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LarderStore", targets: ["LarderStore"]),
         .library(name: "LarderUpstream", targets: ["LarderUpstream"]),
         .library(name: "LarderPrecache", targets: ["LarderPrecache"]),
+        .library(name: "LarderPack", targets: ["LarderPack"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -83,6 +84,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Portable packs: a games list's precached set as one tar, written and read (docs/FORMATS.md, Packs).
+        .target(
+            name: "LarderPack",
+            dependencies: ["LarderHTTP", "LarderStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "LarderProxy",
             dependencies: [
@@ -115,6 +121,7 @@ let package = Package(
                 "LarderStore",
                 "LarderProxy",
                 "LarderPrecache",
+                "LarderPack",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -143,6 +150,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LarderHTTPTests", dependencies: ["LarderHTTP"]),
+        .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderStore", "LarderHTTP"]),
         .testTarget(name: "LarderConfigTests", dependencies: ["LarderConfig", "LarderHTTP", "LarderStore"]),
         .testTarget(
             name: "LarderStoreTests",

@@ -9,7 +9,7 @@ import NIOCore
 /// plans, downloads what is missing (pages first, then game by game), and records each game as
 /// soon as its downloads are done.
 ///
-/// A game's new version is atomic: its bodies are staged (``BodyWriter/stage(key:head:expectedLength:revision:)``)
+/// A game's new version is atomic: its bodies are staged (``BodyWriter/stage(key:head:expectedLength:revision:expectedHash:)``)
 /// and installed together with its record in one transaction (``Store/saveGameVersion(_:files:installing:)``);
 /// until then the previous version is what is served and what /dev/offline shows. A new version
 /// that is not complete (a file failed, the run was killed) leaves a complete previous version

@@ -13,8 +13,8 @@ import protocol Foundation.ContiguousBytes
 
 /// Streams one body to a temporary file while hashing it, then stores it under a key.
 ///
-/// Used by one task at a time, so it is not `Sendable`. If none of ``commit(key:head:kind:expectedLength:revision:)``,
-/// ``stage(key:head:expectedLength:revision:)`` and ``discard()`` runs, deinit deletes the temporary file: a failed or cancelled fetch leaves the
+/// Used by one task at a time, so it is not `Sendable`. If none of ``commit(key:head:kind:expectedLength:revision:expectedHash:)``,
+/// ``stage(key:head:expectedLength:revision:expectedHash:)`` and ``discard()`` runs, deinit deletes the temporary file: a failed or cancelled fetch leaves the
 /// previous entry for its key as it was.
 public final class BodyWriter {
     private let store: Store
@@ -66,7 +66,8 @@ public final class BodyWriter {
     ///
     /// When `expectedLength` is given and differs from ``bytesWritten``, throws
     /// ``StoreError/lengthMismatch(expected:actual:)``, deletes the temporary file and leaves the index
-    /// as it was. Otherwise syncs the file (off the index's writer queue), then in one write transaction
+    /// as it was; likewise ``StoreError/hashMismatch(expected:actual:)`` when `expectedHash` (lower-case hex
+    /// SHA-256) is given and the bytes hash to another. Otherwise syncs the file (off the index's writer queue), then in one write transaction
     /// renames it to `bodies/xx/<sha256>` (or drops it when that body is stored already), syncs a newly
     /// made folder, upserts the row, and deletes the previous body of `key` when no row references it any more.
     public func commit(
@@ -74,18 +75,24 @@ public final class BodyWriter {
         head: StoredResponseHead,
         kind: EntryKind,
         expectedLength: Int64?,
-        revision: String? = nil
+        revision: String? = nil,
+        expectedHash: String? = nil
     ) async throws -> CachedEntry {
-        try await self.finish(key: key, head: head, kind: kind, expectedLength: expectedLength, revision: revision, staged: false)
+        try await self.finish(
+            key: key, head: head, kind: kind, expectedLength: expectedLength, revision: revision, expectedHash: expectedHash, staged: false)
     }
 
     /// Stores the body as staged for `key`: kept (and counted as referenced) but never served, until
     /// ``Store/saveGameVersion(_:files:installing:)`` installs it as a precached entry. A body staged
     /// for `key` before is replaced; the entry for `key`, if any, is left as it is. Checks, syncs and
-    /// renames as ``commit(key:head:kind:expectedLength:revision:)`` does; returns the staged body's size.
-    public func stage(key: CacheKey, head: StoredResponseHead, expectedLength: Int64?, revision: String? = nil) async throws -> Int64 {
-        try await self.finish(key: key, head: head, kind: .precached, expectedLength: expectedLength, revision: revision, staged: true)
-            .bodySize
+    /// renames as ``commit(key:head:kind:expectedLength:revision:expectedHash:)`` does; returns the staged body's size.
+    public func stage(
+        key: CacheKey, head: StoredResponseHead, expectedLength: Int64?, revision: String? = nil, expectedHash: String? = nil
+    ) async throws -> Int64 {
+        try await self.finish(
+            key: key, head: head, kind: .precached, expectedLength: expectedLength, revision: revision, expectedHash: expectedHash,
+            staged: true
+        ).bodySize
     }
 
     private func finish(
@@ -94,6 +101,7 @@ public final class BodyWriter {
         kind: EntryKind,
         expectedLength: Int64?,
         revision: String?,
+        expectedHash: String?,
         staged: Bool
     ) async throws -> CachedEntry {
         guard !self.isFinished else {
@@ -103,13 +111,18 @@ public final class BodyWriter {
             self.discard()
             throw StoreError.lengthMismatch(expected: expectedLength, actual: self.bytesWritten)
         }
+        let hash = Self.hexString(self.hasher.finalize())
+        if let expectedHash, expectedHash != hash {
+            self.discard()
+            throw StoreError.hashMismatch(expected: expectedHash, actual: hash)
+        }
         self.isFinished = true
         defer { self.closeDescriptor() }
         do {
             return try await self.store.install(
                 temporaryPath: self.temporaryPath,
                 descriptor: self.descriptor,
-                hash: Self.hexString(self.hasher.finalize()),
+                hash: hash,
                 size: self.bytesWritten,
                 key: key,
                 head: head,

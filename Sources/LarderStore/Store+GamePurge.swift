@@ -67,7 +67,7 @@ extension Store {
     }
 
     /// `root` normalised as a cache key when it parses (as given otherwise), without trailing slashes.
-    private static func comparableRoot(_ root: String) -> String {
+    static func comparableRoot(_ root: String) -> String {
         let trimmed = root.trimmingCharacters(in: .whitespacesAndNewlines)
         var normalised = (try? CacheKey(url: trimmed, filter: .none).rawValue) ?? trimmed
         while normalised.hasSuffix("/") {

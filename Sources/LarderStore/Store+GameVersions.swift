@@ -26,7 +26,7 @@ public struct GameVersionOutcome: Sendable, Hashable {
     }
 }
 
-/// Game versions: a precache run stages the bodies of a game's new version (``BodyWriter/stage(key:head:expectedLength:revision:)``)
+/// Game versions: a precache run stages the bodies of a game's new version (``BodyWriter/stage(key:head:expectedLength:revision:expectedHash:)``)
 /// and switches to it in one transaction once it is complete, so the previous version is served,
 /// whole, until then. Staged bodies are never served; their rows live in `staged_entry`, which has
 /// the columns of `entry`, keyed by cache key (a body two games list is staged once).
@@ -49,12 +49,23 @@ extension Store {
     ///
     /// `game`'s `bytes` is recomputed from the bodies, and a cached file found neither staged nor
     /// stored is recorded as failed (``GameVersionOutcome/vanished``), the state and counts following.
+    ///
+    /// `replaces`, when given, is asked in the same transaction about the record stored now (nil
+    /// without one): when it answers false nothing is written and the outcome keeps the stored
+    /// record (a pack import checking that no newer version arrived meanwhile).
     public func saveGameVersion(
         _ game: GameRecord,
         files: [GameFileRecord],
-        installing staged: Set<CacheKey>
+        installing staged: Set<CacheKey>,
+        replaces: (@Sendable (GameRecord?) -> Bool)? = nil
     ) async throws -> GameVersionOutcome {
         try await self.write { db, released in
+            if let replaces {
+                let stored = try self.game(db, slug: game.slug)
+                if !replaces(stored) {
+                    return GameVersionOutcome(keptPrevious: true, record: stored ?? game)
+                }
+            }
             var game = game
             var files = files
             var vanished: [GameFileRecord] = []

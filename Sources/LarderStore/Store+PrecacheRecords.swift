@@ -188,27 +188,30 @@ extension Store {
 
     /// Every recorded page, by key. A row that cannot be decoded is left out (logged).
     public func pages() async throws -> [PrecachePageRecord] {
-        try await self.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT key, url, state, reason, last_run FROM precache_page ORDER BY key")
-                .compactMap { row in
-                    let key: String = try row.decode(forColumn: "key")
-                    let stateName: String = try row.decode(forColumn: "state")
-                    guard let state = ListedFileState(rawValue: stateName) else {
-                        self.logger.error(
-                            "Page row has an unknown state; leaving it out",
-                            metadata: ["key": "\(key)", "state": "\(stateName)"]
-                        )
-                        return nil
-                    }
-                    return PrecachePageRecord(
-                        key: CacheKey(storedRawValue: key),
-                        url: try row.decode(forColumn: "url"),
-                        state: state,
-                        reason: try row.decode(forColumn: "reason"),
-                        lastRun: Date(timeIntervalSince1970: try row.decode(forColumn: "last_run"))
+        try await self.pool.read { db in try self.pages(db) }
+    }
+
+    /// ``pages()`` inside a transaction.
+    func pages(_ db: Database) throws -> [PrecachePageRecord] {
+        try Row.fetchAll(db, sql: "SELECT key, url, state, reason, last_run FROM precache_page ORDER BY key")
+            .compactMap { row in
+                let key: String = try row.decode(forColumn: "key")
+                let stateName: String = try row.decode(forColumn: "state")
+                guard let state = ListedFileState(rawValue: stateName) else {
+                    self.logger.error(
+                        "Page row has an unknown state; leaving it out",
+                        metadata: ["key": "\(key)", "state": "\(stateName)"]
                     )
+                    return nil
                 }
-        }
+                return PrecachePageRecord(
+                    key: CacheKey(storedRawValue: key),
+                    url: try row.decode(forColumn: "url"),
+                    state: state,
+                    reason: try row.decode(forColumn: "reason"),
+                    lastRun: Date(timeIntervalSince1970: try row.decode(forColumn: "last_run"))
+                )
+            }
     }
 
     /// Removes the record of the game `slug` and its file list, in one transaction. Its entries stay:

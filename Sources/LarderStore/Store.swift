@@ -313,14 +313,15 @@ public final class Store: Sendable {
         try? POSIXFile.removeFile(self.runMarker.path)
     }
 
-    /// Where the body with this SHA-256 lives: `bodies/<first two hex digits>/<hash>`.
-    func bodyPath(forHash hash: String) -> String {
+    /// Where the body with this SHA-256 lives, whether or not it is stored:
+    /// `bodies/<first two hex digits>/<hash>`.
+    public func bodyPath(forHash hash: String) -> String {
         "\(self.bodiesDirectory)/\(hash.prefix(2))/\(hash)"
     }
 
     /// Moves a complete, hashed temporary body into `bodies/` and records its entry (or, when
-    /// `staged`, its staged row: ``BodyWriter/stage(key:head:expectedLength:revision:)``), in one write
-    /// transaction (see ``BodyWriter/commit(key:head:kind:expectedLength:revision:)``).
+    /// `staged`, its staged row: ``BodyWriter/stage(key:head:expectedLength:revision:expectedHash:)``), in one write
+    /// transaction (see ``BodyWriter/commit(key:head:kind:expectedLength:revision:expectedHash:)``).
     func install(
         temporaryPath: String,
         descriptor: Int32,

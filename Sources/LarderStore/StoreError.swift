@@ -10,11 +10,13 @@
 public enum StoreError: Error, CustomStringConvertible, Equatable {
     /// A body's length differs from the length its response declared; nothing was stored.
     case lengthMismatch(expected: Int64, actual: Int64)
+    /// A body's SHA-256 differs from the one its source promised (a pack's manifest); nothing was stored.
+    case hashMismatch(expected: String, actual: String)
     /// A file system call failed.
     case io(path: String, operation: String, errno: Int32)
     /// The cache directory could not be opened.
     case cannotOpen(directory: String, reason: String)
-    /// A ``BodyWriter`` was used after ``BodyWriter/commit(key:head:kind:expectedLength:revision:)`` or
+    /// A ``BodyWriter`` was used after ``BodyWriter/commit(key:head:kind:expectedLength:revision:expectedHash:)`` or
     /// ``BodyWriter/discard()``.
     case writerFinished(temporaryPath: String)
 
@@ -24,6 +26,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
         case .lengthMismatch(let expected, let actual):
             return "body length mismatch: the response declared \(expected) bytes but \(actual) arrived; "
                 + "the body was not stored"
+        case .hashMismatch(let expected, let actual):
+            return "body hash mismatch: expected SHA-256 \(expected) but the bytes hash to \(actual); the body was not stored"
         case .io(let path, let operation, let errno):
             return "cannot \(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))"
         case .cannotOpen(let directory, let reason):

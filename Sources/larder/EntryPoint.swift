@@ -40,6 +40,7 @@ struct LarderCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, PrecacheCommand.self, StatusCommand.self, QueueCommand.self, PurgeCommand.self, VerifyCommand.self,
+            PackCommand.self,
             CACommand.self, DebugCommand.self,
         ],
         defaultSubcommand: nil

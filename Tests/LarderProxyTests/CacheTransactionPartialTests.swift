@@ -65,6 +65,25 @@ struct CacheTransactionPartialTests {
         #expect(Self.plan(noCache.begin())?.range == .client)
     }
 
+    @Test("offline or with the origin failing, a part answers a range it holds, stale or not; not one it lacks")
+    func disconnected() {
+        var offline = T.transaction(headers: [("Range", "bytes=6-8")], offline: true, partial: Self.part(4..<10, age: 120))
+        #expect(T.Step(offline.begin()) == .stored(detail: "offline", cacheStatus: nil, refresh: false, disconnected: true))
+        var lacking = T.transaction(headers: [("Range", "bytes=0-1")], offline: true, partial: Self.part(4..<10))
+        #expect(
+            T.Step(lacking.begin())
+                == .page(.disconnected(status: 504, reason: nil, unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=offline"))
+        var whole = T.transaction(offline: true, partial: Self.part(4..<10))
+        #expect(
+            T.Step(whole.begin())
+                == .page(.disconnected(status: 504, reason: nil, unusable: nil), cacheStatus: "larder; fwd=uri-miss; detail=offline"))
+        var failing = T.transaction(headers: [("Range", "bytes=6-8")], partial: Self.part(4..<10, age: 120))
+        _ = failing.begin()
+        #expect(
+            T.Step(failing.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+                == .stored(detail: "upstream-unreachable", cacheStatus: nil, refresh: false, disconnected: true))
+    }
+
     @Test("with a complete copy, a range is cut from it, not forwarded")
     func completeCopyWins() {
         var stale = T.transaction(T.entry(age: 120), headers: [("Range", "bytes=0-1")], partial: Self.part(0..<5))

@@ -97,6 +97,7 @@ struct CacheTransaction: Sendable {
         var reason: CacheStatus.ForwardReason
         /// How long to wait for the head before answering from the copy (nil: as long as it takes).
         var timeout: Duration?
+        /// What the upstream request asks of ranges.
         var range: UpstreamRange = .none
     }
 
@@ -107,6 +108,7 @@ struct CacheTransaction: Sendable {
         /// How long to wait for the response head (nil: as long as it takes); the late answer is
         /// still stored, in the background.
         var headTimeout: Duration?
+        /// What it asks of ranges.
         var range: UpstreamRange = .none
 
         static func == (lhs: Self, rhs: Self) -> Bool {
@@ -423,6 +425,13 @@ struct CacheTransaction: Sendable {
             let use = CacheDecision.disconnectedUse(
                 candidate.freshness, precached: candidate.entry.kind == .precached, rule: rule, now: now)
             return use.mayAnswer ? (candidate, use, nil) : nil
+        }
+        if lookup.candidate == nil, let partial = self.start.partial, self.partialHolds(partial),
+            self.start.strategy != .networkOnly || self.start.offline
+        {
+            // A range wholly within the stored part answers as a complete copy would.
+            let use = CacheDecision.disconnectedUse(partial.freshness, precached: false, rule: rule, now: now)
+            if use.mayAnswer { return (partial, use, nil) }
         }
         if let standIn = lookup.standIn {
             let candidate = standIn.candidate

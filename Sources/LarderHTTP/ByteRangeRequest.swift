@@ -104,6 +104,30 @@ public struct ByteRangeRequest: Sendable, Hashable {
         "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(length)"
     }
 
+    /// The range and complete length a `Content-Range` value names (`bytes first-last/length`,
+    /// RFC 9110 section 14.4); nil for another unit, an unknown length (`*`), an unsatisfied range
+    /// (`*/length`), or a range that does not fit the length.
+    public static func parseContentRange(_ value: String) -> (range: Range<Int64>, length: Int64)? {
+        let trimmed = value.trimmingWhitespace()
+        guard let space = trimmed.firstIndex(of: " "), trimmed[..<space].lowercased() == "bytes" else { return nil }
+        let rest = trimmed[trimmed.index(after: space)...].trimmingWhitespace()
+        guard let slash = rest.firstIndex(of: "/"), let dash = rest[..<slash].firstIndex(of: "-"),
+            let first = Self.digits(rest[..<dash]),
+            let last = Self.digits(rest[rest.index(after: dash)..<slash]),
+            let length = Self.digits(rest[rest.index(after: slash)...]),
+            first <= last, last < length
+        else {
+            return nil
+        }
+        return (first..<(last + 1), length)
+    }
+
+    /// A `Range` value asking for `range` of a representation of `length` bytes: open-ended
+    /// (`bytes=first-`) when it runs to the end, else `bytes=first-last`.
+    public static func rangeValue(_ range: Range<Int64>, length: Int64) -> String {
+        range.upperBound >= length ? "bytes=\(range.lowerBound)-" : "bytes=\(range.lowerBound)-\(range.upperBound - 1)"
+    }
+
     /// The `Content-Range` value of a 416: `bytes */length`.
     public static func unsatisfiedContentRange(length: Int64) -> String {
         "bytes */\(length)"

@@ -4,8 +4,9 @@
 /// answer with the same bytes.
 ///
 /// The rules: the client's own conditional (RFC 9111 section 4.3.2), its `Range` against the full
-/// stored body (RFC 9110 section 14), a coding the client does not accept undone on the way out
-/// (see ``EncodingNegotiation``), and framing by length or, for a decoded body, chunks (or the
+/// stored body (RFC 9110 section 14) or the bytes a stored partial response holds
+/// (``PartialContent``), a coding the client does not accept undone on the way out (see
+/// ``EncodingNegotiation``), and framing by length or, for a decoded body, chunks (or the
 /// connection's end for HTTP/1.0).
 public struct StoredAnswer: Sendable, Hashable {
     /// Which bytes the answer carries.
@@ -115,6 +116,9 @@ public struct StoredAnswer: Sendable, Hashable {
         age: Int,
         cacheStatus: CacheStatus
     ) -> StoredAnswer? {
+        if stored.status == 206 {
+            return Self.fromPart(stored, request: request, age: age, cacheStatus: cacheStatus)
+        }
         var headers = Self.storedHeaders(stored.headers)
         let via = stored.headers["via"]
         let etag = stored.headers.first(name: "etag")
@@ -181,6 +185,30 @@ public struct StoredAnswer: Sendable, Hashable {
         answer.storedPart = Self.withVia(headers, stored: via)
         answer.body = .bytes(slice)
         return answer
+    }
+
+    /// The answer from a stored partial response (``PartialContent``): a 206 of the range asked
+    /// for when every byte of it is held; nil for anything else (a HEAD, the whole, bytes not
+    /// held), which a partial response never answers.
+    private static func fromPart(
+        _ stored: Stored,
+        request: Request<some HeaderFields>,
+        age: Int,
+        cacheStatus: CacheStatus
+    ) -> StoredAnswer? {
+        guard let partial = PartialContent(status: stored.status, headers: stored.headers, bodySize: stored.bodySize),
+            let range = partial.answerRange(
+                for: request.headers, isGet: !request.isHead, etag: stored.headers.first(name: "etag"),
+                lastModified: stored.headers.first(name: "last-modified"))
+        else {
+            return nil
+        }
+        var headers = Self.storedHeaders(stored.headers)
+        headers.append(HeaderField(name: "content-range", value: ByteRangeRequest.contentRange(range, length: partial.length)))
+        headers.append(HeaderField(name: "content-length", value: String(range.count)))
+        return StoredAnswer(
+            status: 206, storedPart: Self.withVia(headers, stored: stored.headers["via"]), age: age, cacheStatus: cacheStatus,
+            close: !request.keepAlive, body: .bytes(partial.bodyOffsets(of: range)))
     }
 
     /// A 416 for a range no byte of a body of `length` satisfies: `Content-Range: bytes */length`

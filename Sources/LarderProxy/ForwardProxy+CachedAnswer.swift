@@ -100,7 +100,7 @@ extension ForwardProxy {
     }
 
     /// Opens a stored body for reading; nil (logged) when it cannot be.
-    private func openBody(_ entry: CachedEntry) async -> ReadFileHandle? {
+    func openBody(_ entry: CachedEntry) async -> ReadFileHandle? {
         do {
             return try await FileSystem.shared.openFile(forReadingAt: FilePath(entry.bodyPath))
         } catch {

@@ -8,12 +8,15 @@ import NIOHTTP1
 extension ForwardProxy {
     // MARK: - Relaying an upstream response
 
-    /// Streams an upstream response to the client, storing it on the way when the relay says so.
+    /// Streams an upstream response to the client, storing it on the way when the relay says so;
+    /// requests for `committing` (the key looked up) that come between the client's last byte
+    /// and the commit wait for it (``CommittingAnswers``).
     func relay(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
         writer: ResponseWriter,
-        relay: CacheTransaction.Relay
+        relay: CacheTransaction.Relay,
+        committing: CacheKey? = nil
     ) async throws -> Outcome {
         let forwardReason = relay.forwardReason
         let responseTime = Date()
@@ -25,6 +28,10 @@ extension ForwardProxy {
         let mayHaveBody = !isHead && status.mayHaveResponseBody
 
         let storing = relay.storeAs.flatMap { StoringBody(store: self.store, target: $0, failures: self.storeFailures) }
+        if let partial = relay.partial, partial.whole {
+            return try await self.relayCompleted(
+                response, request: request, writer: writer, relay: relay, partial: partial, storing: storing, committing: committing)
+        }
         // `stored` is said only of what is being stored while storing works; a body cut short is
         // never stored, and the client then sees a broken response (the connection closes).
         let claimsStored = storing != nil && !self.storeFailures.isFailing
@@ -94,6 +101,8 @@ extension ForwardProxy {
 
         var position: Int64 = 0
         do {
+            // A 206 joining the stored part: its bytes before the new ones go first.
+            await self.copyStoredPart(relay.partial, \.before, storing: storing)
             for try await chunk in response.body {
                 storing?.write(chunk)
                 let chunkStart = position
@@ -116,6 +125,7 @@ extension ForwardProxy {
                 }
             }
             try decoder?.finish()
+            await self.copyStoredPart(relay.partial, \.after, storing: storing)
         } catch {
             // A truncated or failed upstream body (or one that does not decode): the client must
             // see a broken response (the connection closes), and nothing of it is stored.
@@ -123,22 +133,35 @@ extension ForwardProxy {
             self.logger.notice("upstream body failed", metadata: ["url": "\(request.uri)", "error": "\(error)"])
             return Outcome(status: response.head.status, cacheStatus: cacheStatus, reusable: false)
         }
+        let commitEnded = self.markCommitting(committing, storing: storing)
+        defer { commitEnded() }
         if !rangeUnsatisfiable {
             try await writer.end()
         }
 
         if let storing {
             let headers = upstreamHeaders.map { HeaderField(name: $0.name, value: $0.value) }
-            _ = await storing.commit(
-                status: response.head.status,
-                headers: headers,
-                responseTime: responseTime,
-                expectedLength: declaredLength,
-                budget: self.budget,
-                logger: self.logger
-            )
+            if let partial = relay.partial {
+                await self.commitPartial(partial, storing: storing, headers: headers, responseTime: responseTime, key: relay.storeAs?.key)
+            } else {
+                _ = await storing.commit(
+                    status: response.head.status,
+                    headers: headers,
+                    responseTime: responseTime,
+                    expectedLength: declaredLength,
+                    budget: self.budget,
+                    logger: self.logger
+                )
+            }
         }
         let answered = rangeUnsatisfiable ? 416 : (status206 ? 206 : response.head.status)
         return Outcome(status: answered, cacheStatus: cacheStatus, reusable: !closeAfter)
+    }
+
+    /// Marks `key` as being committed when a body is being stored for it (``CommittingAnswers``),
+    /// from just before the client's last byte; returns what ends the mark.
+    func markCommitting(_ key: CacheKey?, storing: StoringBody?) -> () -> Void {
+        guard let key, storing?.isStoring == true, let flight = self.committing.begin(key) else { return {} }
+        return { self.committing.end(key, flight: flight) }
     }
 }

@@ -70,6 +70,10 @@ extension ForwardProxy {
         }
         for target in urls {
             let key = CacheKey(url: target, filter: self.configuration.queryFilter)
+            if let commit = self.committing.flight(for: key) {
+                // An answer for the key sent just before, still being stored, would outlive the invalidation.
+                _ = await commit.wait(timeout: .seconds(5))
+            }
             do {
                 try await self.store.removeEntry(for: key, keepingPrecached: true)
             } catch {

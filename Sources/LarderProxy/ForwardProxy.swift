@@ -24,6 +24,8 @@ final class ForwardProxy: Sendable {
     let logger: Logger
     /// Upstream fetches of misses in flight, shared by concurrent requests for one key.
     let inFlight = InFlightFetches()
+    /// Answers sent whole whose commit is under way, which requests for their key wait for.
+    let committing = CommittingAnswers()
     /// Keys being refreshed in the background, so one refresh at a time runs per key.
     let backgroundRefreshes = BackgroundRefreshes()
     /// Small bodies kept in memory by content hash.
@@ -74,9 +76,17 @@ final class ForwardProxy: Sendable {
     func serveCacheable(_ head: HTTPRequestHead, url: HTTPURL, writer: ResponseWriter, keyed: KeyedServing? = nil) async throws -> Outcome {
         let key = keyed?.key ?? CacheKey(url: url, filter: self.configuration.queryFilter)
         let route = self.configuration.route(for: keyed?.request.urlKey ?? key)
+        if let commit = self.committing.flight(for: key) {
+            // The answer before this one (the client's previous request, say) is being stored.
+            _ = await commit.wait(timeout: .seconds(5))
+        }
         var lookup = await self.lookup(key, request: head)
+        var partial: CacheTransaction.Candidate?
         if lookup.candidate == nil, keyed == nil {
             lookup.standIn = await self.standIn(for: key, url: url, request: head, match: route?.offlineMatch ?? .ignoreCacheBusters)
+            if head.method == .GET {
+                partial = await self.partialLookup(key)
+            }
         }
         let now = self.configuration.now()
         var transaction = CacheTransaction(
@@ -98,7 +108,8 @@ final class ForwardProxy: Sendable {
                 offline: self.offline.isOffline,
                 backingOff: !self.health.shouldAttempt(origin: url.origin, now: now),
                 now: now,
-                keyed: keyed?.request.reason
+                keyed: keyed?.request.reason,
+                partial: partial
             )
         )
         // Followers of a fetch this request leads are woken whatever happens: a failed fetch, a
@@ -145,18 +156,23 @@ final class ForwardProxy: Sendable {
                     action = transaction.followerWoke(shared, now: Date())
                 }
             case .fetch(let plan):
+                // A 206 that could not complete the stored part is dropped (its transfer cancelled).
+                response = nil
                 let requestTime = Date()
                 do {
-                    switch try await self.fetch(
-                        self.upstreamRequest(head, url: url, validating: plan.validating, keyed: keyed),
-                        origin: url.origin,
-                        headTimeout: plan.headTimeout,
-                        late: { late in
-                            await self.absorb(
-                                late, request: head, url: url, key: key, strategy: strategy, keyed: keyed != nil,
-                                validating: plan.validating, requestTime: requestTime)
-                        })
-                    {
+                    let request = self.upstreamRequest(head, url: url, validating: plan.validating, keyed: keyed, range: plan.range)
+                    let result = try await self.relayingInterim(request, client: head, writer: writer) { request in
+                        try await self.fetch(
+                            request,
+                            origin: url.origin,
+                            headTimeout: plan.headTimeout,
+                            late: { late in
+                                await self.absorb(
+                                    late, request: head, url: url, key: key, strategy: strategy, keyed: keyed != nil,
+                                    validating: plan.validating, requestTime: requestTime)
+                            })
+                    }
+                    switch result {
                     case .response(let answer):
                         self.health.recordSuccess(origin: url.origin)
                         response = answer
@@ -178,7 +194,7 @@ final class ForwardProxy: Sendable {
                 action = transaction.merged(await self.refresh(entry, with: response, requestTime: Date()))
             case .relay(let relay):
                 guard let response else { preconditionFailure("a relay follows an answer") }
-                let outcome = try await self.relay(response, request: head, writer: writer, relay: relay)
+                let outcome = try await self.relay(response, request: head, writer: writer, relay: relay, committing: key)
                 stored = outcome.cacheStatus?.stored == true
                 return outcome
             }
@@ -206,15 +222,31 @@ final class ForwardProxy: Sendable {
         }
     }
 
-    /// The upstream request for a GET or HEAD: the client's end-to-end headers, without its range
-    /// (the full body is fetched so that it can be stored), and with Larder's own validators when
-    /// it validates a stored copy. A `keyed` request keeps its method and sends its body, if it has one.
-    func upstreamRequest(_ head: HTTPRequestHead, url: HTTPURL, validating: CachedEntry?, keyed: KeyedServing? = nil) -> UpstreamRequest {
+    /// The upstream request for a GET or HEAD: the client's end-to-end headers, with the range
+    /// the transaction asks for (by default none: the full body is fetched so that it can be
+    /// stored), and with Larder's own validators when it validates a stored copy. A `keyed`
+    /// request keeps its method and sends its body, if it has one.
+    func upstreamRequest(
+        _ head: HTTPRequestHead, url: HTTPURL, validating: CachedEntry?, keyed: KeyedServing? = nil,
+        range: CacheTransaction.UpstreamRange = .none
+    ) -> UpstreamRequest {
         var headers = Self.upstreamHeaders(head.headers)
-        // Larder negotiates the coding itself (see EncodingNegotiation), so one stored
-        // representation serves every client.
-        headers.removeAll { ["range", "if-range", "accept-encoding"].contains($0.name.lowercased()) }
-        headers.append(("Accept-Encoding", EncodingNegotiation.upstreamAcceptEncoding))
+        switch range {
+        case .none:
+            // Larder negotiates the coding itself (see EncodingNegotiation), so one stored
+            // representation serves every client.
+            headers.removeAll { ["range", "if-range", "accept-encoding"].contains($0.name.lowercased()) }
+            headers.append(("Accept-Encoding", EncodingNegotiation.upstreamAcceptEncoding))
+        case .client:
+            // A range of a coding cannot be decoded alone: the client's own `Accept-Encoding` goes.
+            break
+        case .completing(let value, let ifRange):
+            // Stored parts are never coded (PartialContent): the missing bytes must not be either.
+            headers.removeAll { ["range", "if-range", "accept-encoding"].contains($0.name.lowercased()) }
+            headers.append(("Accept-Encoding", "identity"))
+            headers.append(("Range", value))
+            if let ifRange { headers.append(("If-Range", ifRange)) }
+        }
         if let entry = validating {
             // Only Larder's own validators go upstream, so a 304 always speaks of the stored copy;
             // the client's conditional is answered from it afterwards.
@@ -262,6 +294,21 @@ final class ForwardProxy: Sendable {
             return CacheTransaction.Lookup(candidate: .init(entry: entry, freshness: self.freshness(of: entry)), missReason: .uriMiss)
         }
         return CacheTransaction.Lookup(candidate: nil, missReason: .varyMiss)
+    }
+
+    /// The partial response stored for `key` (``CacheKey/partial``), when it is one Larder keeps.
+    private func partialLookup(_ key: CacheKey) async -> CacheTransaction.Candidate? {
+        do {
+            guard let entry = try await self.store.entry(for: key.partial),
+                PartialContent(status: entry.status, headers: entry.headers, bodySize: entry.bodySize) != nil
+            else {
+                return nil
+            }
+            return CacheTransaction.Candidate(entry: entry, freshness: self.freshness(of: entry))
+        } catch {
+            self.logger.error("cache lookup failed", metadata: ["key": "\(key.partial)", "error": "\(error)"])
+            return nil
+        }
     }
 
     /// What may stand in for a request with nothing stored of its own, should the origin not

@@ -46,6 +46,11 @@ final class ResponseWriter: Sendable {
         try await self.outbound.write(.http(.head(HTTPResponseHead(version: self.version, status: status, headers: headers))))
     }
 
+    /// An interim (1xx) head, before the final one: it starts no response.
+    func interim(_ status: HTTPResponseStatus, _ headers: HTTPHeaders) async throws {
+        try await self.outbound.write(.http(.head(HTTPResponseHead(version: self.version, status: status, headers: headers))))
+    }
+
     func body(_ buffer: ByteBuffer) async throws {
         guard buffer.readableBytes > 0 else { return }
         try await self.outbound.write(.http(.body(.byteBuffer(buffer))))

@@ -200,8 +200,9 @@ public final class Store: Sendable {
         return BodyWriter(store: self, temporaryPath: path, descriptor: descriptor)
     }
 
-    /// Removes the entry for `key` and its variants (``variants(of:)``), deleting body files no
-    /// other entry references. Returns whether there was an entry.
+    /// Removes the entry for `key`, its variants (``variants(of:)``) and its partial entry
+    /// (``CacheKey/partial``), deleting body files no other entry references. Returns whether
+    /// there was an entry.
     /// - Parameter keepingPrecached: leave precached entries (remove runtime ones only).
     @discardableResult
     public func removeEntry(for key: CacheKey, keepingPrecached: Bool = false) async throws -> Bool {
@@ -214,8 +215,10 @@ public final class Store: Sendable {
     /// hashes go to `released`.
     static func removeEntry(_ db: Database, key: CacheKey, keepingPrecached: Bool, releasing released: inout Set<String>) throws -> Bool {
         let kinds = keepingPrecached ? " AND kind = '\(EntryKind.runtime.rawValue)'" : ""
-        let condition = "(key = ?1 OR (key >= ?2 AND key < ?3))\(kinds)"
-        let arguments: StatementArguments = [key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + "#vary>"]
+        let condition = "(key = ?1 OR key = ?4 OR (key >= ?2 AND key < ?3))\(kinds)"
+        let arguments: StatementArguments = [
+            key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + "#vary>", key.partial.rawValue,
+        ]
         let hashes = try String.fetchAll(db, sql: "SELECT body_hash FROM entry WHERE \(condition)", arguments: arguments)
         guard !hashes.isEmpty else {
             return false

@@ -63,9 +63,11 @@ struct TestOriginConnection {
         var pieceDelay: Duration?
         var pieceSize = Self.defaultPieceSize
         var cut: (bytes: Int64, reset: Bool)?
+        var interim: [(status: Int, headers: [(name: String, value: String)])] = []
         for fault in response.faults {
             switch fault {
             case .delayHead(let delay): headDelay = delay
+            case .interim(let heads): interim = heads
             case .delayChunks(let delay): pieceDelay = delay
             case .chunkSize(let size): pieceSize = max(1, size)
             case .resetAfter(let bytes): cut = (bytes, true)
@@ -102,6 +104,12 @@ struct TestOriginConnection {
             headers.add(name: "Connection", value: "close")
         }
         let channel = self.channel.channel
+        for (interimStatus, interimHeaders) in interim {
+            let interimHead = HTTPResponseHead(
+                version: request.version, status: HTTPResponseStatus(statusCode: interimStatus),
+                headers: HTTPHeaders(interimHeaders.map { ($0.name, $0.value) }))
+            try await channel.writeAndFlush(HTTPServerResponsePart.head(interimHead)).get()
+        }
         let head = HTTPResponseHead(version: request.version, status: status, headers: headers)
         try await channel.writeAndFlush(HTTPServerResponsePart.head(head)).get()
 

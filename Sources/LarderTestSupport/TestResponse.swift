@@ -78,6 +78,8 @@ public enum TestBody: Sendable {
 public enum TestFault: Sendable {
     /// Wait this long before sending the response head.
     case delayHead(Duration)
+    /// Send these interim (1xx) heads, in order, before the response head.
+    case interim([(status: Int, headers: [(name: String, value: String)])])
     /// Wait this long between body pieces (a slow body); see ``chunkSize(_:)``.
     case delayChunks(Duration)
     /// Write the body in pieces of this many bytes (default 64 KiB; chunked bodies keep their chunks).

@@ -266,8 +266,13 @@ final class CurlTransfer: @unchecked Sendable {
             return bytes.count
         }
         do {
-            if try self.headParser.consume(bytes) == .complete {
+            switch try self.headParser.consume(bytes) {
+            case .complete:
                 self.deliverHead()
+            case .interim:
+                if let interim = self.headParser.interim { self.request.interim?(interim) }
+            case .needMore:
+                break
             }
         } catch {
             self.abortError = UpstreamError(

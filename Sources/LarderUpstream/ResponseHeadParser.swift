@@ -3,12 +3,16 @@ import LarderHTTP
 /// Turns the header lines curl's header callback delivers into a response head.
 ///
 /// curl hands over every line of every response head it reads, status line first, each ending in CRLF, and a
-/// blank line at the end of each head. Interim (1xx) heads are dropped; the first final head is the result.
+/// blank line at the end of each head. Interim (1xx) heads other than `100 Continue` (which answers the
+/// request's sender, curl) are reported one by one, to be relayed (`102 Processing`, `103 Early Hints`); the
+/// first final head is the result.
 struct ResponseHeadParser {
     /// What one line completed.
     enum Progress: Equatable {
         /// More lines are needed.
         case needMore
+        /// An interim head to relay is complete: ``interim``; more lines follow.
+        case interim
         /// A final response head is complete.
         case complete
     }
@@ -25,6 +29,9 @@ struct ResponseHeadParser {
 
     /// The final head, once ``consume(_:)`` has returned ``Progress/complete``.
     private(set) var head: UpstreamResponseHead?
+
+    /// The interim head ``consume(_:)`` last returned ``Progress/interim`` for.
+    private(set) var interim: UpstreamResponseHead?
 
     /// Takes one header line, with or without its CRLF.
     mutating func consume(_ rawLine: some Collection<UInt8>) throws(MalformedLine) -> Progress {
@@ -78,9 +85,12 @@ struct ResponseHeadParser {
         }
         // 1xx heads are interim (100 Continue, 103 Early Hints), except 101, after which the protocol changes.
         if (100..<200).contains(status) && status != 101 {
+            let interim = UpstreamResponseHead(status: status, reason: self.reason, headers: self.headers, httpVersion: self.httpVersion)
             self.status = nil
             self.headers = []
-            return .needMore
+            guard status != 100 else { return .needMore }
+            self.interim = interim
+            return .interim
         }
         self.head = UpstreamResponseHead(
             status: status,

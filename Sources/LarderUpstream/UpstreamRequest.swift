@@ -29,6 +29,10 @@ public struct UpstreamRequest: Sendable {
     /// How long the whole transfer, body included, may take; `nil` is no limit.
     public var totalTimeout: Duration? = nil
 
+    /// Called with each interim head other than `100 Continue` (`102`, `103 Early Hints`) as it
+    /// arrives, before the final head, on the transfer's thread: it must not block.
+    public var interim: (@Sendable (UpstreamResponseHead) -> Void)? = nil
+
     /// Creates a request.
     public init(
         method: String = "GET",

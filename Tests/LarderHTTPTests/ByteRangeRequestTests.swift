@@ -49,6 +49,33 @@ struct ByteRangeRequestTests {
         #expect(ByteRangeRequest.unsatisfiedContentRange(length: 5000) == "bytes */5000")
     }
 
+    @Test(
+        "Content-Range values parsed: the range held and the complete length",
+        arguments: [
+            ("bytes 4-9/10", 4..<10, 10),
+            ("bytes 0-4/10", 0..<5, 10),
+            (" Bytes 0-0/1 ", 0..<1, 1),
+        ] as [(String, Range<Int64>, Int64)]
+    )
+    func parsesContentRange(value: String, range: Range<Int64>, length: Int64) throws {
+        let parsed = try #require(ByteRangeRequest.parseContentRange(value))
+        #expect(parsed.range == range)
+        #expect(parsed.length == length)
+    }
+
+    @Test(
+        "Content-Range values that name no stored part",
+        arguments: ["bytes 0-4/*", "bytes */10", "bytes 5-4/10", "bytes 0-10/10", "items 0-4/10", "bytes 0-4", "bytes a-4/10", ""])
+    func refusesContentRange(value: String) {
+        #expect(ByteRangeRequest.parseContentRange(value) == nil)
+    }
+
+    @Test("Range values asking for missing bytes: open-ended to the end")
+    func rangeValues() {
+        #expect(ByteRangeRequest.rangeValue(5..<10, length: 10) == "bytes=5-")
+        #expect(ByteRangeRequest.rangeValue(0..<4, length: 10) == "bytes=0-3")
+    }
+
     @Test("If-Range: a strong entity tag or the exact Last-Modified date allows the range")
     func ifRange() {
         let modified = "Tue, 15 Nov 1994 08:12:31 GMT"

@@ -51,7 +51,8 @@ struct CacheTransactionTests {
         missReason: CacheStatus.ForwardReason = .uriMiss,
         standIn: CacheTransaction.StandIn? = nil,
         offlineRule: OfflineRule = .relaxed,
-        keyed: CacheTransaction.Keyed? = nil
+        keyed: CacheTransaction.Keyed? = nil,
+        partial: CacheTransaction.Candidate? = nil
     ) -> CacheTransaction {
         CacheTransaction(
             CacheTransaction.Start(
@@ -67,7 +68,8 @@ struct CacheTransactionTests {
                 offline: offline,
                 backingOff: backingOff,
                 now: now,
-                keyed: keyed
+                keyed: keyed,
+                partial: partial
             )
         )
     }

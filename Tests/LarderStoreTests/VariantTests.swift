@@ -43,6 +43,23 @@ struct VariantTests {
         }
     }
 
+    @Test("a partial entry is never one of the key's variants, and removing the key removes it too")
+    func partialEntryApart() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            let url = "https://a.example/clip.bin"
+            let key = try cacheKey(url)
+            try await self.commit(store, [1, 2], key: key.partial, url: url, responseTime: 1)
+            #expect(try await store.variants(of: key).isEmpty, "a lookup of the key never finds its part")
+            #expect(try await store.entry(for: key.partial)?.bodySize == 2)
+            try await self.commit(store, [3], key: key, url: url, responseTime: 2)
+            #expect(try await store.removeEntry(for: key))
+            #expect(try await store.entry(for: key.partial) == nil)
+            #expect(regularFiles(under: directory + "/bodies").isEmpty)
+        }
+    }
+
     @Test("removing while keeping precached entries removes only runtime ones")
     func removalKeepsPrecached() async throws {
         try await withTemporaryDirectory { directory in

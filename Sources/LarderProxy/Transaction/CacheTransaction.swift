@@ -75,6 +75,20 @@ struct CacheTransaction: Sendable {
         var now: Date
         /// Set for a keyed request, whose `key` is its keyed key (``CacheKey/keyed(method:bodyKey:digest:)``).
         var keyed: Keyed? = nil
+        /// The partial response stored for the key (``CacheKey/partial``), looked up for a GET
+        /// with no complete copy: it answers a range it holds, and is completed by later ones.
+        var partial: Candidate? = nil
+    }
+
+    /// What the upstream request says of ranges.
+    enum UpstreamRange: Sendable, Equatable {
+        /// No `Range`: the whole body, so that it can be stored.
+        case none
+        /// The client's own `Range` and `If-Range`: nothing complete is stored to cut it from.
+        case client
+        /// `Range: value` asks for the bytes that complete the stored partial response, with its
+        /// strong entity tag as `If-Range` when it has one.
+        case completing(value: String, ifRange: String?)
     }
 
     /// One fetch upstream and what the cache knows of it.
@@ -83,6 +97,8 @@ struct CacheTransaction: Sendable {
         var reason: CacheStatus.ForwardReason
         /// How long to wait for the head before answering from the copy (nil: as long as it takes).
         var timeout: Duration?
+        /// What the upstream request asks of ranges.
+        var range: UpstreamRange = .none
     }
 
     /// What the executor sends upstream.
@@ -92,10 +108,12 @@ struct CacheTransaction: Sendable {
         /// How long to wait for the response head (nil: as long as it takes); the late answer is
         /// still stored, in the background.
         var headTimeout: Duration?
+        /// What it asks of ranges.
+        var range: UpstreamRange = .none
 
         static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.validating?.key == rhs.validating?.key && lhs.validating?.bodyHash == rhs.validating?.bodyHash
-                && lhs.headTimeout == rhs.headTimeout
+                && lhs.headTimeout == rhs.headTimeout && lhs.range == rhs.range
         }
     }
 
@@ -124,6 +142,30 @@ struct CacheTransaction: Sendable {
         var storeAs: StoreTarget?
         /// Why it is not stored (`Cache-Status` detail `not-stored-REASON`).
         var notStoredReason: String?
+        /// Set for a 206: how its bytes join the stored partial response.
+        var partial: PartialRelay? = nil
+    }
+
+    /// A 206 on its way: what is stored is the stored partial's bytes `before`, the new ones,
+    /// then its bytes `after` (``PartialContent/Combination``), under the status and headers
+    /// ``PartialContent/storedHead(newest:)`` gives for `result`.
+    struct PartialRelay: Sendable, Equatable {
+        /// The stored partial whose bytes join the new ones, and where they go; nil when the new
+        /// part stands alone (it replaces any stored one).
+        var joining: Joining?
+        /// What is stored when the body has come.
+        var result: PartialContent
+        /// The client asked for the whole: it gets the combined bytes as a 200, not the 206.
+        var whole: Bool
+
+        struct Joining: Sendable, Equatable {
+            var entry: CachedEntry
+            var combination: PartialContent.Combination
+
+            static func == (lhs: Self, rhs: Self) -> Bool {
+                lhs.entry.key == rhs.entry.key && lhs.entry.bodyHash == rhs.entry.bodyHash && lhs.combination == rhs.combination
+            }
+        }
     }
 
     /// What the executor does next.
@@ -198,6 +240,13 @@ struct CacheTransaction: Sendable {
             return self.forward(start.lookup, reason: reason, timeout: start.lookup.candidate == nil ? nil : start.networkTimeout)
         }
         let candidate = start.lookup.candidate
+        if candidate == nil, let partial = start.partial, self.partialHolds(partial),
+            case .answerFromCache = CacheDecision.decide(self.decisionContext, stored: partial.freshness, now: start.now)
+        {
+            // RFC 9111 section 3.4: a range wholly within the stored part, while it is fresh.
+            self.state = .answering(then: .forwardAsMiss)
+            return .answerStored(partial.entry, detail: "partial", cacheStatus: nil, refresh: false)
+        }
         switch CacheDecision.decide(self.decisionContext, stored: candidate?.freshness, now: start.now) {
         case .answerFromCache(var detail):
             guard let candidate else { return self.forward(.miss, reason: .uriMiss, timeout: nil) }
@@ -294,6 +343,13 @@ struct CacheTransaction: Sendable {
             self.state = .merging(fetch, status: status, headers: headers, requestTime: requestTime)
             return .mergeNotModified(candidate.entry)
         }
+        if status == 206, self.start.keyed == nil {
+            return self.relayPartial(fetch, headers: headers, requestTime: requestTime)
+        }
+        if case .completing = fetch.range, status == 416 {
+            // The stored part is of another representation: fetch the whole.
+            return self.fetchWhole(fetch)
+        }
         return self.relay(fetch, status: status, headers: headers, requestTime: requestTime)
     }
 
@@ -360,7 +416,7 @@ struct CacheTransaction: Sendable {
             let reason = "\(start.url.origin) failed repeatedly and is backing off."
             return self.fallBack(lookup, detail: "upstream-backoff", reason: reason, status: 502, now: start.now)
         }
-        let fetch = Fetch(lookup: lookup, reason: reason, timeout: timeout)
+        let fetch = Fetch(lookup: lookup, reason: reason, timeout: timeout, range: self.upstreamRange(lookup))
         let plain = lookup.candidate == nil && start.request.method != .HEAD && !start.request.headers.contains(name: "range")
         guard plain, start.strategy != .networkOnly, start.keyed == nil else {
             return self.fetch(fetch)
@@ -372,7 +428,7 @@ struct CacheTransaction: Sendable {
     private mutating func fetch(_ fetch: Fetch) -> Action {
         self.state = .fetching(fetch)
         // With a fallback at hand, a slow network must not hold the user up for long.
-        return .fetch(UpstreamPlan(validating: self.validating(fetch)?.entry, headTimeout: fetch.timeout))
+        return .fetch(UpstreamPlan(validating: self.validating(fetch)?.entry, headTimeout: fetch.timeout, range: fetch.range))
     }
 
     /// What answers when the origin cannot: the stored copy, else a stand-in, when the route's
@@ -389,6 +445,13 @@ struct CacheTransaction: Sendable {
             let use = CacheDecision.disconnectedUse(
                 candidate.freshness, precached: candidate.entry.kind == .precached, rule: rule, now: now)
             return use.mayAnswer ? (candidate, use, nil) : nil
+        }
+        if lookup.candidate == nil, let partial = self.start.partial, self.partialHolds(partial),
+            self.start.strategy != .networkOnly || self.start.offline
+        {
+            // A range wholly within the stored part answers as a complete copy would.
+            let use = CacheDecision.disconnectedUse(partial.freshness, precached: false, rule: rule, now: now)
+            if use.mayAnswer { return (partial, use, nil) }
         }
         if let standIn = lookup.standIn {
             let candidate = standIn.candidate
@@ -431,6 +494,81 @@ struct CacheTransaction: Sendable {
         self.state = .done
         let cacheStatus = CacheStatus.forward(lookup.candidate == nil ? lookup.missReason : .stale, detail: detail)
         return .answerPage(.disconnected(status: status, reason: reason, unusable: unusable), cacheStatus: cacheStatus)
+    }
+
+    // MARK: - Partial content (RFC 9111 sections 3.3 and 3.4)
+
+    /// The stored part as ``PartialContent``; nil when it is not one Larder keeps.
+    private static func part(_ entry: CachedEntry) -> PartialContent? {
+        PartialContent(status: entry.status, headers: entry.headers, bodySize: entry.bodySize)
+    }
+
+    /// Whether the stored part holds every byte the request asks for.
+    private func partialHolds(_ partial: Candidate) -> Bool {
+        let entry = partial.entry
+        return Self.part(entry)?.answerRange(
+            for: self.start.request.headers, isGet: self.start.request.method == .GET, etag: entry.header("etag"),
+            lastModified: entry.header("last-modified")) != nil
+    }
+
+    /// What the upstream request asks of ranges: with no complete copy, a GET's own range is
+    /// forwarded (and its 206 kept as a part), and a GET of the whole with a part stored asks for
+    /// the bytes that complete it; otherwise the whole body, which is stored and cut.
+    private func upstreamRange(_ lookup: Lookup) -> UpstreamRange {
+        let start = self.start
+        guard start.keyed == nil, start.request.method == .GET, lookup.candidate == nil else { return .none }
+        if start.request.headers.contains(name: "range") { return .client }
+        guard let entry = start.partial?.entry, let part = Self.part(entry), let missing = part.missing else { return .none }
+        let etag = entry.header("etag").map { $0.trimmingWhitespace() }
+        return .completing(
+            value: ByteRangeRequest.rangeValue(missing, length: part.length), ifRange: etag.flatMap { $0.hasPrefix("\"") ? $0 : nil })
+    }
+
+    /// The request again without asking for a range: the 206 that came cannot complete the part.
+    private mutating func fetchWhole(_ fetch: Fetch) -> Action {
+        var fetch = fetch
+        fetch.range = .none
+        return self.fetch(fetch)
+    }
+
+    /// Relays a 206: kept as a part when it may be stored (the response's rules, as for a 200),
+    /// joined to the stored part when both carry the same strong validator and their bytes touch
+    /// (RFC 9110 section 15.3.7.3), stored whole when that completes it. A 206 to a request for
+    /// the whole that does not complete the part is dropped for a fetch of the whole.
+    private mutating func relayPartial(_ fetch: Fetch, headers: [HeaderField], requestTime: Date) -> Action {
+        let start = self.start
+        let newer = PartialContent(status: 206, headers: headers, bodySize: headers.contentLength)
+        var joining: PartialRelay.Joining?
+        if let newer, let entry = start.partial?.entry, let stored = Self.part(entry),
+            PartialContent.sameStrongValidator(entry.headers, headers), let combination = stored.combining(newer)
+        {
+            joining = PartialRelay.Joining(entry: entry, combination: combination)
+        }
+        let result = joining?.combination.combined ?? newer
+        let whole: Bool
+        if case .completing = fetch.range {
+            guard let result, result.isComplete, joining != nil else { return self.fetchWhole(fetch) }
+            whole = true
+        } else {
+            whole = false
+        }
+        self.state = .done
+        let forwardReason = fetch.reason == .uriMiss ? fetch.lookup.missReason : fetch.reason
+        guard let result else {
+            return .relay(Relay(forwardReason: forwardReason, storeAs: nil, notStoredReason: "status-206"))
+        }
+        let storability = Storability.forwarded(
+            isHead: false, strategy: start.strategy, request: start.request.headers, status: 200, response: headers)
+        var relay = Relay(
+            forwardReason: forwardReason, storeAs: nil, notStoredReason: nil,
+            partial: PartialRelay(joining: joining, result: result, whole: whole))
+        if storability == .storable {
+            let key = result.isComplete ? start.key : start.key.partial
+            relay.storeAs = StoreTarget(key: key, url: start.url, requestTime: requestTime, varyValues: [])
+        } else if case .notStorable(let reason) = storability {
+            relay.notStoredReason = reason
+        }
+        return .relay(relay)
     }
 
     private mutating func relay(_ fetch: Fetch, status: Int, headers: [HeaderField], requestTime: Date) -> Action {

@@ -159,6 +159,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // An app embedding Larder (docs/EMBEDDING.md); EndToEndTests run it.
+        .executableTarget(
+            name: "EmbeddedLarder",
+            dependencies: ["LarderEmbedded", "LarderTestSupport"],
+            path: "Examples/EmbeddedLarder"
+        ),
         .testTarget(name: "LarderHTTPTests", dependencies: ["LarderHTTP"]),
         .testTarget(name: "LarderConfigTests", dependencies: ["LarderConfig", "LarderHTTP", "LarderStore"]),
         .testTarget(

@@ -68,6 +68,38 @@ struct LarderTests {
         try await restarted.stop()
     }
 
+    @Test("stop is graceful: an answer in flight finishes whole and is stored before the index closes")
+    func stopFinishesInFlightAnswers() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let origin = try await TestOrigin.start()
+        let body = [UInt8](repeating: UInt8(ascii: "s"), count: 1000)
+        origin.setRoute(
+            "/slow",
+            TestResponse(
+                headers: [("Cache-Control", "max-age=600")], body: .bytes(body),
+                faults: [.chunkSize(100), .delayChunks(.milliseconds(100))]))
+        let larder = Larder(configuration: .init(cacheDirectory: directory))
+        let port = try await larder.start()
+        let fetch = Task { try await ProxiedGet.fetch(origin.url("/slow"), proxyPort: port) }
+        while origin.requestCount("/slow") == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await larder.stop()
+        let answer = try await fetch.value
+        #expect(answer.status == 200)
+        #expect(answer.body == body)
+
+        let again = Larder(configuration: .init(cacheDirectory: directory))
+        let againPort = try await again.start()
+        #expect(try await again.status().store.entries == 1, "the answer was stored before the index closed")
+        let hit = try await ProxiedGet.fetch(origin.url("/slow"), proxyPort: againPort)
+        try await again.stop()
+        try await origin.stop()
+        #expect(hit.body == body)
+        #expect(origin.requestCount("/slow") == 1)
+    }
+
     @Test("starting a running Larder fails with an error naming where it runs; it keeps running")
     func startTwice() async throws {
         try await withLarder { larder, port, origin in

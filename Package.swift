@@ -9,7 +9,8 @@ let package = Package(
         .executable(name: "larder-demo-origin", targets: ["larder-demo-origin"]),
         .library(name: "LarderHTTP", targets: ["LarderHTTP"]),
         .library(name: "LarderConfig", targets: ["LarderConfig"]),
-        .library(name: "LarderProxy", targets: ["LarderProxy"]),
+        // The proxy, and Larder inside an app (LarderEmbedded: configure, start, status, precache, stop).
+        .library(name: "LarderProxy", targets: ["LarderProxy", "LarderEmbedded"]),
         .library(name: "LarderStore", targets: ["LarderStore"]),
         .library(name: "LarderUpstream", targets: ["LarderUpstream"]),
         .library(name: "LarderPrecache", targets: ["LarderPrecache"]),
@@ -113,6 +114,21 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // Larder as a library: the proxy, its store, upstream client and precache jobs assembled and run.
+        .target(
+            name: "LarderEmbedded",
+            dependencies: [
+                "LarderHTTP",
+                "LarderStore",
+                "LarderUpstream",
+                "LarderPrecache",
+                "LarderProxy",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "larder",
             dependencies: [
@@ -122,6 +138,7 @@ let package = Package(
                 "LarderProxy",
                 "LarderPrecache",
                 "LarderPack",
+                "LarderEmbedded",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -148,6 +165,12 @@ let package = Package(
                 "LarderTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // An app embedding Larder (docs/EMBEDDING.md); EndToEndTests run it.
+        .executableTarget(
+            name: "EmbeddedLarder",
+            dependencies: ["LarderEmbedded", "LarderTestSupport"],
+            path: "Examples/EmbeddedLarder"
         ),
         .testTarget(name: "LarderHTTPTests", dependencies: ["LarderHTTP"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderStore", "LarderHTTP"]),
@@ -196,6 +219,13 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "LarderEmbeddedTests",
+            dependencies: [
+                "LarderEmbedded", "LarderProxy", "LarderPrecache", "LarderStore", "LarderUpstream", "LarderTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["LarderTestSupport", "LarderStore"]),

@@ -54,6 +54,15 @@ public struct CIDR: Sendable, Hashable, CustomStringConvertible {
         return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
     }
 
+    /// Whether `host` names this machine only: a loopback address literal (127.0.0.0/8, `::1`,
+    /// bracketed or not) or `localhost`; a name that merely starts with `127.` does not.
+    public static func isLoopback(host: String) -> Bool {
+        if host == "localhost" { return true }
+        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard let address = try? SocketAddress(ipAddress: literal, port: 0) else { return false }
+        return self.isLoopback(address)
+    }
+
     private static func addressBytes(_ text: String) -> [UInt8]? {
         guard let address = try? SocketAddress(ipAddress: text, port: 0) else { return nil }
         return self.addressBytes(address)

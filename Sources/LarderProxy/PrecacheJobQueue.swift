@@ -2,8 +2,8 @@ import LarderHTTP
 import LarderStore
 
 /// Precaches the running proxy starts (`POST /dev/offline/precache`, a game page's "precache
-/// again" button). The proxy does not depend on LarderPrecache: `larder serve` plugs its job
-/// queue in (Sources/larder/PrecacheJobs+Queue.swift).
+/// again" button). The proxy does not depend on LarderPrecache: `Larder` (LarderEmbedded, which
+/// `larder serve` runs) plugs its job queue in (Sources/LarderEmbedded/PrecacheJobs+Queue.swift).
 public protocol PrecacheJobQueue: Sendable {
     /// Reads `lines` as a games list's lines and queues a job for what they name, unless one of
     /// them names a URL `allowed` refuses. The job also precaches, as pages, the `extraURLs` of the

@@ -10,11 +10,12 @@ import Synchronization
 /// Larder's proxy as a service: listens, serves each connection, and on graceful shutdown
 /// stops accepting, lets in-flight responses finish, and closes idle connections.
 ///
-/// Embed it in an app by running it in a `ServiceGroup`, with a `Store` on a cache directory, an
+/// An app embeds it through `Larder` (LarderEmbedded, Sources/LarderEmbedded/Larder.swift), which
+/// assembles it as `larder serve` does: in a `ServiceGroup` with a `Store` on a cache directory, an
 /// `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for tunnels and WebSockets (both
 /// with the same `UpstreamTrust`), a ``BackgroundWork``, and the precache job queue (`PrecacheJobs`
 /// of LarderPrecache), made on the upstream the proxy counts failures of. The group's services, in
-/// order: `StoreService`, `CurlUpstreamService`, the ``BackgroundWork``, ``declaredRequests``,
+/// order: `StoreService`, the upstream's service, the ``BackgroundWork``, ``declaredRequests``,
 /// ``writeReplayer``, the server; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration

@@ -66,6 +66,8 @@ final class StoreBudget: Sendable {
                 "evicted least recently used entries",
                 metadata: ["entries": "\(result.removed)", "bytes": "\(result.freedBytes)", "budget": "\(budget)"]
             )
+        } catch is CancellationError {
+            // A shutdown, not a failure: the next start evicts.
         } catch {
             self.logger.warning("eviction failed", metadata: ["error": "\(error)"])
         }

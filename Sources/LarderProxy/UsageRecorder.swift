@@ -30,11 +30,14 @@ final class UsageRecorder: Sendable {
             try? await Task.sleep(for: self.interval)
             await self.flush()
         }
-        await self.flush()
+        // In a task of its own: the store refuses work from a cancelled task, and this one is.
+        await Task { await self.flush() }.value
     }
 
-    /// Writes what is pending.
+    /// Writes what is pending. From a cancelled task (a shutdown) it writes nothing: the store
+    /// would refuse, and what is pending waits for the final flush of ``run()``.
     func flush() async {
+        guard !Task.isCancelled else { return }
         let batch = self.pending.withLock { pending -> [CacheKey: Date] in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
@@ -42,6 +45,11 @@ final class UsageRecorder: Sendable {
         guard !batch.isEmpty else { return }
         do {
             try await self.store.recordUse(batch)
+        } catch is CancellationError {
+            // Cancelled while writing: back to pending for the final flush (a newer use wins).
+            self.pending.withLock { pending in
+                pending.merge(batch) { max($0, $1) }
+            }
         } catch {
             self.logger.warning("cannot record last use", metadata: ["entries": "\(batch.count)", "error": "\(error)"])
         }

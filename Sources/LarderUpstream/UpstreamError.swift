@@ -23,7 +23,7 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
         case invalidRequest
         /// The request body stream threw, so the request could not be sent completely.
         case requestBodyFailed
-        /// Any other failure, with its libcurl error code.
+        /// Any other failure, with the client's own error code (libcurl's for ``CurlUpstream``).
         case other(Int)
     }
 

@@ -1,14 +1,11 @@
 import ArgumentParser
 import Foundation
+import LarderEmbedded
 import LarderHTTP
-import LarderPrecache
 import LarderProxy
 import LarderStore
 import LarderUpstream
 import Logging
-import NIOCore
-import NIOPosix
-import ServiceLifecycle
 
 /// `larder serve`: runs the proxy until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
@@ -132,9 +129,6 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var eventLoops: Int?
 
-    /// The budget without `--max-size` or a config file's `maxSize`: 2 GiB.
-    static let defaultMaximumSize: Int64 = 2 << 30
-
     func validate() throws {
         guard (0...65_535).contains(self.port) else {
             throw ValidationError("--port \(self.port) is not a port number (0-65535).")
@@ -163,7 +157,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard self.maxConnectionsPerClient >= 1 else {
             throw ValidationError("--max-connections-per-client \(self.maxConnectionsPerClient) must be at least 1.")
         }
-        if !Self.isLoopback(self.host) && self.allow.isEmpty {
+        if !CIDR.isLoopback(host: self.host) && self.allow.isEmpty {
             throw ValidationError(
                 "--host \(self.host) listens beyond this machine; add --allow CIDR for the clients that may use the proxy (loopback is always allowed)."
             )
@@ -183,7 +177,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.offline = self.offline
         configuration.allowList = ClientAllowList(networks: try self.allowedNetworks())
         configuration.routeRules.connectPorts = try self.allowedConnectPorts()
-        configuration.maxSize = try self.maximumSize() ?? configuration.maxSize ?? Self.defaultMaximumSize
+        configuration.maxSize = try self.maximumSize() ?? configuration.maxSize ?? Larder.defaultMaximumSize
         configuration.clientLimits.headerTimeout = .seconds(self.headerTimeout)
         configuration.clientLimits.idleTimeout = .seconds(self.idleTimeout)
         configuration.clientLimits.tunnelIdleTimeout = .seconds(self.tunnelIdleTimeout)
@@ -200,83 +194,32 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         configuration.clientLimits.maximumConnections = min(self.maxConnections ?? affordable, affordable)
-        var precacheOptions = PrecacheOptions()
-        configFile.apply(to: &precacheOptions)
+        var larderConfiguration = Larder.Configuration(cacheDirectory: directory)
+        larderConfiguration.proxy = configuration
+        configFile.apply(to: &larderConfiguration.precache)
+        let trust = self.upstreamCA.trust
+        larderConfiguration.upstream = { logger in try UpstreamClient.curl(configuration: .init(trust: trust), logger: logger) }
+        larderConfiguration.interceptsHTTPS = !self.noIntercept
+        larderConfiguration.tunnelHosts = configFile.tunnelHosts + self.tunnel
+        larderConfiguration.eventLoops = self.eventLoops
+        larderConfiguration.shutdownGrace = .seconds(self.shutdownGrace)
+        larderConfiguration.stopsOnTerminationSignals = true
+        larderConfiguration.logger = logger
 
-        let store = try CommandSupport.openStore(directory)
-        let upstream: CurlUpstream
-        let connector: UpstreamConnector
+        let larder = Larder(configuration: larderConfiguration)
         do {
-            let upstreamLogger = Logger(label: "larder.upstream")
-            upstream = try CurlUpstream(configuration: .init(trust: self.upstreamCA.trust), logger: upstreamLogger)
-            connector = try UpstreamConnector(trust: self.upstreamCA.trust, logger: upstreamLogger)
-        } catch {
-            throw CommandFailure("cannot set up the upstream client: \(error)")
-        }
-        var interception: Interception?
-        if !self.noIntercept {
-            do {
-                let authority = try CertificateAuthority.loadOrCreate(directory: directory)
-                interception = Interception(
-                    certificates: InterceptionCertificates(authority: authority),
-                    tunnelHosts: configFile.tunnelHosts + self.tunnel
-                )
-            } catch {
-                throw CommandFailure("\(error)")
-            }
-        }
-        let offline = self.offline
-        let background = BackgroundWork()
-        let eventLoops = MultiThreadedEventLoopGroup(
-            numberOfThreads: self.eventLoops ?? ServingEventLoops.defaultCount(cores: System.coreCount))
-        let server = ProxyServer(
-            configuration: configuration,
-            store: store,
-            upstream: upstream,
-            connector: connector,
-            background: background,
-            precacheJobs: { upstream in
-                var options = precacheOptions
-                options.queryFilter = configuration.queryFilter
-                return PrecacheJobs(runner: PrecacheRunner(store: store, upstream: upstream, options: options, logger: logger))
-            },
-            interception: interception,
-            group: eventLoops,
-            logger: logger,
-            onListening: { address in
-                let port = address.port ?? 0
-                let host = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "127.0.0.1"
-                let mode = offline ? " in offline mode" : ""
-                let banner = """
-                    Larder listening on http://\(host):\(port)\(mode) (cache: \(directory))
-                    Try: curl -x http://\(host):\(port) http://example.com/
+            try await larder.start()
+            let status = try await larder.status()
+            let mode = self.offline ? " in offline mode" : ""
+            let banner = """
+                Larder listening on \(status.proxyURL)\(mode) (cache: \(directory))
+                Try: curl -x \(status.proxyURL) http://example.com/
 
-                    """
-                FileHandle.standardOutput.write(Data(banner.utf8))
-            }
-        )
-        // Stopped in reverse order: the server, then the work it left, then the upstream, then the
-        // store. A service that fails stops the others in that order too.
-        let services: [any Service] = [
-            StoreService(store: store), CurlUpstreamService(upstream: upstream), background, server.declaredRequests, server.writeReplayer,
-            server,
-        ]
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(self.shutdownGrace)
-        let group = ServiceGroup(configuration: groupConfiguration)
-        var failure: (any Error)?
-        do {
-            try await group.run()
+                """
+            FileHandle.standardOutput.write(Data(banner.utf8))
+            try await larder.wait()
         } catch {
-            failure = error
-        }
-        try? await eventLoops.shutdownGracefully()
-        if let failure {
-            throw CommandFailure("\(failure)")
+            throw CommandFailure("\(error)")
         }
     }
 
@@ -315,15 +258,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--connect-ports is empty; give ports like 443,8443 or *.")
         }
         return ports
-    }
-
-    /// Whether `host` is a loopback address literal (127.0.0.0/8, ::1) or `localhost`; a name that
-    /// merely starts with `127.` is not.
-    static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" { return true }
-        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        guard let address = try? SocketAddress(ipAddress: literal, port: 0) else { return false }
-        return CIDR.isLoopback(address)
     }
 }
 

@@ -94,6 +94,9 @@ public final class WriteReplayer: Service, Sendable {
                     health[origin]?.lastSuccess.map { $0 > since } ?? false
                 }
             }
+        } catch is CancellationError {
+            // A shutdown, not a failure: the writes stay queued for the next start.
+            return []
         } catch {
             self.logger.error("cannot read the write queue", metadata: ["error": "\(error)"])
             return []

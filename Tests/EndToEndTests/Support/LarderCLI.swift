@@ -9,11 +9,12 @@ enum LarderCLI {
         var stderr: String
     }
 
-    /// Runs `larder ARGUMENTS` to completion; with a `timeout`, a process still running then is
-    /// terminated (so a command expected to exit at once cannot hang the suite).
-    static func run(_ arguments: [String], timeout: Duration? = nil) async throws -> Result {
+    /// Runs `larder ARGUMENTS` (or another `executable` of this build) to completion; with a
+    /// `timeout`, a process still running then is terminated (so a command expected to exit at
+    /// once cannot hang the suite).
+    static func run(_ arguments: [String], executable: String = LarderProcess.binary, timeout: Duration? = nil) async throws -> Result {
         let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()

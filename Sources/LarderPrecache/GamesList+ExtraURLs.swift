@@ -1,12 +1,11 @@
 import LarderHTTP
-import LarderPrecache
 import LarderStore
 
 extension GamesList {
     /// Adds the extra URLs added on /dev/offline that go with this run, as pages: those of the games
     /// the list names (by slug), and those of no game. The one rule for `larder precache` and the
     /// proxy's precache jobs alike.
-    mutating func add(extraURLs: [ExtraURLRecord]) {
+    public mutating func add(extraURLs: [ExtraURLRecord]) {
         let slugs = Set(self.games.map(\.slug))
         var listed = Set(self.pageURLs)
         for extra in extraURLs where extra.gameSlug.map({ slugs.contains($0) }) ?? true {

@@ -1,0 +1,37 @@
+import LarderUpstream
+import Logging
+import ServiceLifecycle
+
+/// How a Larder reaches origins: the ``Upstream`` that fetches objects (pages, files, precache
+/// downloads), the connector for streams (`CONNECT` tunnels and WebSockets), and the service that
+/// shuts the client down once the proxy has stopped.
+///
+/// Everything libcurl-specific stays behind ``Upstream``: a client built on URLSession (or any
+/// HTTP client that streams bodies and follows no redirects) plugs in here, and the proxy, the
+/// precache runner and the store never know which it is.
+public struct UpstreamClient: Sendable {
+    /// Fetches objects; its failures fall back to the cache as the proxy's rules say.
+    public var upstream: any Upstream
+    /// Opens tunnels and WebSocket connections (NIO, with the same TLS trust as ``upstream``).
+    public var connector: UpstreamConnector
+    /// Run beside the proxy and stopped after it, to shut ``upstream`` down; nil when nothing
+    /// needs shutting down.
+    public var service: (any Service)?
+
+    /// A client from its parts.
+    public init(upstream: any Upstream, connector: UpstreamConnector, service: (any Service)?) {
+        self.upstream = upstream
+        self.connector = connector
+        self.service = service
+    }
+
+    /// The libcurl client `larder serve` uses, and a connector trusting what it trusts.
+    ///
+    /// - Throws: ``UpstreamConfigurationError`` when the configuration is unusable, e.g. an
+    ///   additional CA file that cannot be read.
+    public static func curl(configuration: CurlUpstream.Configuration, logger: Logger) throws -> UpstreamClient {
+        let upstream = try CurlUpstream(configuration: configuration, logger: logger)
+        let connector = try UpstreamConnector(trust: configuration.trust, logger: logger)
+        return UpstreamClient(upstream: upstream, connector: connector, service: CurlUpstreamService(upstream: upstream))
+    }
+}

@@ -66,9 +66,10 @@ public final class BodyWriter {
     ///
     /// When `expectedLength` is given and differs from ``bytesWritten``, throws
     /// ``StoreError/lengthMismatch(expected:actual:)``, deletes the temporary file and leaves the index
-    /// as it was. Otherwise syncs the file (off the index's writer queue), then in one write transaction
-    /// renames it to `bodies/xx/<sha256>` (or drops it when that body is stored already), syncs a newly
-    /// made folder, upserts the row, and deletes the previous body of `key` when no row references it any more.
+    /// as it was (``checkLength(_:)``). Otherwise, in the write transaction of its install batch (the
+    /// bodies finishing meanwhile), renames the file to `bodies/xx/<sha256>` (or drops it when that
+    /// body is stored already), makes the batch's bodies durable with one barrier, upserts the row,
+    /// and deletes the previous body of `key` when no row references it any more.
     public func commit(
         key: CacheKey,
         head: StoredResponseHead,
@@ -81,8 +82,8 @@ public final class BodyWriter {
 
     /// Stores the body as staged for `key`: kept (and counted as referenced) but never served, until
     /// ``Store/saveGameVersion(_:files:installing:)`` installs it as a precached entry. A body staged
-    /// for `key` before is replaced; the entry for `key`, if any, is left as it is. Checks, syncs and
-    /// renames as ``commit(key:head:kind:expectedLength:revision:)`` does; returns the staged body's size.
+    /// for `key` before is replaced; the entry for `key`, if any, is left as it is. Checks and
+    /// installs as ``commit(key:head:kind:expectedLength:revision:)`` does; returns the staged body's size.
     public func stage(key: CacheKey, head: StoredResponseHead, expectedLength: Int64?, revision: String? = nil) async throws -> Int64 {
         try await self.finish(key: key, head: head, kind: .precached, expectedLength: expectedLength, revision: revision, staged: true)
             .bodySize
@@ -96,13 +97,7 @@ public final class BodyWriter {
         revision: String?,
         staged: Bool
     ) async throws -> CachedEntry {
-        guard !self.isFinished else {
-            throw StoreError.writerFinished(temporaryPath: self.temporaryPath)
-        }
-        if let expectedLength, expectedLength != self.bytesWritten {
-            self.discard()
-            throw StoreError.lengthMismatch(expected: expectedLength, actual: self.bytesWritten)
-        }
+        try self.checkLength(expectedLength)
         self.isFinished = true
         defer { self.closeDescriptor() }
         do {
@@ -121,6 +116,19 @@ public final class BodyWriter {
             // Gone already when the failure came after the rename; then the stored body is an orphan.
             self.removeTemporaryFile()
             throw error
+        }
+    }
+
+    /// Throws ``StoreError/lengthMismatch(expected:actual:)``, and discards the body, when
+    /// `expectedLength` is given and differs from ``bytesWritten``: the check a commit makes first,
+    /// for a caller that wants to know before it hands the body over.
+    public func checkLength(_ expectedLength: Int64?) throws {
+        guard !self.isFinished else {
+            throw StoreError.writerFinished(temporaryPath: self.temporaryPath)
+        }
+        if let expectedLength, expectedLength != self.bytesWritten {
+            self.discard()
+            throw StoreError.lengthMismatch(expected: expectedLength, actual: self.bytesWritten)
         }
     }
 

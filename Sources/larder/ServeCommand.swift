@@ -194,10 +194,17 @@ struct ServeCommand: AsyncParsableCommand {
 
         let store = try CommandSupport.openStore(directory)
         let upstream: CurlUpstream
+        let precacheUpstream: CurlUpstream
         let connector: UpstreamConnector
         do {
             let upstreamLogger = Logger(label: "larder.upstream")
             upstream = try CurlUpstream(configuration: .init(trust: self.upstreamCA.trust), logger: upstreamLogger)
+            // Precache jobs (POST /dev/offline/precache) fetch on a curl thread of their own at the
+            // lowest priority, as the rest of their work runs (BackgroundExecutor): clients come first.
+            precacheUpstream = try CurlUpstream(
+                configuration: .init(trust: self.upstreamCA.trust, threadSetUp: BackgroundExecutor.lowerCurrentThreadPriority),
+                logger: upstreamLogger
+            )
             connector = try UpstreamConnector(trust: self.upstreamCA.trust, logger: upstreamLogger)
         } catch {
             throw CommandFailure("cannot set up the upstream client: \(error)")
@@ -222,6 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
             upstream: upstream,
             connector: connector,
             background: background,
+            precacheUpstream: precacheUpstream,
             precacheJobs: { upstream in
                 var options = precacheOptions
                 options.queryFilter = configuration.queryFilter
@@ -241,11 +249,12 @@ struct ServeCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(banner.utf8))
             }
         )
-        // Stopped in reverse order: the server, then the work it left, then the upstream, then the
+        // Stopped in reverse order: the server, then the work it left, then the upstreams, then the
         // store. A service that fails stops the others in that order too.
         let services: [any Service] = [
-            StoreService(store: store), CurlUpstreamService(upstream: upstream), background, server.declaredRequests, server.writeReplayer,
-            server,
+            StoreService(store: store), CurlUpstreamService(upstream: upstream), CurlUpstreamService(upstream: precacheUpstream),
+            background,
+            server.declaredRequests, server.writeReplayer, server,
         ]
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },

@@ -26,8 +26,8 @@ struct ImmediateHits: Sendable {
         enum Body {
             /// Bytes in memory.
             case bytes(ByteBuffer)
-            /// The whole of an open body file; whoever writes the region closes the handle.
-            case file(FileRegion, NIOFileHandle)
+            /// The whole of an open body file.
+            case file(StoredBodyFile)
         }
     }
 
@@ -60,8 +60,9 @@ struct ImmediateHits: Sendable {
             case .memory(let bytes):
                 body = .bytes(bytes)
             case .file(let path, let size):
-                guard let file = Self.openWhole(path, size: size) else { return nil }
-                body = .file(FileRegion(fileHandle: file, readerIndex: 0, endIndex: Int(size)), file)
+                // A file evicted meanwhile, or not its indexed size, goes the ordinary way, which reports it.
+                guard let file = StoredBodyFile.open(path, size: size) else { return nil }
+                body = .file(file)
             }
         }
         let age = hit.freshness.currentAge(now: now)
@@ -80,21 +81,6 @@ struct ImmediateHits: Sendable {
         bytes.writeStaticString("\r\n")
         self.log.record(head, status: 200, cacheStatus: cacheStatus, since: started)
         return Answer(head: bytes, body: body, close: close)
-    }
-
-    /// Opens a body file for reading when it is a regular file of exactly `size` bytes (anything
-    /// else, such as a file evicted meanwhile, goes the ordinary way, which reports it). The open
-    /// runs on the event loop, as nginx's do: a path lookup in the page cache, cheaper than a hop
-    /// to a thread pool.
-    private static func openWhole(_ path: String, size: Int64) -> NIOFileHandle? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, Int64(status.st_size) == size else {
-            close(descriptor)
-            return nil
-        }
-        return NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
     }
 
     /// The prepared hit for the request's target: the one kept while it holds, else one made now

@@ -27,6 +27,14 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestsInFlight = 0
     /// The rest of a request answered here (its `.end`) is dropped, not handed on.
     private var droppingRequest = false
+    /// Bodies being sent from their files: until they are out, the responses are not complete
+    /// (``ClientTimeouts`` must not start the idle timeout under a long download).
+    private var filesInFlight = 0
+    /// Every response was written while a file was still in flight: tell ``ClientTimeouts`` once it is out.
+    private var completeAfterFiles = false
+    /// An immediate answer that ends the connection went out with a file: close once it is out
+    /// (a close drops what NIO still holds).
+    private var closeAfterFiles = false
 
     init(decoderName: String, encoderName: String, immediateHits: ImmediateHits? = nil) {
         self.decoderName = decoderName
@@ -51,7 +59,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 {
                     self.droppingRequest = true
                     self.write(answer, context: context)
-                    context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
+                    self.responsesComplete(context: context)
                     return
                 }
                 self.requestsInFlight += 1
@@ -82,9 +90,6 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         // The head is serialised already: it goes past the encoder, which has no response open
         // (nothing is in flight), straight towards the socket.
         guard let encoder = try? context.pipeline.syncOperations.context(name: self.encoderName) else {
-            if case .file(_, let file) = answer.body {
-                try? file.close()
-            }
             context.close(promise: nil)
             return
         }
@@ -92,18 +97,29 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         case .bytes(let body):
             encoder.write(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
             encoder.writeAndFlush(NIOAny(IOData.byteBuffer(body)), promise: nil)
-        case .file(let region, let file):
+        case .file(let file):
             encoder.write(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
-            let written = context.eventLoop.makePromise(of: Void.self)
-            // Written or failed (the connection closed), the file is done with.
-            written.futureResult.whenComplete { _ in try? file.close() }
-            encoder.writeAndFlush(NIOAny(IOData.fileRegion(region)), promise: written)
+            self.send(file, as: NIOAny(IOData.fileRegion(file.region)), through: encoder, context: context, promise: nil)
+            encoder.flush()
         case nil:
             encoder.writeAndFlush(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
         }
         if answer.close {
             self.immediateHits = nil
-            context.close(promise: nil)
+            if self.filesInFlight > 0 {
+                self.closeAfterFiles = true
+            } else {
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    /// Tells ``ClientTimeouts`` that every response has been written, once no file is in flight.
+    private func responsesComplete(context: ChannelHandlerContext) {
+        if self.filesInFlight > 0 {
+            self.completeAfterFiles = true
+        } else {
+            context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
         }
     }
 
@@ -124,8 +140,15 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             }
             context.write(NIOAny(part), promise: promise)
             if complete {
-                context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
+                self.responsesComplete(context: context)
             }
+        case .file(let file, let completion):
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.whenComplete { completion.settle($0) }
+            written.futureResult.cascade(to: promise)
+            self.send(
+                file, as: NIOAny(HTTPServerResponsePart.body(.fileRegion(file.region))), through: context, context: context,
+                promise: written)
         case .raw(let buffer):
             context.write(NIOAny(buffer), promise: promise)
         case .enterTunnelMode:
@@ -144,6 +167,41 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         case .startHTTP:
             self.startHTTP(context: context, promise: promise)
         }
+    }
+
+    /// Writes `part`, the region of `file`, through `writer` (this handler's `context`, or the
+    /// encoder's for an immediate answer), keeping the file open until it is written or has
+    /// failed. Should the file be shortened meanwhile (by something other than Larder), `sendfile`
+    /// would find nothing more to send and NIO would try again for ever: a check each second
+    /// closes the connection then, so the client sees a cut body, never a wrong one.
+    private func send(
+        _ file: StoredBodyFile,
+        as part: NIOAny,
+        through writer: ChannelHandlerContext,
+        context: ChannelHandlerContext,
+        promise: EventLoopPromise<Void>?
+    ) {
+        let written = context.eventLoop.makePromise(of: Void.self)
+        let watch = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [channel = context.channel] _ in
+            if !file.isIntact {
+                channel.close(promise: nil)
+            }
+        }
+        self.filesInFlight += 1
+        written.futureResult.assumeIsolated().whenComplete { _ in
+            watch.cancel()
+            withExtendedLifetime(file) {}
+            self.filesInFlight -= 1
+            guard self.filesInFlight == 0 else { return }
+            if self.closeAfterFiles {
+                context.close(promise: nil)
+            } else if self.completeAfterFiles, self.requestsInFlight == 0 {
+                self.completeAfterFiles = false
+                context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
+            }
+        }
+        written.futureResult.cascade(to: promise)
+        writer.write(part, promise: written)
     }
 
     /// Puts a ``TunnelSniffer`` in place of the CONNECT's decoder, which is spent (it parsed an

@@ -16,6 +16,10 @@ public enum ProxyInbound: Sendable {
 public enum ProxyOutbound: Sendable {
     /// An HTTP response part.
     case http(HTTPServerResponsePart)
+    /// A body part sent from a stored body's file by `sendfile` (never through TLS, which must
+    /// see the bytes): the task's answers from the cache, as the immediate path's. `completion`
+    /// learns when it is written.
+    case file(StoredBodyFile, completion: StoredBodyFile.Completion)
     /// Bytes of a tunnel.
     case raw(ByteBuffer)
     /// Remove the HTTP codec: every byte from now on is tunnel data. Bytes the client sent

@@ -34,7 +34,8 @@ struct ProxyConnection {
     }
 
     /// Where the requests on a `CONNECT` tunnel served as HTTP go: origin-form targets are
-    /// `scheme://host:port` URLs (`https` inside intercepted TLS, `http` for plain HTTP).
+    /// `scheme://host:port` URLs (`https` inside intercepted TLS, `http` for plain HTTP). Only
+    /// `https` ones pass through TLS.
     struct TunnelOrigin {
         var scheme: String
         var host: String
@@ -59,7 +60,8 @@ struct ProxyConnection {
             }
             guard case .http(.head(var head)) = part else { return }
             let writer = ResponseWriter(
-                outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1, accept: head.headers["accept"])
+                outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1, accept: head.headers["accept"],
+                closeFuture: tunnel?.scheme == "https" ? nil : self.channel.channel.closeFuture)
             let started = ContinuousClock.now
 
             let route =

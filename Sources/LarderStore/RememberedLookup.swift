@@ -2,10 +2,11 @@ import Foundation
 
 /// A lookup of a key's stored responses answered from memory (see ``Store/rememberedLookup(of:)``).
 public struct RememberedLookup: Sendable {
-    /// When a lookup stops holding: the index's change count it was read under, and the
-    /// monotonic time (`systemUptime`) after which it is no longer trusted.
+    /// When a lookup stops holding: the change counts it was read under (this process's and the
+    /// shared one, see ``IndexChangeCounter``), and the monotonic time (`systemUptime`) after
+    /// which it is no longer trusted.
     public struct Validity: Sendable, Hashable {
-        let generation: UInt64
+        let stamp: EntryMemo.Stamp
         let trustedUntil: TimeInterval
     }
 
@@ -14,8 +15,8 @@ public struct RememberedLookup: Sendable {
     /// How long this lookup holds.
     public let validity: Validity
 
-    init(entries: [CachedEntry], generation: UInt64, trustedUntil: TimeInterval) {
+    init(entries: [CachedEntry], stamp: EntryMemo.Stamp, trustedUntil: TimeInterval) {
         self.entries = entries
-        self.validity = Validity(generation: generation, trustedUntil: trustedUntil)
+        self.validity = Validity(stamp: stamp, trustedUntil: trustedUntil)
     }
 }

@@ -7,20 +7,20 @@ extension Store {
     /// (``CacheKey/variant(_:)``), newest first. Entries whose body file is missing or has the wrong
     /// size are left out, as ``entry(for:)`` does.
     ///
-    /// One range scan of the key index, so it costs the same for any cache size; a key looked up
-    /// in the last second is answered from memory (changes this process commits are seen at once,
-    /// another process's within that second).
+    /// One range scan of the key index on the calling thread (``lookupRead(_:)``), so it costs the
+    /// same for any cache size; a key looked up before is answered from memory until a change is
+    /// committed to the index, by this process or another (see ``EntryMemo``).
     public func variants(of key: CacheKey) async throws -> [CachedEntry] {
         // Monotonic: a clock stepped back must not extend how long a memo is trusted.
         let now = ProcessInfo.processInfo.systemUptime
         if let entries = self.memo.entries(for: key, now: now) {
             return entries
         }
-        let generation = self.memo.generation
-        let entries = try await self.readVariants(of: key)
+        let stamp = self.memo.stamp
+        let entries = try self.readVariants(of: key)
         // Misses are not remembered: what another process stores must be found at once.
         if !entries.isEmpty {
-            self.memo.remember(entries, for: key, loadedAt: now, generation: generation)
+            self.memo.remember(entries, for: key, loadedAt: now, stamp: stamp)
         }
         return entries
     }
@@ -37,18 +37,18 @@ extension Store {
         self.memo.lookup(for: key, now: ProcessInfo.processInfo.systemUptime)
     }
 
-    /// Whether a remembered lookup still holds: nothing was committed to the index since, and it
-    /// is recent enough to cover another process's writes.
+    /// Whether a remembered lookup still holds: nothing was committed to the index since, by this
+    /// process or another (``IndexChangeCounter``), and it is within its trust window.
     public func holds(_ validity: RememberedLookup.Validity) -> Bool {
-        self.memo.holds(generation: validity.generation, trustedUntil: validity.trustedUntil, now: ProcessInfo.processInfo.systemUptime)
+        self.memo.holds(validity.stamp, trustedUntil: validity.trustedUntil, now: ProcessInfo.processInfo.systemUptime)
     }
 
-    private func readVariants(of key: CacheKey) async throws -> [CachedEntry] {
+    private func readVariants(of key: CacheKey) throws -> [CachedEntry] {
         let prefix = key.rawValue + CacheKey.variantSeparator
         // Every key starting with the prefix sorts at or after it and before the prefix with its
         // last character ("=") replaced by the next one (">").
         let upperBound = key.rawValue + "#vary>"
-        let rows = try await self.pool.read { db in
+        let rows = try self.lookupRead { db in
             try IndexRow.fetchAll(
                 db,
                 where: "key = ? OR (key >= ? AND key < ?)",

@@ -15,7 +15,8 @@ import Logging
 ///
 /// Layout: `index.sqlite`, `bodies/ab/<sha256>` (the first two hex digits name the folder),
 /// `tmp/` for bodies being written, `runs/` with a locked marker per open store, and
-/// `index.lock`, held while a store opens the index. Several
+/// `index.lock`, held while a store opens the index, and `index.changes`, the count of committed
+/// changes that lets every process drop its remembered lookups at once (``IndexChangeCounter``). Several
 /// `Store` instances, in one process or several (`larder serve` and `larder precache`), may share
 /// a directory.
 ///
@@ -38,6 +39,9 @@ public final class Store: Sendable {
     let runMarker: (path: String, descriptor: Int32)
     let logger: Logger
     let pool: DatabasePool
+    /// The connection index lookups use, synchronously, from whatever thread asks
+    /// (``lookupRead(_:)``).
+    let lookups: DatabaseQueue
     /// Recent lookups, cleared by every change this process commits (see ``variants(of:)``).
     let memo: EntryMemo
     /// Finished bodies waiting for their index rows, committed in batches.
@@ -57,17 +61,16 @@ public final class Store: Sendable {
     /// up to the newest one when nil. Tests use an earlier migration (`@testable`) to build an index
     /// as an earlier version of Larder left it.
     ///
-    /// `lookupTrust` is how long a remembered lookup is trusted against other processes' writes;
-    /// tests on a loaded machine lengthen it. Tests give a `barrier` that fails or looks at the
-    /// store between an install batch's barrier and its commit.
+    /// `lookupTrust` is how long a remembered lookup is trusted at most (see ``EntryMemo``); tests
+    /// on a loaded machine lengthen it. Tests give a `barrier` that fails or looks at the store
+    /// between an install batch's barrier steps and its commit.
     init(
         directory: String,
         logger: Logger = Logger(label: "larder.store"),
         migratingUpTo lastMigration: String?,
-        lookupTrust: TimeInterval = EntryMemo.defaultLifetime,
+        lookupTrust: TimeInterval? = nil,
         barrier: BodyBarrier = .system
     ) throws {
-        self.memo = EntryMemo(lifetime: lookupTrust)
         self.barrier = barrier
         let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         self.directory = directory
@@ -99,6 +102,16 @@ public final class Store: Sendable {
             throw StoreError.cannotOpen(directory: directory, reason: "cannot create the body folders: \(error)")
         }
 
+        let changes: IndexChangeCounter?
+        do {
+            changes = try IndexChangeCounter(path: directory + "/index.changes")
+        } catch {
+            // Still correct without it: remembered lookups are then trusted for a second only.
+            logger.warning("Cannot share index changes with other processes", metadata: ["error": "\(error)"])
+            changes = nil
+        }
+        self.memo = EntryMemo(changes: changes, lifetime: lookupTrust)
+
         var configuration = Configuration()
         configuration.label = "larder.store"
         // Another process may hold the write lock (larder serve and larder precache share the index).
@@ -123,6 +136,11 @@ public final class Store: Sendable {
                 }
                 return pool
             }
+            var lookupConfiguration = Configuration()
+            lookupConfiguration.label = "larder.store.lookups"
+            lookupConfiguration.readonly = true
+            lookupConfiguration.busyMode = .timeout(5)
+            self.lookups = try DatabaseQueue(path: indexPath, configuration: lookupConfiguration)
         } catch {
             throw StoreError.cannotOpen(directory: directory, reason: "cannot open the index \(indexPath): \(error)")
         }
@@ -144,7 +162,7 @@ public final class Store: Sendable {
     /// Also nil (with a log message) when the entry's body file is missing or its size differs from
     /// the index, or the row cannot be decoded: a wrong body is never served.
     public func entry(for key: CacheKey) async throws -> CachedEntry? {
-        let row = try await self.pool.read { db in
+        let row = try self.lookupRead { db in
             try IndexRow.fetch(db, key: key.rawValue)
         }
         guard let row else {
@@ -165,6 +183,20 @@ public final class Store: Sendable {
             return nil
         }
         return entry
+    }
+
+    /// Runs one lookup statement on the calling thread, outside a transaction, on the store's own
+    /// read-only lookup connection.
+    ///
+    /// A lookup is a single `SELECT` on the key index, atomic on its own in WAL mode (and never
+    /// blocked by a writer). Read from the page cache it takes a few microseconds, far less than
+    /// the hop to a reader's thread and back that an asynchronous read costs (about 200 µs per
+    /// lookup, most of it switching threads; Benchmarks/RESULTS.md), so hits wait on no other
+    /// thread. It must not take one of the pool's readers: those are released by asynchronous
+    /// reads resuming on Swift's cooperative threads, so cooperative threads blocked waiting for
+    /// a reader could wait forever. Lookups wait only for each other, for microseconds.
+    func lookupRead<T>(_ statement: (Database) throws -> T) throws -> T {
+        try self.lookups.inDatabase(statement)
     }
 
     /// Starts streaming a body to a new temporary file in `tmp/` (its name is random, never
@@ -285,6 +317,7 @@ public final class Store: Sendable {
 
     /// Closes the index (graceful shutdown). The store must not be used afterwards.
     public func close() throws {
+        try self.lookups.close()
         try self.pool.close()
         // A clean close: the next start need not look for what a crash would have left.
         try? POSIXFile.removeFile(self.runMarker.path)

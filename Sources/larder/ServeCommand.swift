@@ -7,6 +7,7 @@ import LarderStore
 import LarderUpstream
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 
 /// `larder serve`: runs the proxy until SIGINT or SIGTERM.
@@ -124,6 +125,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var maxConnectionsPerClient = 256
 
+    @Option(
+        name: .customLong("event-loops"),
+        help: ArgumentHelp(
+            "Threads that answer clients (default: half the cores, at least 1; the clients need cores too).", valueName: "count")
+    )
+    var eventLoops: Int?
+
     /// The budget without `--max-size` or a config file's `maxSize`: 2 GiB.
     static let defaultMaximumSize: Int64 = 2 << 30
 
@@ -148,6 +156,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let maxConnections = self.maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections \(maxConnections) must be at least 1.")
+        }
+        if let eventLoops = self.eventLoops, !(1...ServingEventLoops.maximumCount).contains(eventLoops) {
+            throw ValidationError("--event-loops \(eventLoops) is not between 1 and \(ServingEventLoops.maximumCount).")
         }
         guard self.maxConnectionsPerClient >= 1 else {
             throw ValidationError("--max-connections-per-client \(self.maxConnectionsPerClient) must be at least 1.")
@@ -223,6 +234,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let offline = self.offline
         let background = BackgroundWork()
+        let eventLoops = MultiThreadedEventLoopGroup(
+            numberOfThreads: self.eventLoops ?? ServingEventLoops.defaultCount(cores: System.coreCount))
         let server = ProxyServer(
             configuration: configuration,
             store: store,
@@ -236,6 +249,7 @@ struct ServeCommand: AsyncParsableCommand {
                 return PrecacheJobs(runner: PrecacheRunner(store: store, upstream: upstream, options: options, logger: logger))
             },
             interception: interception,
+            group: eventLoops,
             logger: logger,
             onListening: { address in
                 let port = address.port ?? 0
@@ -263,10 +277,15 @@ struct ServeCommand: AsyncParsableCommand {
         )
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(self.shutdownGrace)
         let group = ServiceGroup(configuration: groupConfiguration)
+        var failure: (any Error)?
         do {
             try await group.run()
         } catch {
-            throw CommandFailure("\(error)")
+            failure = error
+        }
+        try? await eventLoops.shutdownGracefully()
+        if let failure {
+            throw CommandFailure("\(failure)")
         }
     }
 

@@ -114,6 +114,9 @@ struct CachingTests {
             origin.setRoute("/asset.bin", TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .bytes(good)))
             let first = try await Curl.run(origin.url("/asset.bin"), proxy: larder.proxyURL)
             #expect(Bytes(first.body) == Bytes(good))
+            // Stored before the next request: one sent while the first fetch is still being
+            // stored would share that fetch (and its good body) instead of meeting the new version.
+            await entriesStored(in: larder)
 
             // A new version whose body stops half way (wrong Content-Length, then FIN).
             let bad = [UInt8](repeating: 0x62, count: 200_000)

@@ -188,17 +188,59 @@ struct ConnectionTests {
     /// A name that only starts with `127.` is not loopback.
     @Test("listening beyond loopback without --allow is a usage error (exit 2)", arguments: ["0.0.0.0", "127.example.com"])
     func hostNeedsAllow(host: String) async throws {
+        let (status, output) = try await Self.serve(["--host", host])
+        #expect(status == 2)
+        #expect(output.contains("--allow"))
+    }
+
+    @Test("--event-loops outside 1...256 is a usage error (exit 2) that names the option", arguments: ["0", "257", "two"])
+    func eventLoopsOutOfRange(count: String) async throws {
+        let (status, output) = try await Self.serve(["--event-loops", count])
+        #expect(status == 2)
+        #expect(output.contains("--event-loops"))
+    }
+
+    /// Runs `larder serve --port 0 ARGUMENTS` on a new cache, for arguments it refuses: its exit
+    /// status and everything it printed.
+    private static func serve(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
-        process.arguments = ["serve", "--host", host, "--port", "0", "--cache-dir", LarderProcess.temporaryDirectory()]
+        process.arguments = ["serve", "--port", "0", "--cache-dir", LarderProcess.temporaryDirectory()] + arguments
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = pipe
         try process.run()
         let output = String(decoding: await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }, as: UTF8.self)
         await onThread { process.waitUntilExit() }
-        #expect(process.terminationStatus == 2)
-        #expect(output.contains("--allow"))
+        return (process.terminationStatus, output)
+    }
+
+    /// The clients of a local proxy share the machine: by default Larder answers on half the
+    /// cores' worth of event loops (see `ServingEventLoops`); `--event-loops` sets the count.
+    @Test("clients are answered on half the cores' event loops by default, or on --event-loops of them")
+    func eventLoopCount() async throws {
+        func eventLoopThreads(_ larder: LarderProcess) -> Int {
+            larder.threadNames.filter { $0.hasPrefix("NIO-ELT-") }.count
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        try await withProxy { larder, origin in
+            origin.setRoute("/one", .text("ONE"))
+            let response = try await Curl.run(origin.url("/one"), proxy: larder.proxyURL)
+            #expect(response.text == "ONE")
+            #expect(eventLoopThreads(larder) == max(1, cores / 2))
+        }
+        try await withProxy(arguments: ["--event-loops", "3"]) { larder, origin in
+            origin.setRoute("/one", .text("ONE"))
+            // Several connections at once, so every loop takes some.
+            let responses = try await withThrowingTaskGroup(of: CurlResult.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try await Curl.run(origin.url("/one"), proxy: larder.proxyURL) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.allSatisfy { $0.text == "ONE" })
+            #expect(eventLoopThreads(larder) == 3)
+        }
     }
 
     @Test("malformed requests get 400 (or 431) and the connection closes; the proxy keeps serving")

@@ -52,6 +52,27 @@ struct HTTPSTests {
         }
     }
 
+    @Test("through interception, a body over the small-body limit and its ranges come right (read, not sent from the file)")
+    func largeBodyThroughTLS() async throws {
+        let length: Int64 = 3 << 20
+        try await self.withTLSProxy { larder, origin, _, larderCA in
+            origin.setRoute("/big.bin", TestResponse(body: .generated(length: length)))
+            let first = try await Curl.run(origin.url("/big.bin"), proxy: larder.proxyURL, arguments: ["--cacert", larderCA])
+            #expect(first.header("cache-status")?.contains("stored") == true)
+            await entriesStored(in: larder)
+            try await origin.stop()
+            let whole = try await Curl.run(origin.url("/big.bin"), proxy: larder.proxyURL, arguments: ["--cacert", larderCA])
+            #expect(whole.exitCode == 0, "\(whole.stderr)")
+            #expect(whole.header("cache-status")?.hasPrefix("larder; hit") == true)
+            #expect(Bytes(whole.body) == Bytes(GeneratedBody.bytes(0..<length)))
+            let range = try await Curl.run(
+                origin.url("/big.bin"), proxy: larder.proxyURL, arguments: ["--cacert", larderCA, "-r", "2000000-2999999"])
+            #expect(range.status == 206)
+            #expect(range.header("content-range") == "bytes 2000000-2999999/\(length)")
+            #expect(Bytes(range.body) == Bytes(GeneratedBody.bytes(2_000_000..<3_000_000)))
+        }
+    }
+
     @Test("bytes sent right after CONNECT are not lost, and keep-alive works inside the tunnel")
     func keepAliveInsideTunnel() async throws {
         try await self.withTLSProxy { larder, origin, _, larderCA in

@@ -54,6 +54,37 @@ struct RangeTests {
         }
     }
 
+    @Test("a body over the small-body limit (sent from its file): ranges, whole for HTTP/1.0 and Connection: close, HEAD")
+    func largeBodyFromFile() async throws {
+        let length: Int64 = 5 << 20
+        try await withProxy { larder, origin in
+            origin.setRoute("/video.mp4", TestResponse(headers: [("Content-Type", "video/mp4")], body: .generated(length: length)))
+            let first = try await Curl.run(origin.url("/video.mp4"), proxy: larder.proxyURL)
+            #expect(first.header("cache-status")?.contains("stored") == true)
+            await entriesStored(in: larder)
+            try await origin.stop()
+
+            for (range, expected) in [("0-1048575", Int64(0)..<1_048_576), ("4000000-", 4_000_000..<length), ("-1", length - 1..<length)] {
+                let answer = try await Curl.run(origin.url("/video.mp4"), proxy: larder.proxyURL, arguments: ["-r", range])
+                #expect(answer.status == 206, "range \(range)")
+                #expect(answer.header("content-range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(length)")
+                #expect(answer.header("content-length") == String(expected.count))
+                #expect(Bytes(answer.body) == Bytes(GeneratedBody.bytes(expected)), "range \(range)")
+            }
+            // The answer ends with the connection: every byte must be out before it closes.
+            for arguments in [["--http1.0"], ["-H", "Connection: close"], []] {
+                let whole = try await Curl.run(origin.url("/video.mp4"), proxy: larder.proxyURL, arguments: arguments)
+                #expect(whole.exitCode == 0, "\(arguments): \(whole.stderr)")
+                #expect(whole.status == 200)
+                #expect(whole.header("content-length") == String(length))
+                #expect(Bytes(whole.body) == Bytes(GeneratedBody.bytes(0..<length)), "\(arguments)")
+            }
+            let head = try await Curl.run(origin.url("/video.mp4"), proxy: larder.proxyURL, arguments: ["-I"])
+            #expect(head.status == 200)
+            #expect(head.header("content-length") == String(length))
+        }
+    }
+
     @Test("If-Range: a matching entity tag or date gives the range; a mismatch gives the whole body")
     func ifRange() async throws {
         try await withProxy { larder, origin in

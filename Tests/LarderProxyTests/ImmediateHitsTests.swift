@@ -110,9 +110,8 @@ struct ImmediateHitsTests {
             switch answer.body {
             case .bytes(let body):
                 return (String(buffer: answer.head), String(buffer: body))
-            case .file(let region, let file):
-                defer { try? file.close() }
-                return (String(buffer: answer.head), try Self.read(region, of: file))
+            case .file(let file):
+                return (String(buffer: answer.head), try Self.read(file))
             case nil:
                 return (String(buffer: answer.head), "")
             }
@@ -129,16 +128,21 @@ struct ImmediateHitsTests {
             var requestHeaders = HTTPHeaders([("Host", "x")])
             requestHeaders.add(contentsOf: headers)
             let request = HTTPRequestHead(version: version, method: method, uri: uri, headers: requestHeaders)
-            let (outbound, sink) = NIOAsyncChannelOutboundWriter<ProxyOutbound>.makeTestingWriter()
-            let writer = ResponseWriter(outbound: outbound, version: version)
-            _ = try await self.proxy.serveCacheable(request, url: try HTTPURL(parsing: uri), writer: writer)
-            outbound.finish()
             let channel = EmbeddedChannel(handler: HTTPResponseEncoder())
             // The encoder frames a response by its request's method and version.
             var head = ByteBuffer()
             var body = ByteBuffer()
-            for await part in sink {
-                guard case .http(let part) = part else { continue }
+            for written in try await self.ordinaryParts(request) {
+                let part: HTTPServerResponsePart
+                switch written {
+                case .http(let written):
+                    part = written
+                case .file(let file, _):
+                    // What `sendfile` sends, as the encoder would pass it on.
+                    part = .body(.byteBuffer(ByteBuffer(string: try Self.read(file))))
+                default:
+                    continue
+                }
                 try channel.writeOutbound(part)
                 while var bytes = try channel.readOutbound(as: ByteBuffer.self) {
                     if case .head = part { head.writeBuffer(&bytes) } else { body.writeBuffer(&bytes) }
@@ -148,9 +152,10 @@ struct ImmediateHitsTests {
             return (String(buffer: head), String(buffer: body))
         }
 
-        /// The bytes a file region would send, read with `pread` as `sendfile` reads them.
-        private static func read(_ region: FileRegion, of file: NIOFileHandle) throws -> String {
-            try file.withUnsafeFileDescriptor { descriptor in
+        /// The bytes a stored body file would send, read with `pread` as `sendfile` reads them.
+        static func read(_ file: StoredBodyFile) throws -> String {
+            let region = file.region
+            return try region.fileHandle.withUnsafeFileDescriptor { descriptor in
                 var bytes = [UInt8](repeating: 0, count: region.readableBytes)
                 let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(region.readerIndex)) }
                 return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
@@ -236,15 +241,14 @@ struct ImmediateHitsTests {
         #expect(try await fixture.answer(url, method: .HEAD)?.body == "")
         let entry = try #require(await fixture.store.entry(for: key))
         guard
-            case .file(let region, let file) = try #require(
+            case .file(let file) = try #require(
                 fixture.hits.answer(HTTPRequestHead(version: .http1_1, method: .GET, uri: url), allocator: ByteBufferAllocator())
             ).body
         else {
             Issue.record("a 200 KiB body is not answered from its file")
             return
         }
-        #expect(region.readableBytes == 204_800)
-        try file.close()
+        #expect(file.region.readableBytes == 204_800)
 
         // A file not its indexed size (damaged on disk) is not sent as if whole.
         let path = entry.bodyPath

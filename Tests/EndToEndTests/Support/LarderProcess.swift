@@ -89,6 +89,15 @@ final class LarderProcess: @unchecked Sendable {
         return kilobytes * 1024
     }
 
+    /// The names of the process's threads (from /proc), e.g. `NIO-ELT-0-#0` for an event loop.
+    var threadNames: [String] {
+        let tasks = "/proc/\(self.process.processIdentifier)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return ids.compactMap { id in
+            (try? String(contentsOfFile: "\(tasks)/\(id)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
     /// Sends `signal` and waits for exit; returns the exit status.
     @discardableResult
     func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(20)) async -> Int32 {

@@ -1,0 +1,97 @@
+import Foundation
+import LarderHTTP
+import LarderStore
+import LarderUpstream
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The proxy's internal pieces of a cache hit, for the micro benchmarks
+/// (Benchmarks/Benchmarks/LarderMicro, which import LarderProxy with `@_spi(Benchmarks)`) and
+/// nothing else: the code a server runs for a hit, over a real store, without a socket.
+@_spi(Benchmarks)
+public struct BenchmarkHitPath: Sendable {
+    private let proxy: ForwardProxy
+    private let hits: ImmediateHits
+
+    /// A proxy with the default configuration over `store`, listening (for what counts as a
+    /// request for itself) on 127.0.0.1:8080. Its upstream refuses every request: the benchmarks
+    /// only ask for what is stored. It logs warnings only, as `larder serve --log-level warning`
+    /// does in Benchmarks/run.
+    public init(store: Store) {
+        var logger = Logger(label: "larder.benchmark")
+        logger.logLevel = .warning
+        let usage = UsageRecorder(store: store, logger: logger)
+        self.proxy = ForwardProxy(
+            store: store,
+            upstream: RefusingUpstream(),
+            health: UpstreamHealthRegistry(),
+            offline: OfflineSwitch(false),
+            configuration: ProxyConfiguration(),
+            usage: usage,
+            budget: StoreBudget(store: store, budget: nil, usage: usage, logger: logger),
+            background: BackgroundWork(),
+            logger: logger
+        )
+        self.hits = ImmediateHits(
+            proxy: self.proxy,
+            own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
+            rules: RequestRoute.Rules(),
+            log: RequestLog(statistics: ProxyStatistics(), logger: logger),
+            prepared: PreparedHits()
+        )
+    }
+
+    /// Answers `head` the ordinary way (``ForwardProxy/serveCacheable(_:url:writer:keyed:)``), as a
+    /// connection's task does a target's first request, which leaves the store's lookup remembered
+    /// and a small body in memory for the immediate path. Returns the answer's status.
+    public func answerOrdinarily(_ head: HTTPRequestHead) async throws -> Int {
+        let (outbound, sink) = NIOAsyncChannelOutboundWriter<ProxyOutbound>.makeTestingWriter()
+        let writer = ResponseWriter(outbound: outbound, version: head.version)
+        let outcome = try await self.proxy.serveCacheable(head, url: try HTTPURL(parsing: head.uri), writer: writer)
+        outbound.finish()
+        for await _ in sink {}
+        return outcome.status
+    }
+
+    /// The immediate answer to `head` (``ImmediateHits/answer(_:allocator:)``): the bytes of its
+    /// head and of its body, or nil when the request must go the ordinary way. A body sent from
+    /// its file (larger than the small-body limit) is not read: `body` is nil.
+    /// - Parameter preparing: answer as the target's first immediate hit, which prepares it
+    ///   (with a new, empty table of prepared hits), rather than from the prepared answer.
+    public func immediateAnswer(
+        _ head: HTTPRequestHead, allocator: ByteBufferAllocator, preparing: Bool = false
+    ) -> (head: ByteBuffer, body: ByteBuffer?)? {
+        var hits = self.hits
+        if preparing {
+            hits = ImmediateHits(proxy: hits.proxy, own: hits.own, rules: hits.rules, log: hits.log, prepared: PreparedHits())
+        }
+        guard let answer = hits.answer(head, allocator: allocator) else { return nil }
+        switch answer.body {
+        case .bytes(let body):
+            return (answer.head, body)
+        case .file:
+            // Closed when the last holder lets go (``StoredBodyFile``).
+            return (answer.head, nil)
+        case nil:
+            return (answer.head, nil)
+        }
+    }
+
+    /// The freshness of `entry` as every hit gets it (remembered per stored head).
+    public func freshness(of entry: CachedEntry) -> ResponseFreshness {
+        self.proxy.freshness(of: entry)
+    }
+
+    /// Writes `name: value\r\n` for each field, as the immediate path serialises a head.
+    public static func writeHeaderLines(_ fields: [HeaderField], to buffer: inout ByteBuffer) {
+        ImmediateHits.writeHeaderLines(fields, to: &buffer)
+    }
+}
+
+/// An upstream that refuses every request.
+private struct RefusingUpstream: Upstream {
+    func execute(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+        throw UpstreamError(kind: .connectionRefused, message: "the micro benchmarks reach no origin", url: request.url)
+    }
+}

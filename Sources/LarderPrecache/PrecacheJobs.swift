@@ -67,8 +67,14 @@ public final class PrecacheJobs: Sendable {
         for await request in self.requests {
             if Task.isCancelled { return }
             self.update(request.id) { $0.state = "running" }
-            let report = await withTaskExecutorPreference(BackgroundExecutor.shared) {
-                await self.run(request)
+            // At background priority as well: the dispatch queues the job's work reaches (the
+            // index's writer) run its blocks at that priority.
+            let report = await withTaskGroup(of: PrecacheReport.self) { group in
+                group.addTask(executorPreference: BackgroundExecutor.shared, priority: .background) {
+                    await self.run(request)
+                }
+                // The one task added above.
+                return await group.next()!
             }
             self.update(request.id) {
                 $0.state = "finished"

@@ -238,6 +238,7 @@ public final class PrecacheRunner: Sendable {
     ) async {
         guard !fetches.isEmpty else { return }
         let queue = FetchQueue(fetches)
+        let share = self.options.transferLimit.map(TransferShare.init)
         await limiter.expect(fetches.map { (host: $0.fetch.url.authority, position: $0.position) })
         @Sendable func finish(_ fetch: PlannedFetch, _ result: Result<Int64, DownloadFailure>) async {
             switch result {
@@ -260,7 +261,10 @@ public final class PrecacheRunner: Sendable {
                         var waiting = 0
                         while let (_, item) = await queue.take() {
                             let (position, fetch) = item
-                            switch await self.download(fetch, position: position, limiter: limiter) {
+                            await share?.enter()
+                            let downloaded = await self.download(fetch, position: position, limiter: limiter)
+                            await share?.leave()
+                            switch downloaded {
                             case .failure(let failure):
                                 await finish(fetch, .failure(failure))
                             case .success(let received):

@@ -243,9 +243,10 @@ struct ServeCommand: AsyncParsableCommand {
             connector: connector,
             background: background,
             precacheUpstream: precacheUpstream,
-            precacheJobs: { upstream in
+            precacheJobs: { upstream, activity in
                 var options = precacheOptions
                 options.queryFilter = configuration.queryFilter
+                options.transferLimit = { activity.isBusy() ? 1 : nil }
                 return PrecacheJobs(runner: PrecacheRunner(store: store, upstream: upstream, options: options, logger: logger))
             },
             interception: interception,

@@ -11,10 +11,10 @@ import Testing
 /// commit (docs/FORMATS.md, "Crash safety"): no row may name a body the barrier has not covered.
 @Suite("Store: one durability barrier per install batch")
 struct InstallBarrierTests {
-    /// Commits `count` bodies at once (so they share batches); returns each one's outcome by index.
-    private func commitTogether(_ store: Store, count: Int) async throws -> [Int: Result<CachedEntry, any Error>] {
+    /// Commits bodies `indices` at once (so they share batches); returns each one's outcome by index.
+    private func commitTogether(_ store: Store, _ indices: Range<Int>) async throws -> [Int: Result<CachedEntry, any Error>] {
         try await withThrowingTaskGroup(of: (Int, Result<CachedEntry, any Error>).self) { group in
-            for index in 0..<count {
+            for index in indices {
                 let writer = try store.makeBodyWriter()
                 try writer.write(contentsOf: sampleBody(count: 2_000 + index, seed: UInt8(index % 251)))
                 let url = "http://site.example/batch/\(index).bin"
@@ -56,10 +56,13 @@ struct InstallBarrierTests {
             let contents = Mutex<[Int]>([])
             let names = Mutex<[(bodies: Int, whole: Bool, rows: Int)]>([])
             let store = Mutex<Store?>(nil)
+            let holding = Atomic<Bool>(false)
             let barrier = BodyBarrier(
                 flushContents: { files in
                     if contents.withLock({ $0.isEmpty }) {
-                        // The first batch is held back until every other body waits behind it (or 30 s).
+                        // The first batch (body 0 alone) is held back until every other body waits
+                        // behind it (or 30 s).
+                        holding.store(true, ordering: .relaxed)
                         let deadline = ContinuousClock.now + .seconds(30)
                         while (store.withLock { $0?.installs.waitingCount ?? 0 }) < urls.count - files.count,
                             ContinuousClock.now < deadline
@@ -85,11 +88,17 @@ struct InstallBarrierTests {
             defer { try? opened.close() }
             store.withLock { $0 = opened }
 
-            let outcomes = try await self.commitTogether(opened, count: urls.count)
+            // Body 0 first, alone; the others while its batch is held at the barrier.
+            async let first = self.commitTogether(opened, 0..<1)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !holding.load(ordering: .relaxed), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            let outcomes = try await self.commitTogether(opened, 1..<urls.count).merging(try await first) { $1 }
+            #expect(outcomes.count == urls.count)
             #expect(outcomes.values.allSatisfy { (try? $0.get()) != nil })
             let batches = contents.withLock { $0 }
-            #expect(batches.reduce(0, +) == urls.count)
-            #expect(batches.count == 2, "the bodies that finished while a batch was committed share the next barrier")
+            #expect(batches == [1, urls.count - 1], "the bodies that finished while a batch was committed share the next barrier")
             // At each batch's second step its bodies (and the earlier batches') are whole in
             // bodies/, and only the earlier batches' rows exist.
             let seen = names.withLock { $0 }
@@ -135,7 +144,7 @@ struct InstallBarrierTests {
             failing.store(true, ordering: .relaxed)
 
             // Body 0 is the stored one again (an equal body already in place); the others are new.
-            let outcomes = try await self.commitTogether(store, count: 30)
+            let outcomes = try await self.commitTogether(store, 0..<30)
             for (index, outcome) in outcomes {
                 #expect(throws: failure, "body \(index)") { try outcome.get() }
             }
@@ -147,7 +156,7 @@ struct InstallBarrierTests {
             #expect(try await store.verifyEntries(repair: false).problems.isEmpty)
 
             failing.store(false, ordering: .relaxed)
-            let retried = try await self.commitTogether(store, count: 30)
+            let retried = try await self.commitTogether(store, 0..<30)
             #expect(retried.values.allSatisfy { (try? $0.get()) != nil })
             #expect(try await store.body(at: "http://site.example/batch/29.bin") == sampleBody(count: 2_029, seed: 29))
         }
@@ -171,7 +180,7 @@ struct InstallBarrierTests {
                     """
             )
 
-            let outcomes = try await self.commitTogether(store, count: 12)
+            let outcomes = try await self.commitTogether(store, 0..<12)
             #expect(outcomes.values.allSatisfy { (try? $0.get()) == nil })
             #expect(try await store.body(at: "http://site.example/batch/3.bin") == old)
             #expect(FileManager.default.fileExists(atPath: oldEntry.bodyPath))

@@ -8,10 +8,6 @@ public struct PrecacheOptions: Sendable {
     public var concurrency = 8
     /// Downloads in flight at once to one host.
     public var connectionsPerHost = 6
-    /// Asked before each download starts: how many downloads may be in flight now, when fewer
-    /// than ``concurrency`` (nil: ``concurrency``). The proxy's jobs run one at a time while its
-    /// clients are busy.
-    public var transferLimit: (@Sendable () -> Int?)?
     /// The least time between the starts of two requests to one host (`--delay-ms`).
     public var delayPerHost: Duration = .zero
     /// Manifest files matching these are left out (`--exclude`).

@@ -238,7 +238,6 @@ public final class PrecacheRunner: Sendable {
     ) async {
         guard !fetches.isEmpty else { return }
         let queue = FetchQueue(fetches)
-        let share = self.options.transferLimit.map(TransferShare.init)
         await limiter.expect(fetches.map { (host: $0.fetch.url.authority, position: $0.position) })
         @Sendable func finish(_ fetch: PlannedFetch, _ result: Result<Int64, DownloadFailure>) async {
             switch result {
@@ -261,10 +260,7 @@ public final class PrecacheRunner: Sendable {
                         var waiting = 0
                         while let (_, item) = await queue.take() {
                             let (position, fetch) = item
-                            await share?.enter()
-                            let downloaded = await self.download(fetch, position: position, limiter: limiter)
-                            await share?.leave()
-                            switch downloaded {
+                            switch await self.download(fetch, position: position, limiter: limiter) {
                             case .failure(let failure):
                                 await finish(fetch, .failure(failure))
                             case .success(let received):

@@ -52,8 +52,7 @@ public final class ProxyServer: Service, Sendable {
     public let writeReplayer: WriteReplayer
 
     /// Creates a server; nothing listens until `run()`. `precacheJobs` is given the upstream its
-    /// jobs fetch through (`precacheUpstream` when there is one, else the proxy's own) and how busy
-    /// the clients are, for the jobs to yield to them.
+    /// jobs fetch through: `precacheUpstream` when there is one, else the proxy's own.
     public init(
         configuration: ProxyConfiguration,
         store: Store,
@@ -61,7 +60,7 @@ public final class ProxyServer: Service, Sendable {
         connector: UpstreamConnector,
         background: BackgroundWork,
         precacheUpstream: (any Upstream)? = nil,
-        precacheJobs: (any Upstream, ClientActivity) -> any PrecacheJobQueue,
+        precacheJobs: (any Upstream) -> any PrecacheJobQueue,
         interception: Interception? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "larder.proxy"),
@@ -90,10 +89,7 @@ public final class ProxyServer: Service, Sendable {
         )
         // Precache jobs fetch through their own client when given one (a low-priority one, so
         // that their transfers yield to the proxy's).
-        self.precacheJobs = precacheJobs(
-            precacheUpstream.map { FailureCountingUpstream(base: $0, metrics: metrics) } ?? upstream,
-            ClientActivity(statistics: self.statistics)
-        )
+        self.precacheJobs = precacheJobs(precacheUpstream.map { FailureCountingUpstream(base: $0, metrics: metrics) } ?? upstream)
         self.declaredRequests = DeclaredRequestScheduler(
             requests: configuration.declaredRequests,
             runner: DeclaredRequestRunner(

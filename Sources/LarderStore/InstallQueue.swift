@@ -31,10 +31,6 @@ final class InstallQueue: Sendable {
     private struct State {
         var waiting: [Waiting] = []
         var isCommitting = false
-        /// The task committing batches, and its priority: that of the install that started it,
-        /// raised to that of any install that waits on it since.
-        var committer: Task<Void, Never>?
-        var committerPriority = TaskPriority.background
     }
 
     private let state = Mutex(State())
@@ -46,32 +42,22 @@ final class InstallQueue: Sendable {
 
     /// Queues `install` and returns its stored row and kind once its batch is committed. The
     /// first install to find no batch in progress commits batches with `commit` until none wait.
-    ///
-    /// The committing task runs at the priority of the install that started it, so a low-priority
-    /// precache's batches run at low priority too; an install of higher priority that waits on it
-    /// (a proxy storing a client's answer) raises it.
     func submit(
         _ install: PendingInstall,
         commit: @escaping @Sendable ([PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>]
     ) async throws -> (IndexRow, EntryKind) {
-        let priority = Task.currentPriority
-        return try await withCheckedThrowingContinuation { continuation in
-            let raising: Task<Void, Never>? = self.state.withLock { state in
+        try await withCheckedThrowingContinuation { continuation in
+            let startsCommitting = self.state.withLock { state in
                 state.waiting.append(Waiting(install: install, continuation: continuation))
-                guard state.isCommitting else {
-                    state.isCommitting = true
-                    // Unstructured so that one submitter's cancellation (its client gone) cannot
-                    // abort a batch holding others' installs; each submitter awaits its outcome, so
-                    // the task ends with the last of them.
-                    state.committer = Task(priority: priority) { await self.commitUntilEmpty(commit) }
-                    state.committerPriority = priority
-                    return nil
-                }
-                guard priority > state.committerPriority else { return nil }
-                state.committerPriority = priority
-                return state.committer
+                defer { state.isCommitting = true }
+                return !state.isCommitting
             }
-            raising?.escalatePriority(to: priority)
+            if startsCommitting {
+                // Unstructured so that one submitter's cancellation (its client gone) cannot abort a
+                // batch holding others' installs; each submitter awaits its outcome, so the task ends
+                // with the last of them.
+                Task { await self.commitUntilEmpty(commit) }
+            }
         }
     }
 
@@ -80,10 +66,7 @@ final class InstallQueue: Sendable {
             let batch: [Waiting] = self.state.withLock { state in
                 let batch = Array(state.waiting.prefix(Self.maximumBatch))
                 state.waiting.removeFirst(batch.count)
-                if batch.isEmpty {
-                    state.isCommitting = false
-                    state.committer = nil
-                }
+                if batch.isEmpty { state.isCommitting = false }
                 return batch
             }
             guard !batch.isEmpty else { return }

@@ -243,10 +243,9 @@ struct ServeCommand: AsyncParsableCommand {
             connector: connector,
             background: background,
             precacheUpstream: precacheUpstream,
-            precacheJobs: { upstream, activity in
+            precacheJobs: { upstream in
                 var options = precacheOptions
                 options.queryFilter = configuration.queryFilter
-                options.transferLimit = { activity.isBusy() ? 1 : nil }
                 return PrecacheJobs(runner: PrecacheRunner(store: store, upstream: upstream, options: options, logger: logger))
             },
             interception: interception,

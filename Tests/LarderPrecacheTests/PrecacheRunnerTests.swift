@@ -99,32 +99,6 @@ struct PrecacheRunnerTests {
         }
     }
 
-    @Test("while the transfer limit says one (the proxy's clients are busy), one download at a time; then as many as allowed")
-    func transferLimit() async throws {
-        let files = (0..<24).map { "a/f\($0).js" }
-        let upstream = FakeUpstream(latency: .milliseconds(10)) { url, _ in
-            if url.hasSuffix("/a/offline.meta.json") { return Self.manifest(files) }
-            if url.hasSuffix("metadata.json") { return .status(404) }
-            return .ok(url)
-        }
-        try await Self.withStore { store in
-            let busy = Atomic<Bool>(true)
-            let asked = Atomic<Int>(0)
-            var options = Self.fastOptions()
-            options.transferLimit = {
-                asked.add(1, ordering: .relaxed)
-                return busy.load(ordering: .relaxed) ? 1 : nil
-            }
-            let report = await PrecacheRunner(store: store, upstream: upstream, options: options)
-                .run(GamesList.parse("http://h.example/a\n", source: "t"))
-            #expect(report.succeeded)
-            #expect(report.downloaded == files.count)
-            // The manifest's request, then the files one by one.
-            #expect(upstream.peakInFlight(host: "h.example:80") == 1)
-            #expect(asked.load(ordering: .relaxed) >= files.count)
-        }
-    }
-
     @Test("files a new manifest no longer lists are removed; those another game lists stay")
     func cleanupAfterManifestChange() async throws {
         let version = ManifestVersion()

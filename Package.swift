@@ -44,12 +44,15 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // sync_file_range (Linux), which Swift's Glibc module does not declare.
+        .systemLibrary(name: "CFileSync"),
         // The rules of HTTP caching as pure values: no NIO, no I/O. Every other module builds on it.
         .target(name: "LarderHTTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "LarderStore",
             dependencies: [
                 "LarderHTTP",
+                "CFileSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -80,6 +80,7 @@ final class RunningLarder: Sendable {
             upstream: client.upstream,
             connector: client.connector,
             background: BackgroundWork(),
+            precacheUpstream: client.precache?.upstream,
             precacheJobs: { upstream in
                 var options = configuration.precache
                 options.queryFilter = proxy.queryFilter
@@ -101,7 +102,7 @@ final class RunningLarder: Sendable {
         // Stopped in reverse order: the server, then the work it left, then the upstream, then the
         // store. A service that fails stops the others in that order too.
         let services: [any Service] =
-            [StoreService(store: store)] + (client.service.map { [$0] } ?? [])
+            [StoreService(store: store)] + (client.service.map { [$0] } ?? []) + (client.precache?.service.map { [$0] } ?? [])
             + [server.background, server.declaredRequests, server.writeReplayer, server]
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },

@@ -1,3 +1,4 @@
+import LarderPrecache
 import LarderUpstream
 import Logging
 import ServiceLifecycle
@@ -17,21 +18,36 @@ public struct UpstreamClient: Sendable {
     /// Run beside the proxy and stopped after it, to shut ``upstream`` down; nil when nothing
     /// needs shutting down.
     public var service: (any Service)?
+    /// Fetches for the precache jobs a running Larder starts, when not ``upstream``, with the
+    /// service that shuts it down: the libcurl client gives them a curl thread of their own at the
+    /// lowest CPU priority, so their transfers yield to the proxy's.
+    public var precache: (upstream: any Upstream, service: (any Service)?)?
 
-    /// A client from its parts.
-    public init(upstream: any Upstream, connector: UpstreamConnector, service: (any Service)?) {
+    /// A client from its parts; precache jobs fetch through `precache` when given, else `upstream`.
+    public init(
+        upstream: any Upstream, connector: UpstreamConnector, service: (any Service)?,
+        precache: (upstream: any Upstream, service: (any Service)?)? = nil
+    ) {
         self.upstream = upstream
         self.connector = connector
         self.service = service
+        self.precache = precache
     }
 
-    /// The libcurl client `larder serve` uses, and a connector trusting what it trusts.
+    /// The libcurl client `larder serve` uses, a second one at the lowest priority for precache
+    /// jobs (``BackgroundExecutor``), and a connector trusting what they trust.
     ///
     /// - Throws: ``UpstreamConfigurationError`` when the configuration is unusable, e.g. an
     ///   additional CA file that cannot be read.
     public static func curl(configuration: CurlUpstream.Configuration, logger: Logger) throws -> UpstreamClient {
         let upstream = try CurlUpstream(configuration: configuration, logger: logger)
+        var background = configuration
+        background.threadSetUp = BackgroundExecutor.lowerCurrentThreadPriority
+        let precacheUpstream = try CurlUpstream(configuration: background, logger: logger)
         let connector = try UpstreamConnector(trust: configuration.trust, logger: logger)
-        return UpstreamClient(upstream: upstream, connector: connector, service: CurlUpstreamService(upstream: upstream))
+        return UpstreamClient(
+            upstream: upstream, connector: connector, service: CurlUpstreamService(upstream: upstream),
+            precache: (precacheUpstream, CurlUpstreamService(upstream: precacheUpstream))
+        )
     }
 }

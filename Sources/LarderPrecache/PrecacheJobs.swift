@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Precache jobs started through `POST /dev/offline/precache`, run one after another in the
-/// background of the running proxy with the same runner as `larder precache`.
+/// background of the running proxy with the same runner as `larder precache`, on the
+/// ``BackgroundExecutor``'s low-priority threads so that serving keeps the cores.
 public final class PrecacheJobs: Sendable {
     /// A job's state, as `GET /dev/offline/precache/ID` reports it.
     public struct Status: Sendable, Codable, Hashable {
@@ -66,23 +67,36 @@ public final class PrecacheJobs: Sendable {
         for await request in self.requests {
             if Task.isCancelled { return }
             self.update(request.id) { $0.state = "running" }
-            let report = await self.runner.run(request.list) { event in
-                self.update(request.id) { status in
-                    switch event {
-                    case .planned(let toFetch, _):
-                        status.filesToFetch = toFetch
-                    case .fileFinished(_, _, let bytes, let error):
-                        status.filesDone += 1
-                        status.bytes += bytes
-                        if error != nil { status.filesFailed += 1 }
-                    case .fetchingManifests, .finished:
-                        break
-                    }
+            // At background priority as well: the dispatch queues the job's work reaches (the
+            // index's writer) run its blocks at that priority.
+            let report = await withTaskGroup(of: PrecacheReport.self) { group in
+                group.addTask(executorPreference: BackgroundExecutor.shared, priority: .background) {
+                    await self.run(request)
                 }
+                // The one task added above.
+                return await group.next()!
             }
             self.update(request.id) {
                 $0.state = "finished"
                 $0.report = report
+            }
+        }
+    }
+
+    /// Runs one job, its status following the run's progress.
+    private func run(_ request: Request) async -> PrecacheReport {
+        await self.runner.run(request.list) { event in
+            self.update(request.id) { status in
+                switch event {
+                case .planned(let toFetch, _):
+                    status.filesToFetch = toFetch
+                case .fileFinished(_, _, let bytes, let error):
+                    status.filesDone += 1
+                    status.bytes += bytes
+                    if error != nil { status.filesFailed += 1 }
+                case .fetchingManifests, .finished:
+                    break
+                }
             }
         }
     }

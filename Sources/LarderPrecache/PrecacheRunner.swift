@@ -222,6 +222,11 @@ public final class PrecacheRunner: Sendable {
         return [first, second, third]
     }
 
+    /// How many received bodies one download worker may have waiting for their commit while it
+    /// downloads the next: commits wait for their install batch's durability barrier, and the
+    /// downloads should not (each waiting body holds its temporary file open).
+    static let commitsPerWorker = 8
+
     /// Downloads one tier, in order, `concurrency` at once; records each game whose last download is done.
     private func download(
         _ fetches: [(position: Int, fetch: PlannedFetch)],
@@ -234,22 +239,40 @@ public final class PrecacheRunner: Sendable {
         guard !fetches.isEmpty else { return }
         let queue = FetchQueue(fetches)
         await limiter.expect(fetches.map { (host: $0.fetch.url.authority, position: $0.position) })
+        @Sendable func finish(_ fetch: PlannedFetch, _ result: Result<Int64, DownloadFailure>) async {
+            switch result {
+            case .success(let bytes):
+                progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: bytes, error: nil))
+            case .failure(let failure):
+                progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: 0, error: failure.reason))
+            }
+            for slug in await tally.finish(fetch, result) {
+                guard let order = plan.games.firstIndex(where: { $0.slug == slug }) else { continue }
+                let results = await tally.results
+                await tally.add(await self.record(plan.games[order], order: order, run: context, results: results))
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<max(1, self.options.concurrency) {
                 group.addTask {
-                    while let (_, item) = await queue.take() {
-                        let (position, fetch) = item
-                        let result = await self.download(fetch, position: position, limiter: limiter)
-                        switch result {
-                        case .success(let bytes):
-                            progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: bytes, error: nil))
-                        case .failure(let failure):
-                            progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: 0, error: failure.reason))
-                        }
-                        for slug in await tally.finish(fetch, result) {
-                            guard let order = plan.games.firstIndex(where: { $0.slug == slug }) else { continue }
-                            let results = await tally.results
-                            await tally.add(await self.record(plan.games[order], order: order, run: context, results: results))
+                    // The worker's bodies waiting for their commit, at most `commitsPerWorker`.
+                    await withTaskGroup(of: Void.self) { commits in
+                        var waiting = 0
+                        while let (_, item) = await queue.take() {
+                            let (position, fetch) = item
+                            switch await self.download(fetch, position: position, limiter: limiter) {
+                            case .failure(let failure):
+                                await finish(fetch, .failure(failure))
+                            case .success(let received):
+                                if waiting == Self.commitsPerWorker {
+                                    await commits.next()
+                                    waiting -= 1
+                                }
+                                waiting += 1
+                                commits.addTask {
+                                    await finish(fetch, await self.commit(received, for: fetch))
+                                }
+                            }
                         }
                     }
                 }
@@ -414,19 +437,18 @@ public final class PrecacheRunner: Sendable {
         var isTransient: Bool
     }
 
-    /// Downloads one planned file into the store (see ``commit(_:for:)``); returns its size.
-    private func download(_ fetch: PlannedFetch, position: Int, limiter: HostLimiter) async -> Result<Int64, DownloadFailure> {
+    /// Downloads one planned file to a temporary file of the store, whole and of its declared
+    /// length, retrying transient failures; ``commit(_:for:)`` then indexes it.
+    private func download(_ fetch: PlannedFetch, position: Int, limiter: HostLimiter) async -> Result<ReceivedBody, DownloadFailure> {
         do {
-            let size = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> Int64 in
-                // The host's slot is held while the body arrives, not while it is synced and indexed:
-                // the connection is free again by then, and the next file can come down it.
-                let received = try await self.withHostSlot(fetch.url, position: position, limiter: limiter) {
-                    () throws(DownloadFailure) -> ReceivedBody in
+            let received = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> ReceivedBody in
+                // The host's slot is held while the body arrives, not while it is made durable and
+                // indexed: the connection is free again by then, and the next file can come down it.
+                try await self.withHostSlot(fetch.url, position: position, limiter: limiter) { () throws(DownloadFailure) -> ReceivedBody in
                     try await self.receive(fetch)
                 }
-                return try await self.commit(received, for: fetch)
             }
-            return .success(size)
+            return .success(received)
         } catch {
             return .failure(error)
         }
@@ -469,6 +491,13 @@ public final class PrecacheRunner: Sendable {
             writer.discard()
             throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
         }
+        let declaredLength = response.head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
+        do {
+            // Checked here, where a short body can still be fetched again.
+            try writer.checkLength(declaredLength)
+        } catch {
+            throw DownloadFailure(reason: "truncated body: \(error)", isTransient: true)
+        }
         return ReceivedBody(
             writer: writer,
             head: StoredResponseHead(
@@ -478,36 +507,33 @@ public final class PrecacheRunner: Sendable {
                 requestTime: requestTime,
                 responseTime: responseTime
             ),
-            declaredLength: response.head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
+            declaredLength: declaredLength
         )
     }
 
-    /// Syncs a received body and indexes it: staged when a game waits on it (installed with the
-    /// game's new version), else (a page on its own) as a pinned entry at once. Returns its size.
-    private func commit(_ received: ReceivedBody, for fetch: PlannedFetch) async throws(DownloadFailure) -> Int64 {
+    /// Indexes a received body: staged when a game waits on it (installed with the game's new
+    /// version), else (a page on its own) as a pinned entry at once. Returns its size.
+    private func commit(_ received: ReceivedBody, for fetch: PlannedFetch) async -> Result<Int64, DownloadFailure> {
         do {
             if !fetch.games.isEmpty {
-                return try await received.writer.stage(
+                return .success(
+                    try await received.writer.stage(
+                        key: fetch.key,
+                        head: received.head,
+                        expectedLength: received.declaredLength,
+                        revision: fetch.revision
+                    ))
+            }
+            return .success(
+                try await received.writer.commit(
                     key: fetch.key,
                     head: received.head,
+                    kind: .precached,
                     expectedLength: received.declaredLength,
                     revision: fetch.revision
-                )
-            }
-            return try await received.writer.commit(
-                key: fetch.key,
-                head: received.head,
-                kind: .precached,
-                expectedLength: received.declaredLength,
-                revision: fetch.revision
-            ).bodySize
-        } catch let error as StoreError {
-            if case .lengthMismatch = error {
-                throw DownloadFailure(reason: "truncated body: \(error)", isTransient: true)
-            }
-            throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
+                ).bodySize)
         } catch {
-            throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
+            return .failure(DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false))
         }
     }
 

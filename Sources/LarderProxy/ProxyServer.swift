@@ -52,13 +52,15 @@ public final class ProxyServer: Service, Sendable {
     /// at the queue once a second).
     public let writeReplayer: WriteReplayer
 
-    /// Creates a server; nothing listens until `run()`.
+    /// Creates a server; nothing listens until `run()`. `precacheJobs` is given the upstream its
+    /// jobs fetch through: `precacheUpstream` when there is one, else the proxy's own.
     public init(
         configuration: ProxyConfiguration,
         store: Store,
         upstream: any Upstream,
         connector: UpstreamConnector,
         background: BackgroundWork,
+        precacheUpstream: (any Upstream)? = nil,
         precacheJobs: (any Upstream) -> any PrecacheJobQueue,
         interception: Interception? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -86,7 +88,9 @@ public final class ProxyServer: Service, Sendable {
             background: background,
             logger: logger
         )
-        self.precacheJobs = precacheJobs(upstream)
+        // Precache jobs fetch through their own client when given one (a low-priority one, so
+        // that their transfers yield to the proxy's).
+        self.precacheJobs = precacheJobs(precacheUpstream.map { FailureCountingUpstream(base: $0, metrics: metrics) } ?? upstream)
         self.declaredRequests = DeclaredRequestScheduler(
             requests: configuration.declaredRequests,
             runner: DeclaredRequestRunner(

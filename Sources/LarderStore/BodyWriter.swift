@@ -66,10 +66,12 @@ public final class BodyWriter {
     ///
     /// When `expectedLength` is given and differs from ``bytesWritten``, throws
     /// ``StoreError/lengthMismatch(expected:actual:)``, deletes the temporary file and leaves the index
-    /// as it was; likewise ``StoreError/hashMismatch(expected:actual:)`` when `expectedHash` (lower-case hex
-    /// SHA-256) is given and the bytes hash to another. Otherwise syncs the file (off the index's writer queue), then in one write transaction
-    /// renames it to `bodies/xx/<sha256>` (or drops it when that body is stored already), syncs a newly
-    /// made folder, upserts the row, and deletes the previous body of `key` when no row references it any more.
+    /// as it was (``checkLength(_:)``); likewise ``StoreError/hashMismatch(expected:actual:)`` when
+    /// `expectedHash` (lower-case hex SHA-256) is given and the bytes hash to another. Otherwise, in the
+    /// write transaction of its install batch (the bodies finishing meanwhile), renames the file to
+    /// `bodies/xx/<sha256>` (or drops it when that body is stored already), makes the batch's bodies
+    /// durable with one barrier, upserts the row, and deletes the previous body of `key` when no row
+    /// references it any more.
     public func commit(
         key: CacheKey,
         head: StoredResponseHead,
@@ -84,8 +86,8 @@ public final class BodyWriter {
 
     /// Stores the body as staged for `key`: kept (and counted as referenced) but never served, until
     /// ``Store/saveGameVersion(_:files:installing:)`` installs it as a precached entry. A body staged
-    /// for `key` before is replaced; the entry for `key`, if any, is left as it is. Checks, syncs and
-    /// renames as ``commit(key:head:kind:expectedLength:revision:expectedHash:)`` does; returns the staged body's size.
+    /// for `key` before is replaced; the entry for `key`, if any, is left as it is. Checks and
+    /// installs as ``commit(key:head:kind:expectedLength:revision:expectedHash:)`` does; returns the staged body's size.
     public func stage(
         key: CacheKey, head: StoredResponseHead, expectedLength: Int64?, revision: String? = nil, expectedHash: String? = nil
     ) async throws -> Int64 {
@@ -104,13 +106,7 @@ public final class BodyWriter {
         expectedHash: String?,
         staged: Bool
     ) async throws -> CachedEntry {
-        guard !self.isFinished else {
-            throw StoreError.writerFinished(temporaryPath: self.temporaryPath)
-        }
-        if let expectedLength, expectedLength != self.bytesWritten {
-            self.discard()
-            throw StoreError.lengthMismatch(expected: expectedLength, actual: self.bytesWritten)
-        }
+        try self.checkLength(expectedLength)
         let hash = Self.hexString(self.hasher.finalize())
         if let expectedHash, expectedHash != hash {
             self.discard()
@@ -134,6 +130,19 @@ public final class BodyWriter {
             // Gone already when the failure came after the rename; then the stored body is an orphan.
             self.removeTemporaryFile()
             throw error
+        }
+    }
+
+    /// Throws ``StoreError/lengthMismatch(expected:actual:)``, and discards the body, when
+    /// `expectedLength` is given and differs from ``bytesWritten``: the check a commit makes first,
+    /// for a caller that wants to know before it hands the body over.
+    public func checkLength(_ expectedLength: Int64?) throws {
+        guard !self.isFinished else {
+            throw StoreError.writerFinished(temporaryPath: self.temporaryPath)
+        }
+        if let expectedLength, expectedLength != self.bytesWritten {
+            self.discard()
+            throw StoreError.lengthMismatch(expected: expectedLength, actual: self.bytesWritten)
         }
     }
 

@@ -3,6 +3,8 @@ import Synchronization
 /// A finished body waiting for its index row: everything the write transaction needs.
 struct PendingInstall: Sendable {
     var temporaryPath: String
+    /// The temporary file, open (and locked) until the install's batch is done.
+    var descriptor: Int32
     var bodyPath: String
     var bodyFolder: String
     var size: Int64
@@ -15,8 +17,8 @@ struct PendingInstall: Sendable {
 
 /// Group commit for finished bodies: installs that arrive while a batch is being committed are
 /// committed together in the next one, so many bodies finishing at once (a precache) share one
-/// transaction and its write-ahead-log pages instead of queueing one transaction each. A lone
-/// install (a proxy storing one response) is committed at once, as before.
+/// transaction, one durability barrier and the write-ahead-log pages instead of each paying for
+/// its own. A lone install (a proxy storing one response) is committed at once.
 final class InstallQueue: Sendable {
     /// The most installs one transaction takes, so none waits long behind a huge batch.
     static let maximumBatch = 256
@@ -32,6 +34,11 @@ final class InstallQueue: Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// How many installs wait for a batch (tests hold a batch back until the next one has formed).
+    var waitingCount: Int {
+        self.state.withLock { $0.waiting.count }
+    }
 
     /// Queues `install` and returns its stored row and kind once its batch is committed. The
     /// first install to find no batch in progress commits batches with `commit` until none wait.

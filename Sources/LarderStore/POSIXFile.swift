@@ -1,7 +1,5 @@
 import Dispatch
 
-import struct Foundation.UUID
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -36,17 +34,21 @@ enum POSIXFile {
         }
     }
 
-    /// Flushes an open file to disk on a background thread, so the caller's thread is not blocked
-    /// and several bodies can be flushed at once (the file system then shares one journal commit
-    /// among them instead of queueing one commit per body).
+    /// Flushes an open file to disk on a background thread (``onSyncThread(_:)``).
     static func sync(_ descriptor: Int32, path: String) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        try await self.onSyncThread {
+            guard fsync(descriptor) == 0 else {
+                throw StoreError.io(path: path, operation: "fsync", errno: errno)
+            }
+        }
+    }
+
+    /// Runs `work`, which waits for the disk, on a background thread, so the caller's thread (one
+    /// of the few that run tasks) is not blocked meanwhile.
+    static func onSyncThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             Self.syncQueue.async {
-                if fsync(descriptor) == 0 {
-                    continuation.resume()
-                } else {
-                    continuation.resume(throwing: StoreError.io(path: path, operation: "fsync", errno: errno))
-                }
+                continuation.resume(with: Result { try work() })
             }
         }
     }
@@ -112,7 +114,7 @@ enum POSIXFile {
     /// path and the open descriptor (write-only).
     static func createLockedFile(in folder: String, suffix: String) throws(StoreError) -> (path: String, descriptor: Int32) {
         while true {
-            let path = "\(folder)/\(UUID().uuidString)\(suffix)"
+            let path = "\(folder)/\(self.randomName())\(suffix)"
             var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if descriptor < 0, errno == ENOENT {
                 try self.makeDirectory(folder)
@@ -132,6 +134,23 @@ enum POSIXFile {
             }
             return (path, descriptor)
         }
+    }
+
+    /// 32 random hex digits (from the system's generator: one `getrandom`, where Foundation's
+    /// `UUID` opens and reads `/dev/urandom` each time).
+    static func randomName() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef".utf8)
+        var name: [UInt8] = []
+        name.reserveCapacity(32)
+        for _ in 0..<2 {
+            var bits = generator.next()
+            for _ in 0..<16 {
+                name.append(digits[Int(bits & 0xF)])
+                bits >>= 4
+            }
+        }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// Whether the file at `path` is left over: nobody holds its `flock` (see

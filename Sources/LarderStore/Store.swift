@@ -20,8 +20,8 @@ import Logging
 /// `Store` instances, in one process or several (`larder serve` and `larder precache`), may share
 /// a directory.
 ///
-/// Crash safety: a body is synced and renamed into `bodies/` before the index row that names it is
-/// committed, and a body file is deleted only after the transaction that removed its last row has
+/// Crash safety: a body is renamed into `bodies/` and made durable (with the other bodies of its
+/// install batch, by one ``BodyBarrier``) before the index row that names it is committed, and a body file is deleted only after the transaction that removed its last row has
 /// committed (``write(releasingBodies:)``). A crash or a failed commit in between leaves an orphan
 /// file, never a row without its body; ``removeLeftovers()`` deletes orphans later. A row whose body
 /// file is missing or has another size is never served.
@@ -46,6 +46,8 @@ public final class Store: Sendable {
     let memo: EntryMemo
     /// Finished bodies waiting for their index rows, committed in batches.
     let installs = InstallQueue()
+    /// Makes each install batch durable before its rows are committed.
+    let barrier: BodyBarrier
 
     /// Opens the cache directory at `directory`, creating it, its index and its folders as needed.
     ///
@@ -60,13 +62,16 @@ public final class Store: Sendable {
     /// as an earlier version of Larder left it.
     ///
     /// `lookupTrust` is how long a remembered lookup is trusted at most (see ``EntryMemo``); tests
-    /// on a loaded machine lengthen it.
+    /// on a loaded machine lengthen it. Tests give a `barrier` that fails or looks at the store
+    /// between an install batch's barrier steps and its commit.
     init(
         directory: String,
         logger: Logger = Logger(label: "larder.store"),
         migratingUpTo lastMigration: String?,
-        lookupTrust: TimeInterval? = nil
+        lookupTrust: TimeInterval? = nil,
+        barrier: BodyBarrier = .system
     ) throws {
+        self.barrier = barrier
         let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         self.directory = directory
         self.bodiesDirectory = directory + "/bodies"
@@ -112,6 +117,11 @@ public final class Store: Sendable {
         // Another process may hold the write lock (larder serve and larder precache share the index).
         // In WAL mode GRDB also sets `synchronous = NORMAL`: a crash keeps the index consistent.
         configuration.busyMode = .timeout(5)
+        // Statement journals in memory: a statement whose triggers touch many pages (each of a
+        // game's rows installed from staged_entry) would otherwise spill them to a temporary file.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
         let indexPath = directory + "/index.sqlite"
         do {
             // Opening is serialised across processes and threads: SQLite answers "database is locked" at
@@ -320,154 +330,6 @@ public final class Store: Sendable {
     /// `bodies/<first two hex digits>/<hash>`.
     public func bodyPath(forHash hash: String) -> String {
         "\(self.bodiesDirectory)/\(hash.prefix(2))/\(hash)"
-    }
-
-    /// Moves a complete, hashed temporary body into `bodies/` and records its entry (or, when
-    /// `staged`, its staged row: ``BodyWriter/stage(key:head:expectedLength:revision:expectedHash:)``), in one write
-    /// transaction (see ``BodyWriter/commit(key:head:kind:expectedLength:revision:expectedHash:)``).
-    func install(
-        temporaryPath: String,
-        descriptor: Int32,
-        hash: String,
-        size: Int64,
-        key: CacheKey,
-        head: StoredResponseHead,
-        kind: EntryKind,
-        revision: String?,
-        staged: Bool = false
-    ) async throws -> CachedEntry {
-        let bodyPath = self.bodyPath(forHash: hash)
-        let bodyFolder = "\(self.bodiesDirectory)/\(hash.prefix(2))"
-        let headers = HeaderField.storable(head.headers)
-        let url = head.url.firstIndex(of: "#").map { String(head.url[..<$0]) } ?? head.url
-        let pendingRow = IndexRow(
-            key: key.rawValue,
-            url: url,
-            status: head.status,
-            headers: HeaderListCoding.encode(headers),
-            vary: HeaderListCoding.encode(head.varyRequestHeaders),
-            kind: kind.rawValue,
-            bodyHash: hash,
-            bodySize: size,
-            requestTime: head.requestTime.timeIntervalSince1970,
-            responseTime: head.responseTime.timeIntervalSince1970,
-            storedAt: 0,
-            revision: revision
-        )
-        let contentType = headers.first { $0.hasName("content-type") }?.value
-
-        // Sync before queueing for the index's writer: writers of other bodies (and other processes)
-        // are not kept waiting on this flush, and concurrent flushes share the file system's commits.
-        try await POSIXFile.sync(descriptor, path: temporaryPath)
-        let pending = PendingInstall(
-            temporaryPath: temporaryPath,
-            bodyPath: bodyPath,
-            bodyFolder: bodyFolder,
-            size: size,
-            kind: kind,
-            row: pendingRow,
-            contentType: contentType,
-            isStaged: staged
-        )
-        let (storedRow, storedKind) = try await self.installs.submit(pending) { batch in
-            try await self.commit(batch)
-        }
-
-        return CachedEntry(
-            key: key,
-            url: url,
-            status: head.status,
-            headers: headers,
-            varyRequestHeaders: head.varyRequestHeaders,
-            kind: storedKind,
-            bodyHash: hash,
-            bodySize: size,
-            bodyPath: bodyPath,
-            requestTime: Date(timeIntervalSince1970: pendingRow.requestTime),
-            responseTime: Date(timeIntervalSince1970: pendingRow.responseTime),
-            storedAt: Date(timeIntervalSince1970: storedRow.storedAt),
-            revision: storedRow.revision
-        )
-    }
-
-    /// Installs a batch of finished bodies in one write transaction, each in a savepoint of its
-    /// own: one that fails (its rename, say) fails alone, and the others are committed.
-    private func commit(_ batch: [PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>] {
-        try await self.write { db, released in
-            var outcomes: [Result<(IndexRow, EntryKind), any Error>] = []
-            outcomes.reserveCapacity(batch.count)
-            for install in batch {
-                do {
-                    var stored = (install.row, install.kind)
-                    try db.inSavepoint {
-                        stored = try self.installRow(install, db, released: &released)
-                        return .commit
-                    }
-                    outcomes.append(.success(stored))
-                } catch {
-                    outcomes.append(.failure(error))
-                }
-            }
-            return outcomes
-        }
-    }
-
-    /// One body's file work and row, inside the batch's transaction.
-    private func installRow(_ pending: PendingInstall, _ db: Database, released: inout Set<String>) throws -> (IndexRow, EntryKind) {
-        var row = pending.row
-        var storedKind = pending.kind
-        // The file work happens under the write lock: another writer cannot delete this body
-        // (as the last reference of its old entry) between the rename and the insert.
-        if try POSIXFile.regularFileSize(pending.bodyPath) == pending.size {
-            // An equal body is stored already: keep that one.
-            try POSIXFile.removeFile(pending.temporaryPath)
-        } else {
-            // No body yet, or a damaged one, which the rename replaces atomically. The folder is
-            // not synced (that would hold the write lock through a second flush per body): a crash
-            // may lose the rename, but the body was synced first, so the file is then either whole
-            // or missing, and a row whose body is missing or of another size is never served
-            // (`larder verify --repair` drops it).
-            do {
-                try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
-            } catch {
-                // Its folder was removed behind the store's back: made again, once (checked only
-                // when the rename fails, not with a stat before every body).
-                guard case StoreError.io(_, _, let code) = error, code == ENOENT, POSIXFile.exists(pending.temporaryPath) else {
-                    throw error
-                }
-                try POSIXFile.makeDirectory(pending.bodyFolder)
-                try POSIXFile.syncDirectory(self.bodiesDirectory)
-                try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
-            }
-        }
-        if pending.isStaged {
-            row.storedAt = Date().timeIntervalSince1970
-            try Self.upsertStaged(row, contentType: pending.contentType, db, releasing: &released)
-            return (row, storedKind)
-        }
-        let previous = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?"),
-            arguments: [row.key]
-        )
-        let previousHash: String? = try previous?.decode(forColumn: "body_hash")
-        if let previous, pending.kind == .runtime {
-            // A runtime commit never unpins a precached entry, and keeps the stored revision
-            // unless it brings one.
-            let previousKind: String = try previous.decode(forColumn: "kind")
-            if previousKind == EntryKind.precached.rawValue {
-                storedKind = .precached
-                row.kind = previousKind
-            }
-            if row.revision == nil {
-                row.revision = try previous.decode(forColumn: "revision")
-            }
-        }
-        row.storedAt = Date().timeIntervalSince1970
-        try row.upsert(db, contentType: pending.contentType)
-        if let previousHash, previousHash != row.bodyHash {
-            released.insert(previousHash)
-        }
-        return (row, storedKind)
     }
 
     /// Runs `changes` in one write transaction. The body hashes `changes` adds to its `released`

@@ -115,6 +115,7 @@ final class CurlMultiDriver: @unchecked Sendable {
 
     private func run() {
         self.curlThreadID.withLock { $0 = pthread_self() }
+        self.configuration.threadSetUp?()
         guard let multi = self.makeMultiHandle() else {
             self.hasStopped.lock()
             self.hasStopped.unlock(withValue: true)

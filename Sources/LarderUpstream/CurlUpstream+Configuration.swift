@@ -14,17 +14,23 @@ extension CurlUpstream {
         /// The `User-Agent` sent when a request has none of its own; `nil` sends none.
         public var userAgent: String?
 
+        /// Runs first on the client's curl thread: the in-proxy precache's client lowers the
+        /// thread's CPU priority there, so its transfers yield to the proxy's.
+        public var threadSetUp: (@Sendable () -> Void)?
+
         /// Creates a configuration.
         public init(
             trust: UpstreamTrust = UpstreamTrust(),
             maxConnectionsPerHost: Int = 0,
             maxTotalConnections: Int = 0,
-            userAgent: String? = nil
+            userAgent: String? = nil,
+            threadSetUp: (@Sendable () -> Void)? = nil
         ) {
             self.trust = trust
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxTotalConnections = maxTotalConnections
             self.userAgent = userAgent
+            self.threadSetUp = threadSetUp
         }
     }
 }

@@ -177,7 +177,8 @@ struct SeriesPrecacheTests {
         #expect(origin.requestCount("/t/\(missing).bin") == 1, "a refused control queues nothing")
         #expect(try await refresh(from: proxy).status == 303)
         var after = before
-        for _ in 0..<100 where after["missingDays"] as? Int != 0 {
+        // The day's entry, then the series' record of it: wait for both.
+        for _ in 0..<100 where after["missingDays"] as? Int != 0 || after["pastCached"] as? Int != 2 {
             try await Task.sleep(for: .milliseconds(100))
             after = try await series()
         }

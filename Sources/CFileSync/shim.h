@@ -1,0 +1,19 @@
+#ifndef LARDER_CFILESYNC_SHIM_H
+#define LARDER_CFILESYNC_SHIM_H
+
+// glibc declares sync_file_range only under _GNU_SOURCE, which Swift's Glibc module is built
+// without: this wrapper makes it callable (Sources/LarderStore/BodyBarrier.swift).
+
+#ifdef __linux__
+#include <sys/types.h>
+
+extern int sync_file_range(int fd, __off64_t offset, __off64_t nbytes, unsigned int flags);
+
+// Starts writing back all of a file's dirty pages, without waiting for them or its metadata
+// (SYNC_FILE_RANGE_WRITE).
+static inline int larder_start_writeback(int descriptor) {
+    return sync_file_range(descriptor, 0, 0, 2U);
+}
+#endif
+
+#endif

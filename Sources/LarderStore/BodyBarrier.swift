@@ -1,0 +1,55 @@
+#if os(Linux)
+    import CFileSync
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The durability barrier of an install batch (docs/FORMATS.md, "Crash safety"), in two steps
+/// that together come between the bodies being written and any of their rows being committed:
+/// ``flushContents`` before the batch's write transaction (so the index's write lock is not held
+/// while the disk works), ``flushNames`` inside it, after the renames into `bodies/`.
+///
+/// A step that throws fails the whole batch: none of its bodies gets a row.
+struct BodyBarrier: Sendable {
+    /// Makes the contents of the batch's bodies durable, given their temporary files' descriptors
+    /// (with their paths, for errors); throws ``StoreError``.
+    let flushContents: @Sendable (_ files: [(descriptor: Int32, path: String)]) throws -> Void
+    /// Makes the names just renamed into each of `folders` (the touched `bodies/xx`, each once)
+    /// durable; throws ``StoreError``.
+    let flushNames: @Sendable (_ folders: [String]) throws -> Void
+
+    /// The file system's own barrier, targeted at the batch's files so that other programs'
+    /// unwritten data is never waited for (as `syncfs` would): every body is `fdatasync`ed, then
+    /// every touched folder fsynced once, each step's flushes all in flight together
+    /// (``FlushPool``) so that they share journal commits and device flushes. On Linux every
+    /// body's write-back is started first (`sync_file_range`), so the disk works on all at once.
+    static let system = BodyBarrier(
+        flushContents: { files in
+            #if os(Linux)
+                for file in files {
+                    // Only a head start: any failure shows again in the fdatasync below.
+                    _ = larder_start_writeback(file.descriptor)
+                }
+            #endif
+            try FlushPool.shared.forEach(files) { file in
+                #if os(Linux)
+                    let flushed = fdatasync(file.descriptor)
+                #else
+                    let flushed = fsync(file.descriptor)
+                #endif
+                guard flushed == 0 else {
+                    throw StoreError.io(path: file.path, operation: "flush", errno: errno)
+                }
+            }
+        },
+        flushNames: { folders in
+            try FlushPool.shared.forEach(folders) { try POSIXFile.syncDirectory($0) }
+        }
+    )
+}

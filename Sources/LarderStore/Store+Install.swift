@@ -1,0 +1,180 @@
+import Foundation
+import GRDB
+import LarderHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Installing finished bodies: each is renamed into `bodies/` and its row written in install
+/// batches (``InstallQueue``), one ``BodyBarrier`` and one write transaction per batch.
+extension Store {
+    /// Moves a complete, hashed temporary body into `bodies/` and records its entry (or, when
+    /// `staged`, its staged row: ``BodyWriter/stage(key:head:expectedLength:revision:expectedHash:)``), in the
+    /// write transaction of its install batch (see ``BodyWriter/commit(key:head:kind:expectedLength:revision:expectedHash:)``).
+    /// `descriptor` (the temporary file, open and locked) must stay open until this returns.
+    func install(
+        temporaryPath: String,
+        descriptor: Int32,
+        hash: String,
+        size: Int64,
+        key: CacheKey,
+        head: StoredResponseHead,
+        kind: EntryKind,
+        revision: String?,
+        staged: Bool = false
+    ) async throws -> CachedEntry {
+        let bodyPath = self.bodyPath(forHash: hash)
+        let headers = HeaderField.storable(head.headers)
+        let url = head.url.firstIndex(of: "#").map { String(head.url[..<$0]) } ?? head.url
+        let pendingRow = IndexRow(
+            key: key.rawValue,
+            url: url,
+            status: head.status,
+            headers: HeaderListCoding.encode(headers),
+            vary: HeaderListCoding.encode(head.varyRequestHeaders),
+            kind: kind.rawValue,
+            bodyHash: hash,
+            bodySize: size,
+            requestTime: head.requestTime.timeIntervalSince1970,
+            responseTime: head.responseTime.timeIntervalSince1970,
+            storedAt: 0,
+            revision: revision
+        )
+        let pending = PendingInstall(
+            temporaryPath: temporaryPath,
+            descriptor: descriptor,
+            bodyPath: bodyPath,
+            bodyFolder: "\(self.bodiesDirectory)/\(hash.prefix(2))",
+            size: size,
+            kind: kind,
+            row: pendingRow,
+            contentType: headers.first { $0.hasName("content-type") }?.value,
+            isStaged: staged
+        )
+        let (storedRow, storedKind) = try await self.installs.submit(pending) { batch in
+            try await self.commit(batch)
+        }
+
+        return CachedEntry(
+            key: key,
+            url: url,
+            status: head.status,
+            headers: headers,
+            varyRequestHeaders: head.varyRequestHeaders,
+            kind: storedKind,
+            bodyHash: hash,
+            bodySize: size,
+            bodyPath: bodyPath,
+            requestTime: Date(timeIntervalSince1970: pendingRow.requestTime),
+            responseTime: Date(timeIntervalSince1970: pendingRow.responseTime),
+            storedAt: Date(timeIntervalSince1970: storedRow.storedAt),
+            revision: storedRow.revision
+        )
+    }
+
+    /// Installs a batch of finished bodies: the barrier's first step makes their contents durable,
+    /// then one write transaction renames them into `bodies/`, makes those names durable (the
+    /// barrier's second step) and writes each row in a savepoint of its own. A body whose rename or
+    /// row fails fails alone; when a step of the barrier fails, the whole batch does and no row is
+    /// written.
+    private func commit(_ batch: [PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>] {
+        let files = batch.map { (descriptor: $0.descriptor, path: $0.temporaryPath) }
+        do {
+            try await POSIXFile.onSyncThread { [barrier] in try barrier.flushContents(files) }
+        } catch {
+            return batch.map { _ in .failure(error) }
+        }
+        return try await self.write { db, released in
+            // The file work happens under the write lock: another writer cannot delete a body (as
+            // the last reference of its old entry) between its rename and its row.
+            let placements = batch.map { install in Result { try self.place(install) } }
+            let renamed = zip(batch, placements).filter { (try? $1.get()) == true }.map(\.0)
+            if !renamed.isEmpty {
+                do {
+                    try self.barrier.flushNames(Set(renamed.map(\.bodyFolder)).sorted())
+                } catch {
+                    // Not known to be on disk, so no row may name them: what this batch renamed
+                    // into place goes again (an equal body stored before stays).
+                    for install in renamed {
+                        try? POSIXFile.removeFile(install.bodyPath)
+                    }
+                    return batch.map { _ in .failure(error) }
+                }
+            }
+            return zip(batch, placements).map { install, placement in
+                placement.flatMap { _ in
+                    Result {
+                        var stored = (install.row, install.kind)
+                        try db.inSavepoint {
+                            stored = try self.record(install, db, released: &released)
+                            return .commit
+                        }
+                        return stored
+                    }
+                }
+            }
+        }
+    }
+
+    /// Puts a body into `bodies/`: renamed into place (returns true), or its temporary file dropped
+    /// when an equal body (same hash and size) is stored already (false).
+    private func place(_ pending: PendingInstall) throws -> Bool {
+        if try POSIXFile.regularFileSize(pending.bodyPath) == pending.size {
+            try POSIXFile.removeFile(pending.temporaryPath)
+            return false
+        }
+        // No body yet, or a damaged one, which the rename replaces atomically.
+        do {
+            try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
+        } catch {
+            // Its folder was removed behind the store's back: made again, once (checked only when
+            // the rename fails, not with a stat before every body).
+            guard case StoreError.io(_, _, let code) = error, code == ENOENT, POSIXFile.exists(pending.temporaryPath) else {
+                throw error
+            }
+            try POSIXFile.makeDirectory(pending.bodyFolder)
+            try POSIXFile.syncDirectory(self.bodiesDirectory)
+            try POSIXFile.renameFile(pending.temporaryPath, to: pending.bodyPath)
+        }
+        return true
+    }
+
+    /// One body's row, inside the batch's transaction, after the barrier.
+    private func record(_ pending: PendingInstall, _ db: Database, released: inout Set<String>) throws -> (IndexRow, EntryKind) {
+        var row = pending.row
+        var storedKind = pending.kind
+        if pending.isStaged {
+            row.storedAt = Date().timeIntervalSince1970
+            try Self.upsertStaged(row, contentType: pending.contentType, db, releasing: &released)
+            return (row, storedKind)
+        }
+        let previous = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT body_hash, kind, revision FROM entry WHERE key = ?"),
+            arguments: [row.key]
+        )
+        let previousHash: String? = try previous?.decode(forColumn: "body_hash")
+        if let previous, pending.kind == .runtime {
+            // A runtime commit never unpins a precached entry, and keeps the stored revision
+            // unless it brings one.
+            let previousKind: String = try previous.decode(forColumn: "kind")
+            if previousKind == EntryKind.precached.rawValue {
+                storedKind = .precached
+                row.kind = previousKind
+            }
+            if row.revision == nil {
+                row.revision = try previous.decode(forColumn: "revision")
+            }
+        }
+        row.storedAt = Date().timeIntervalSince1970
+        try row.upsert(db, contentType: pending.contentType)
+        if let previousHash, previousHash != row.bodyHash {
+            released.insert(previousHash)
+        }
+        return (row, storedKind)
+    }
+}

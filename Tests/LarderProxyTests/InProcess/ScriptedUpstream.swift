@@ -15,8 +15,41 @@ final class ScriptedUpstream: Upstream {
         var body = ""
         /// How long the head takes.
         var delay: Duration = .zero
+        /// Holds the head back until the test opens it: a hung origin, with no clock involved.
+        var gate: Gate?
         /// Fail instead of answering.
         var failure: UpstreamError.Kind?
+    }
+
+    /// Holds answers back until ``open()``; how many have got through it.
+    final class Gate: Sendable {
+        private let state = Mutex<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>], passed: Int)>((false, [], 0))
+
+        /// The answers that have got through.
+        var passed: Int {
+            self.state.withLock { $0.passed }
+        }
+
+        /// Lets every waiting answer through, and every later one.
+        func open() {
+            let waiting = self.state.withLock { state in
+                state.isOpen = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let isOpen = self.state.withLock { state in
+                    if !state.isOpen { state.waiting.append(continuation) }
+                    return state.isOpen
+                }
+                if isOpen { continuation.resume() }
+            }
+            self.state.withLock { $0.passed += 1 }
+        }
     }
 
     private struct State {
@@ -62,6 +95,7 @@ final class ScriptedUpstream: Upstream {
         if answer.delay > .zero {
             try await Task.sleep(for: answer.delay)
         }
+        await answer.gate?.wait()
         if let failure = answer.failure {
             throw UpstreamError(kind: failure, message: "scripted \(failure)", url: request.url)
         }

@@ -1,3 +1,5 @@
+import LarderHTTP
+
 extension CurlUpstream {
     /// Settings shared by all transfers of one ``CurlUpstream``.
     public struct Configuration: Sendable {
@@ -14,13 +16,19 @@ extension CurlUpstream {
         /// The `User-Agent` sent when a request has none of its own; `nil` sends none.
         public var userAgent: String?
 
+        /// Which requests go through a parent proxy; by default none (callers resolve
+        /// `--upstream-proxy` and the environment with ``UpstreamProxy/resolve(choice:environment:)``).
+        public var proxy: UpstreamProxy
+
         /// Creates a configuration.
         public init(
             trust: UpstreamTrust = UpstreamTrust(),
             maxConnectionsPerHost: Int = 0,
             maxTotalConnections: Int = 0,
-            userAgent: String? = nil
+            userAgent: String? = nil,
+            proxy: UpstreamProxy = .direct
         ) {
+            self.proxy = proxy
             self.trust = trust
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxTotalConnections = maxTotalConnections

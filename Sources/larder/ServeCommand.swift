@@ -58,6 +58,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var upstreamCA: UpstreamCAOption
 
+    @OptionGroup var upstreamProxy: UpstreamProxyOption
+
     @Flag(name: .customLong("no-intercept"), help: "Tunnel every HTTPS connection untouched (nothing HTTPS is cached).")
     var noIntercept = false
 
@@ -203,13 +205,14 @@ struct ServeCommand: AsyncParsableCommand {
         var precacheOptions = PrecacheOptions()
         configFile.apply(to: &precacheOptions)
 
+        let parent = try self.parentProxy(configured: configFile.upstreamProxy, logger: logger)
         let store = try CommandSupport.openStore(directory)
         let upstream: CurlUpstream
         let connector: UpstreamConnector
         do {
             let upstreamLogger = Logger(label: "larder.upstream")
-            upstream = try CurlUpstream(configuration: .init(trust: self.upstreamCA.trust), logger: upstreamLogger)
-            connector = try UpstreamConnector(trust: self.upstreamCA.trust, logger: upstreamLogger)
+            upstream = try CurlUpstream(configuration: .init(trust: self.upstreamCA.trust, proxy: parent), logger: upstreamLogger)
+            connector = try UpstreamConnector(trust: self.upstreamCA.trust, proxy: parent, logger: upstreamLogger)
         } catch {
             throw CommandFailure("cannot set up the upstream client: \(error)")
         }
@@ -278,6 +281,31 @@ struct ServeCommand: AsyncParsableCommand {
         if let failure {
             throw CommandFailure("\(failure)")
         }
+    }
+
+    /// The parent proxy setting, never this proxy itself: a parent at `--host`/`--port` (or on
+    /// loopback at `--port`) would send every request back here. From the environment (a shell
+    /// that points `http_proxy` at Larder for other programs) that scheme goes direct, with a
+    /// warning; given as an option or in the config file, it is a usage error.
+    private func parentProxy(configured: UpstreamProxy.Choice?, logger: Logger) throws -> UpstreamProxy {
+        var proxy = try self.upstreamProxy.resolve(configured: configured)
+        func isSelf(_ endpoint: ProxyEndpoint?) -> Bool {
+            guard let endpoint, self.port != 0, endpoint.port == self.port else { return false }
+            return endpoint.host == self.host || Self.isLoopback(endpoint.host)
+                || (Self.isLoopback(self.host) && endpoint.host == "localhost")
+        }
+        for endpoint in [proxy.http, proxy.https].compactMap({ $0 }) where isSelf(endpoint) {
+            if self.upstreamProxy.text != nil || configured != nil {
+                throw ValidationError("--upstream-proxy \(endpoint) is this proxy's own address; requests would come back to it.")
+            }
+            logger.warning(
+                "ignoring the proxy environment variable that points at this proxy itself; those requests go direct",
+                metadata: ["parent": "\(endpoint)"])
+        }
+        if isSelf(proxy.http) { proxy.http = nil }
+        if isSelf(proxy.https) { proxy.https = nil }
+        UpstreamProxyOption.log(proxy, logger: logger)
+        return proxy
     }
 
     private func allowedNetworks() throws -> [CIDR] {

@@ -10,11 +10,18 @@ enum LarderCLI {
     }
 
     /// Runs `larder ARGUMENTS` to completion; with a `timeout`, a process still running then is
-    /// terminated (so a command expected to exit at once cannot hang the suite).
-    static func run(_ arguments: [String], timeout: Duration? = nil) async throws -> Result {
+    /// terminated (so a command expected to exit at once cannot hang the suite). The proxy
+    /// variables of the test's own environment are removed (Larder would honour them), and
+    /// `environment` is added.
+    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration? = nil) async throws -> Result {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: LarderProcess.binary)
         process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for name in LarderProcess.proxyVariables {
+            merged.removeValue(forKey: name)
+        }
+        process.environment = merged.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -145,6 +145,33 @@ struct UpstreamProxyTests {
         #expect(origin.requestCount("/page.html") == 1, "the origin is reached only through the parent")
     }
 
+    @Test("larder precache follows http_proxy without the option; no_proxy and --upstream-proxy none go direct")
+    func precacheFollowsTheEnvironment() async throws {
+        let parent = try await TestParentProxy.start()
+        defer { Task { try? await parent.stop() } }
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.stop() } }
+        origin.setRoute("/game/offline.meta.json", .text(#"{"files": ["game/level.bin"]}"#, contentType: "application/json"))
+        origin.setRoute("/game/level.bin", .text("level one", headers: [("Cache-Control", "max-age=600")]))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try (origin.url("/game") + "\n").write(toFile: directory + "/games.txt", atomically: true, encoding: .utf8)
+        func precache(into cache: String, _ arguments: [String] = [], environment: [String: String]) async throws -> Int32 {
+            let result = try await LarderCLI.run(
+                ["precache", directory + "/games.txt", "--cache-dir", directory + "/" + cache] + arguments, environment: environment)
+            #expect(result.exitCode == 0, "\(result.stderr)")
+            return result.exitCode
+        }
+
+        _ = try await precache(into: "through", environment: ["http_proxy": parent.url])
+        #expect(parent.requestLines.contains("GET \(origin.url("/game/level.bin"))"), "\(parent.requestLines)")
+        let seen = parent.requestLines.count
+        _ = try await precache(into: "excluded", environment: ["http_proxy": parent.url, "no_proxy": "localhost,127.0.0.1"])
+        _ = try await precache(into: "direct", ["--upstream-proxy", "none"], environment: ["HTTP_PROXY": parent.url])
+        #expect(parent.requestLines.count == seen)
+        #expect(origin.requestCount("/game/level.bin") == 3)
+    }
+
     @Test("a bad --upstream-proxy or proxy variable is a usage error naming it, never showing the password")
     func badSetting() async throws {
         let option = try await LarderCLI.run(

@@ -190,5 +190,12 @@ struct UpstreamProxyTests {
         #expect(variable.stderr.contains(#"https_proxy: its port "x" is not a number"#), "\(variable.stderr)")
         #expect(variable.stderr.contains("--upstream-proxy none"), "\(variable.stderr)")
         #expect(!variable.stderr.contains("secret"))
+
+        // A parent at this proxy's own address would send every request back to it.
+        let loop = try await LarderCLI.run(
+            ["serve", "--port", "18080", "--cache-dir", LarderProcess.temporaryDirectory(), "--upstream-proxy", "http://localhost:18080"],
+            timeout: .seconds(30))
+        #expect(loop.exitCode == 2)
+        #expect(loop.stderr.contains("is this proxy's own address"), "\(loop.stderr)")
     }
 }

@@ -43,6 +43,10 @@ static inline CURLcode larder_curl_easy_getinfo_off_t(CURL *handle, CURLINFO inf
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode larder_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 static inline CURLMcode larder_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -9,7 +9,7 @@ public struct LarderConfigFile: Sendable {
     /// The top-level settings, in the order messages list them.
     public static let knownKeys = [
         "routes", "navigationFallback", "requests", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin",
-        "statusOrigins", "queue", "$schema",
+        "statusOrigins", "queue", "upstreamProxy", "$schema",
     ]
 
     /// `routes`: per-route strategies, in file order (the first matching a cache key applies).
@@ -34,6 +34,9 @@ public struct LarderConfigFile: Sendable {
     public var statusOrigins: [String] = []
     /// `queue`: writes queued while their origin cannot answer, and how they are replayed.
     public var writeQueue = WriteQueueConfiguration()
+    /// `upstreamProxy`: a parent proxy URL, or `none`, as `--upstream-proxy` (nil: not set, the
+    /// proxy environment variables apply).
+    public var upstreamProxy: UpstreamProxy.Choice?
 
     /// The settings of an empty file: Larder's defaults.
     public init() {}
@@ -155,6 +158,16 @@ public struct LarderConfigFile: Sendable {
                     throw reader.mismatch(element, at: path.appending(index: index), expected: expected)
                 }
                 self.statusOrigins.append(origin)
+            }
+        }
+        if let upstreamProxy = members["upstreamProxy"] {
+            let path = root.appending(member: "upstreamProxy")
+            let text = try reader.string(
+                upstreamProxy.value, at: path, expected: "a proxy URL such as \"http://squid.lan:3128\", or \"none\"")
+            do {
+                self.upstreamProxy = try UpstreamProxy.Choice(parsing: text)
+            } catch {
+                throw reader.error("\(error)", at: path, line: upstreamProxy.value.line)
             }
         }
         if let queue = members["queue"] {

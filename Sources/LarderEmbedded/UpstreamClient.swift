@@ -44,7 +44,7 @@ public struct UpstreamClient: Sendable {
         var background = configuration
         background.threadSetUp = BackgroundExecutor.lowerCurrentThreadPriority
         let precacheUpstream = try CurlUpstream(configuration: background, logger: logger)
-        let connector = try UpstreamConnector(trust: configuration.trust, logger: logger)
+        let connector = try UpstreamConnector(trust: configuration.trust, proxy: configuration.proxy, logger: logger)
         return UpstreamClient(
             upstream: upstream, connector: connector, service: CurlUpstreamService(upstream: upstream),
             precache: (precacheUpstream, CurlUpstreamService(upstream: precacheUpstream))

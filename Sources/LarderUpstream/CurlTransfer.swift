@@ -1,4 +1,5 @@
 import CCurl
+import LarderHTTP
 import Logging
 import NIOCore
 
@@ -45,6 +46,8 @@ final class CurlTransfer: @unchecked Sendable {
         var certificateBundle: CertificateBundle?
         /// The `User-Agent` for requests without one.
         var userAgent: String?
+        /// Which requests go through a parent proxy.
+        var proxy: UpstreamProxy
     }
 
     /// Largest chunk curl hands to the write callback (CURLOPT_BUFFERSIZE).
@@ -66,6 +69,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     let request: UpstreamRequest
     private let settings: Settings
+    /// The parent proxy this request goes through; nil: straight to the origin.
+    private let parent: ProxyEndpoint?
     private let driver: CurlMultiDriver
     private let logger: Logger
     private let allocator = ByteBufferAllocator()
@@ -99,6 +104,8 @@ final class CurlTransfer: @unchecked Sendable {
         try Self.validate(request)
         self.request = request
         self.settings = settings
+        let url = try? HTTPURL(parsing: request.url)
+        self.parent = settings.proxy.endpoint(scheme: url?.scheme ?? "http", host: url?.host ?? "")
         self.driver = driver
         self.logger = logger
         self.errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -268,6 +275,17 @@ final class CurlTransfer: @unchecked Sendable {
         do {
             switch try self.headParser.consume(bytes) {
             case .complete:
+                if let parent = self.parent, let status = self.headParser.head?.status, UpstreamProxy.isParentFailure(status: status) {
+                    // The parent's gateway error: the origin could not be reached, so fallbacks apply.
+                    self.abortError = UpstreamError(
+                        kind: .connectionRefused,
+                        message: "\(self.request.method) failed: the upstream proxy \(parent) answered \(status) "
+                            + "(it could not reach the origin)",
+                        url: self.request.url,
+                        isConnectFailure: status != 503
+                    )
+                    return 0
+                }
                 self.deliverHead()
             case .interim:
                 if let interim = self.headParser.interim { self.request.interim?(interim) }
@@ -409,8 +427,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func failureContext() -> UpstreamError.CurlFailureContext {
         var pretransferMicroseconds: curl_off_t = 0
+        var connectStatus = 0
         if let easy = self.easy {
             _ = larder_curl_easy_getinfo_off_t(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransferMicroseconds)
+            _ = larder_curl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
         }
         return UpstreamError.CurlFailureContext(
             method: self.request.method,
@@ -419,7 +439,9 @@ final class CurlTransfer: @unchecked Sendable {
             headWasDelivered: self.headWasDelivered,
             bodyBytesDelivered: self.bodyBytesDelivered.total,
             declaredBodyLength: self.declaredBodyLength,
-            curlDetail: String(cString: self.errorBuffer)
+            curlDetail: String(cString: self.errorBuffer),
+            parent: self.parent,
+            parentConnectStatus: connectStatus
         )
     }
 
@@ -486,8 +508,7 @@ extension CurlTransfer {
 
         try self.set(CURLOPT_URL, string: request.url)
         try self.set(CURLOPT_NOSIGNAL, 1)
-        // Never through a proxy from the environment (http_proxy may even point at Larder itself).
-        try self.set(CURLOPT_PROXY, string: "")
+        try self.setProxy()
         try self.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         // Forward the path as given, without squashing "/../".
         try self.set(CURLOPT_PATH_AS_IS, 1)
@@ -531,6 +552,31 @@ extension CurlTransfer {
         try self.setMethodAndBody()
         try self.setHeaders()
         return easy
+    }
+
+    /// The parent proxy, or none. Always set, so curl never reads the proxy variables itself:
+    /// ``UpstreamProxy`` has already resolved them, and one rule decides for curl and the connector.
+    private func setProxy() throws(UpstreamError) {
+        // An empty CURLOPT_NOPROXY keeps curl from applying no_proxy a second time.
+        try self.set(CURLOPT_NOPROXY, string: "")
+        guard let parent = self.parent else {
+            try self.set(CURLOPT_PROXY, string: "")
+            return
+        }
+        // https:// origins are reached with CONNECT (curl tunnels them itself), http:// ones in absolute form.
+        try self.set(CURLOPT_PROXY, string: parent.url)
+        if let username = parent.username {
+            try self.set(CURLOPT_PROXYUSERNAME, string: username)
+            try self.set(CURLOPT_PROXYPASSWORD, string: parent.password ?? "")
+        }
+        // The CONNECT answer is not the origin's head.
+        try self.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        try self.set(CURLOPT_PROXY_SSL_VERIFYPEER, 1)
+        try self.set(CURLOPT_PROXY_SSL_VERIFYHOST, 2)
+        if let bundle = self.settings.certificateBundle {
+            var blob = curl_blob(data: bundle.bytes.baseAddress, len: bundle.bytes.count, flags: UInt32(CURL_BLOB_NOCOPY))
+            try self.set(CURLOPT_PROXY_CAINFO_BLOB, pointer: &blob)
+        }
     }
 
     private func setMethodAndBody() throws(UpstreamError) {

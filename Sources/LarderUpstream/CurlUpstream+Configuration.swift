@@ -1,3 +1,5 @@
+import LarderHTTP
+
 extension CurlUpstream {
     /// Settings shared by all transfers of one ``CurlUpstream``.
     public struct Configuration: Sendable {
@@ -18,14 +20,20 @@ extension CurlUpstream {
         /// thread's CPU priority there, so its transfers yield to the proxy's.
         public var threadSetUp: (@Sendable () -> Void)?
 
+        /// Which requests go through a parent proxy; by default none (callers resolve
+        /// `--upstream-proxy` and the environment with ``UpstreamProxy/resolve(choice:environment:)``).
+        public var proxy: UpstreamProxy
+
         /// Creates a configuration.
         public init(
             trust: UpstreamTrust = UpstreamTrust(),
             maxConnectionsPerHost: Int = 0,
             maxTotalConnections: Int = 0,
             userAgent: String? = nil,
-            threadSetUp: (@Sendable () -> Void)? = nil
+            threadSetUp: (@Sendable () -> Void)? = nil,
+            proxy: UpstreamProxy = .direct
         ) {
+            self.proxy = proxy
             self.trust = trust
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxTotalConnections = maxTotalConnections

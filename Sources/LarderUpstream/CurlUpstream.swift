@@ -23,7 +23,8 @@ public final class CurlUpstream: Upstream, Sendable {
             )
         }
         let bundle = try configuration.trust.rootsPEM(logger: logger).map(CertificateBundle.init(pem:))
-        self.settings = CurlTransfer.Settings(certificateBundle: bundle, userAgent: configuration.userAgent)
+        self.settings = CurlTransfer.Settings(
+            certificateBundle: bundle, userAgent: configuration.userAgent, proxy: configuration.proxy)
         self.driver = try CurlMultiDriver(configuration: configuration, logger: logger)
         self.logger = logger
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -11,9 +12,15 @@ import Synchronization
 /// objects; a spliced stream lives on the event loop, so these are NIO client connections, trusting
 /// what ``CurlUpstream`` trusts (one ``UpstreamTrust``) and never unverified.
 ///
-/// As with libcurl's connect timeout, `connectTimeout` covers the TCP connection and the TLS handshake.
+/// As with libcurl's connect timeout, `connectTimeout` covers the TCP connection and the TLS handshake
+/// (and, through a parent proxy, its answer to `CONNECT`).
+///
+/// Through a parent proxy (``UpstreamProxy``), every connection is a `CONNECT` tunnel through it,
+/// TLS to the parent first for an `https://` one: blind tunnels and `wss://` use the `https`
+/// parent, `ws://` the `http` one, as curl and browsers do.
 public final class UpstreamConnector: Sendable {
     private let rootsPEM: Data?
+    private let proxy: UpstreamProxy
     /// Made on first use: loading the trusted roots costs a moment, and most sessions open no stream.
     private let tlsContext = Mutex<NIOSSLContext?>(nil)
 
@@ -21,8 +28,11 @@ public final class UpstreamConnector: Sendable {
     ///
     /// - Throws: ``UpstreamConfigurationError`` when the additional CA file cannot be read or holds no
     ///   PEM certificate.
-    public init(trust: UpstreamTrust, logger: Logger = Logger(label: "larder.upstream")) throws(UpstreamConfigurationError) {
+    public init(
+        trust: UpstreamTrust, proxy: UpstreamProxy = .direct, logger: Logger = Logger(label: "larder.upstream")
+    ) throws(UpstreamConfigurationError) {
         self.rootsPEM = try trust.rootsPEM(logger: logger)
+        self.proxy = proxy
     }
 
     /// Opens a TCP connection to `host:port` for a tunnel: bytes both ways, half-closure allowed.
@@ -32,15 +42,20 @@ public final class UpstreamConnector: Sendable {
         connectTimeout: Duration,
         eventLoop: any EventLoop
     ) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        try await self.bootstrap(eventLoop, connectTimeout: connectTimeout)
-            .connect(host: host, port: port) { channel in
+        let route = try self.route(scheme: "https", host: host, port: port, connectTimeout: connectTimeout)
+        let (channel, tunnel) = try await self.bootstrap(eventLoop, connectTimeout: connectTimeout)
+            .connect(host: route.host, port: route.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                    let tunnel = try route.addTunnel(to: channel)
+                    let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                         wrappingChannelSynchronously: channel,
                         configuration: .init(isOutboundHalfClosureEnabled: true)
                     )
+                    return (asyncChannel, tunnel)
                 }
             }
+        try await Self.waitFor(tunnel, closing: channel)
+        return channel
     }
 
     /// Opens a connection to `host:port` for a WebSocket relay, with TLS when `tls` is set (returning
@@ -60,10 +75,12 @@ public final class UpstreamConnector: Sendable {
     ) async throws -> NIOAsyncChannel<WebSocketUpstreamInbound, WebSocketUpstreamOutbound> {
         let context = tls ? try self.makeTLSContext() : nil
         let deadline = NIODeadline.now() + TimeAmount(connectTimeout)
-        let (channel, handshake) = try await self.bootstrap(eventLoop, connectTimeout: connectTimeout)
-            .connect(host: host, port: port) { channel in
+        let route = try self.route(scheme: tls ? "https" : "http", host: host, port: port, connectTimeout: connectTimeout)
+        let (channel, tunnel, handshake) = try await self.bootstrap(eventLoop, connectTimeout: connectTimeout)
+            .connect(host: route.host, port: route.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
+                    let tunnel = try route.addTunnel(to: channel)
                     var handshake: EventLoopFuture<Void>?
                     if let context {
                         // SNI carries names only; an address is checked against the certificate's IP entries.
@@ -88,16 +105,44 @@ public final class UpstreamConnector: Sendable {
                         wrappingChannelSynchronously: channel,
                         configuration: .init(isOutboundHalfClosureEnabled: true)
                     )
-                    return (asyncChannel, handshake)
+                    return (asyncChannel, tunnel, handshake)
                 }
             }
+        try await Self.waitFor(tunnel, closing: channel)
+        try await Self.waitFor(handshake, closing: channel)
+        return channel
+    }
+
+    /// Where a connection to `host:port` for `scheme` goes: straight there, or to the parent with
+    /// a `CONNECT` (and TLS to the parent first for an `https://` one).
+    private func route(scheme: String, host: String, port: Int, connectTimeout: Duration) throws -> ConnectionRoute {
+        guard let parent = self.proxy.endpoint(scheme: scheme, host: host) else {
+            return ConnectionRoute(host: host, port: port, parent: nil)
+        }
+        return ConnectionRoute(
+            host: parent.host,
+            port: parent.port,
+            parent: .init(
+                endpoint: parent,
+                tls: parent.scheme == "https" ? try self.makeTLSContext() : nil,
+                targetHost: host,
+                targetPort: port,
+                deadline: NIODeadline.now() + TimeAmount(connectTimeout),
+                timeout: connectTimeout
+            )
+        )
+    }
+
+    /// Waits for `step` of opening `channel`, closing the channel when it fails.
+    private static func waitFor<Inbound, Outbound>(
+        _ step: EventLoopFuture<Void>?, closing channel: NIOAsyncChannel<Inbound, Outbound>
+    ) async throws {
         do {
-            try await handshake?.get()
+            try await step?.get()
         } catch {
             try? await channel.executeThenClose { _, _ in }
             throw error
         }
-        return channel
     }
 
     private func bootstrap(_ eventLoop: any EventLoop, connectTimeout: Duration) -> ClientBootstrap {
@@ -120,5 +165,45 @@ public final class UpstreamConnector: Sendable {
             cached = context
             return context
         }
+    }
+}
+
+/// The TCP connection an ``UpstreamConnector`` makes, and the tunnel through a parent on it.
+private struct ConnectionRoute: Sendable {
+    /// The tunnel through a parent proxy.
+    struct Parent: Sendable {
+        var endpoint: ProxyEndpoint
+        /// TLS to the parent itself (an `https://` parent).
+        var tls: NIOSSLContext?
+        var targetHost: String
+        var targetPort: Int
+        var deadline: NIODeadline
+        var timeout: Duration
+    }
+
+    /// Where the TCP connection goes.
+    var host: String
+    var port: Int
+    var parent: Parent?
+
+    /// Adds the handlers that open the tunnel through the parent, first in `channel`'s pipeline;
+    /// returns the future of the tunnel being open, nil without a parent.
+    func addTunnel(to channel: any Channel) throws -> EventLoopFuture<Void>? {
+        guard let parent else { return nil }
+        let operations = channel.pipeline.syncOperations
+        if let tls = parent.tls {
+            let isAddress = (try? SocketAddress(ipAddress: parent.endpoint.host, port: 0)) != nil
+            try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : parent.endpoint.host))
+        }
+        let handler = ProxyConnectHandler(
+            parent: parent.endpoint,
+            host: parent.targetHost,
+            port: parent.targetPort,
+            established: channel.eventLoop.makePromise(),
+            deadline: parent.deadline,
+            timeout: parent.timeout
+        )
+        try operations.addHandler(handler)
+        return handler.established.futureResult
     }
 }

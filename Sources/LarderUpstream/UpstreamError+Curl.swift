@@ -1,4 +1,5 @@
 import CCurl
+import LarderHTTP
 
 extension UpstreamError {
     /// What was known about a transfer when it failed, to classify its libcurl result.
@@ -17,6 +18,10 @@ extension UpstreamError {
         var declaredBodyLength: Int64?
         /// libcurl's CURLOPT_ERRORBUFFER text, if it wrote one.
         var curlDetail: String
+        /// The parent proxy the transfer went through, if any.
+        var parent: ProxyEndpoint?
+        /// The status of the parent's answer to `CONNECT` (CURLINFO_HTTP_CONNECTCODE), 0 without one.
+        var parentConnectStatus: Int
     }
 
     /// libcurl result codes that mean TLS failed.
@@ -27,6 +32,13 @@ extension UpstreamError {
         let kind: Kind
         let summary: String
         switch code.rawValue {
+        case _ where context.parentConnectStatus >= 300:
+            // The parent could not open the tunnel: as good as the origin refusing.
+            kind = .connectionRefused
+            summary = "the upstream proxy answered CONNECT with \(context.parentConnectStatus)"
+        case 5:
+            kind = .dnsFailure
+            summary = "could not resolve the upstream proxy's host name"
         case 6:
             kind = .dnsFailure
             summary = "could not resolve the host name"
@@ -66,6 +78,9 @@ extension UpstreamError {
             summary = "the transfer failed"
         }
         var message = "\(context.method) failed: \(summary)"
+        if let parent = context.parent {
+            message += " (through the upstream proxy \(parent))"
+        }
         if kind == .truncatedBody {
             let declared = context.declaredBodyLength.map { " of \($0) declared" } ?? ""
             message += " after \(context.bodyBytesDelivered)\(declared) body bytes"

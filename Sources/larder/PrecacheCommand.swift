@@ -56,6 +56,8 @@ struct PrecacheCommand: AsyncParsableCommand {
 
     @OptionGroup var upstreamCA: UpstreamCAOption
 
+    @OptionGroup var upstreamProxy: UpstreamProxyOption
+
     @Flag(help: "Print the summary as JSON on standard output.")
     var json = false
 
@@ -78,7 +80,9 @@ struct PrecacheCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configFile = try self.config.load()
+        let parent = try self.upstreamProxy.resolve(configured: configFile.upstreamProxy)
         CommandSupport.bootstrapLogging(self.logLevel)
+        UpstreamProxyOption.log(parent, logger: Logger(label: "larder.precache"))
         // Precaching is work for later; a proxy answering the user now must not wait behind it.
         CommandSupport.lowerCPUPriority(to: 10)
         var list = GamesList(entries: [], problems: [])
@@ -94,7 +98,8 @@ struct PrecacheCommand: AsyncParsableCommand {
         let directory = self.cacheDirectory.resolved()
         let store = try CommandSupport.openStore(directory)
         list.add(extraURLs: try await store.extraURLs())
-        let upstream = try CurlUpstream(configuration: .init(trust: self.upstreamCA.trust), logger: Logger(label: "larder.upstream"))
+        let upstream = try CurlUpstream(
+            configuration: .init(trust: self.upstreamCA.trust, proxy: parent), logger: Logger(label: "larder.upstream"))
         var options = PrecacheOptions()
         configFile.apply(to: &options)
         options.concurrency = self.concurrency

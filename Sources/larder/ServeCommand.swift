@@ -55,6 +55,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var upstreamCA: UpstreamCAOption
 
+    @OptionGroup var upstreamProxy: UpstreamProxyOption
+
     @Flag(name: .customLong("no-intercept"), help: "Tunnel every HTTPS connection untouched (nothing HTTPS is cached).")
     var noIntercept = false
 
@@ -198,7 +200,8 @@ struct ServeCommand: AsyncParsableCommand {
         larderConfiguration.proxy = configuration
         configFile.apply(to: &larderConfiguration.precache)
         let trust = self.upstreamCA.trust
-        larderConfiguration.upstream = { logger in try UpstreamClient.curl(configuration: .init(trust: trust), logger: logger) }
+        let parent = try self.parentProxy(configured: configFile.upstreamProxy, logger: logger)
+        larderConfiguration.upstream = { logger in try UpstreamClient.curl(configuration: .init(trust: trust, proxy: parent), logger: logger) }
         larderConfiguration.interceptsHTTPS = !self.noIntercept
         larderConfiguration.tunnelHosts = configFile.tunnelHosts + self.tunnel
         larderConfiguration.eventLoops = self.eventLoops
@@ -221,6 +224,31 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
+    }
+
+    /// The parent proxy setting, never this proxy itself: a parent at `--host`/`--port` (or on
+    /// loopback at `--port`) would send every request back here. From the environment (a shell
+    /// that points `http_proxy` at Larder for other programs) that scheme goes direct, with a
+    /// warning; given as an option or in the config file, it is a usage error.
+    private func parentProxy(configured: UpstreamProxy.Choice?, logger: Logger) throws -> UpstreamProxy {
+        var proxy = try self.upstreamProxy.resolve(configured: configured)
+        func isSelf(_ endpoint: ProxyEndpoint?) -> Bool {
+            guard let endpoint, self.port != 0, endpoint.port == self.port else { return false }
+            return endpoint.host == self.host || CIDR.isLoopback(host: endpoint.host)
+                || (CIDR.isLoopback(host: self.host) && endpoint.host == "localhost")
+        }
+        for endpoint in [proxy.http, proxy.https].compactMap({ $0 }) where isSelf(endpoint) {
+            if self.upstreamProxy.text != nil || configured != nil {
+                throw ValidationError("--upstream-proxy \(endpoint) is this proxy's own address; requests would come back to it.")
+            }
+            logger.warning(
+                "ignoring the proxy environment variable that points at this proxy itself; those requests go direct",
+                metadata: ["parent": "\(endpoint)"])
+        }
+        if isSelf(proxy.http) { proxy.http = nil }
+        if isSelf(proxy.https) { proxy.https = nil }
+        UpstreamProxyOption.log(proxy, logger: logger)
+        return proxy
     }
 
     private func allowedNetworks() throws -> [CIDR] {

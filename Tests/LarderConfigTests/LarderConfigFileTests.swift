@@ -141,3 +141,25 @@ struct LarderConfigFileTests {
         #expect(readme.contains("```json\n" + sample + "```"))
     }
 }
+
+@Suite("Config file: upstreamProxy")
+struct UpstreamProxyConfigTests {
+    @Test("a proxy URL or none is read; without the key the environment decides")
+    func read() throws {
+        let file = try LarderConfigFile(parsing: Array(#"{"upstreamProxy": "http://squid.lan:3128"}"#.utf8), file: "larder.json")
+        #expect(file.upstreamProxy == .through(ProxyEndpoint(scheme: "http", host: "squid.lan", port: 3128)))
+        let none = try LarderConfigFile(parsing: Array(#"{"upstreamProxy": "none"}"#.utf8), file: "larder.json")
+        #expect(none.upstreamProxy == .direct)
+        #expect(LarderConfigFile().upstreamProxy == nil)
+    }
+
+    @Test("a bad value is refused with file, line, key and the problem, never the password")
+    func refused() {
+        #expect(
+            LarderConfigFile.problem(parsing: "{\n \"upstreamProxy\": \"ftp://u:secret@proxy:21\"\n}")
+                == #"larder.json:2: upstreamProxy: the scheme "ftp" is not supported; a parent proxy is http:// or https://"#)
+        #expect(
+            LarderConfigFile.problem(parsing: #"{"upstreamProxy": 3128}"#)
+                == #"larder.json:1: upstreamProxy: expected a proxy URL such as "http://squid.lan:3128", or "none" but found 3128"#)
+    }
+}

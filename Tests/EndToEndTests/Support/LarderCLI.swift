@@ -11,11 +11,19 @@ enum LarderCLI {
 
     /// Runs `larder ARGUMENTS` (or another `executable` of this build) to completion; with a
     /// `timeout`, a process still running then is terminated (so a command expected to exit at
-    /// once cannot hang the suite).
-    static func run(_ arguments: [String], executable: String = LarderProcess.binary, timeout: Duration? = nil) async throws -> Result {
+    /// once cannot hang the suite). The proxy variables of the test's own environment are removed
+    /// (Larder would honour them), and `environment` is added.
+    static func run(
+        _ arguments: [String], executable: String = LarderProcess.binary, environment: [String: String] = [:], timeout: Duration? = nil
+    ) async throws -> Result {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for name in LarderProcess.proxyVariables {
+            merged.removeValue(forKey: name)
+        }
+        process.environment = merged.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

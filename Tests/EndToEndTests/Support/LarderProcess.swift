@@ -32,6 +32,12 @@ final class LarderProcess: @unchecked Sendable {
         return path
     }
 
+    /// The environment variables that would send Larder's upstream requests through a parent proxy
+    /// (tests give `--upstream-proxy` instead).
+    static let proxyVariables = [
+        "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+    ]
+
     /// Starts `larder serve --port 0 --cache-dir DIR ARGS` and waits until it listens.
     init(serve arguments: [String] = [], cacheDirectory: String? = nil) async throws {
         self.cacheDirectory = cacheDirectory ?? Self.temporaryDirectory()
@@ -41,7 +47,7 @@ final class LarderProcess: @unchecked Sendable {
         self.process.executableURL = URL(fileURLWithPath: Self.binary)
         self.process.arguments = ["serve", "--port", "0", "--cache-dir", self.cacheDirectory, "--log-level", "notice"] + arguments
         var environment = ProcessInfo.processInfo.environment
-        for name in ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+        for name in Self.proxyVariables {
             environment.removeValue(forKey: name)
         }
         self.process.environment = environment

@@ -1,0 +1,164 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// `--host ADDRESS --allow CIDR` ("a shared box for a classroom") with real clients on another
+/// network: two network namespaces the test creates, each joined to this machine by a veth pair,
+/// in 10.213.N.0/24 and 10.213.N+1.0/24 (N from the process id). Larder listens on this
+/// machine's address in the first and allows only that network.
+///
+/// It needs root and `ip` (iproute2), as CI has. Without them it fails saying so, unless
+/// `LARDER_SKIP_NETNS=1` is set, which skips it on purpose.
+@Suite("End to end: LAN mode with clients in network namespaces", .serialized)
+struct LANModeTests {
+    /// One client network: a namespace joined to this machine by a veth pair.
+    struct ClientNetwork {
+        var namespace: String
+        var hostInterface: String
+        /// This machine's address on the network.
+        var hostAddress: String
+        /// The client's address.
+        var clientAddress: String
+        var subnet: String
+    }
+
+    /// Runs a command to its end, returning its status and standard output; never throws for a
+    /// non-zero status (cleanup runs whatever failed).
+    @discardableResult
+    static func run(_ arguments: [String]) -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        for name in LarderProcess.proxyVariables {
+            environment.removeValue(forKey: name)
+        }
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        do {
+            try process.run()
+        } catch {
+            return (-1, "", "\(error)")
+        }
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+
+    /// Creates the namespace and its veth pair, addressed and up, with a default route to this machine.
+    static func create(_ network: ClientNetwork) throws {
+        let peer = network.hostInterface + "n"
+        for command in [
+            ["ip", "netns", "add", network.namespace],
+            ["ip", "link", "add", network.hostInterface, "type", "veth", "peer", "name", peer],
+            ["ip", "link", "set", peer, "netns", network.namespace],
+            ["ip", "addr", "add", network.hostAddress + "/24", "dev", network.hostInterface],
+            ["ip", "link", "set", network.hostInterface, "up"],
+            ["ip", "-n", network.namespace, "addr", "add", network.clientAddress + "/24", "dev", peer],
+            ["ip", "-n", network.namespace, "link", "set", peer, "up"],
+            ["ip", "-n", network.namespace, "link", "set", "lo", "up"],
+            ["ip", "-n", network.namespace, "route", "add", "default", "via", network.hostAddress],
+        ] {
+            let result = Self.run(command)
+            guard result.status == 0 else {
+                throw E2EError("\(command.joined(separator: " ")) failed (\(result.status)): \(result.error)")
+            }
+        }
+    }
+
+    /// Removes the namespace (which takes its end of the veth pair, and so the pair) and the host
+    /// end if it is still there.
+    static func remove(_ network: ClientNetwork) {
+        Self.run(["ip", "netns", "del", network.namespace])
+        Self.run(["ip", "link", "del", network.hostInterface])
+    }
+
+    /// `curl` run inside `network`'s namespace: the status of the last answer, its headers and body.
+    static func curl(in network: ClientNetwork, _ arguments: [String]) -> (status: Int, head: String, body: String, error: String) {
+        let result = Self.run(
+            ["ip", "netns", "exec", network.namespace, "curl", "-sS", "--max-time", "20", "-D", "-", "-o", "/dev/stdout"] + arguments)
+        let parts = result.output.components(separatedBy: "\r\n\r\n")
+        let head = parts.first ?? ""
+        let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, head, parts.dropFirst().joined(separator: "\r\n\r\n"), result.error)
+    }
+
+    @Test(
+        "allowed clients are served (a proxied fetch and a hit), others get 403 at once; /dev/offline controls only from the allowed network and Larder's own address",
+        .enabled(if: ProcessInfo.processInfo.environment["LARDER_SKIP_NETNS"] != "1", "LARDER_SKIP_NETNS=1 skips it")
+    )
+    func classroom() async throws {
+        guard getuid() == 0, Self.run(["ip", "-V"]).status == 0 else {
+            Issue.record(
+                "LAN mode's test needs root and ip (iproute2) to create network namespaces; run it as root (CI does) or set LARDER_SKIP_NETNS=1 to skip it"
+            )
+            return
+        }
+        let pid = Int(getpid())
+        let third = (pid % 120) * 2 + 10
+        let allowed = ClientNetwork(
+            namespace: "larder-a-\(pid)", hostInterface: "lra\(pid % 10_000_000)", hostAddress: "10.213.\(third).1",
+            clientAddress: "10.213.\(third).2", subnet: "10.213.\(third).0/24")
+        let other = ClientNetwork(
+            namespace: "larder-b-\(pid)", hostInterface: "lrb\(pid % 10_000_000)", hostAddress: "10.213.\(third + 1).1",
+            clientAddress: "10.213.\(third + 1).2", subnet: "10.213.\(third + 1).0/24")
+        for network in [allowed, other] {
+            Self.remove(network)
+        }
+        defer {
+            for network in [allowed, other] {
+                Self.remove(network)
+            }
+        }
+        try Self.create(allowed)
+        try Self.create(other)
+
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.stop() } }
+        origin.setRoute(
+            "/lesson.html", .text("<p>today's lesson</p>", contentType: "text/html", headers: [("Cache-Control", "max-age=600")]))
+        let larder = try await LarderProcess(serve: ["--host", allowed.hostAddress, "--allow", allowed.subnet])
+        defer { Task { await larder.tearDown() } }
+        let proxy = "http://\(allowed.hostAddress):\(larder.port)"
+
+        // An allowed client: a proxied fetch, then a hit.
+        let first = Self.curl(in: allowed, ["-x", proxy, origin.url("/lesson.html")])
+        #expect(first.status == 200, "\(first.error)")
+        #expect(first.body == "<p>today's lesson</p>")
+        #expect(first.head.lowercased().contains("fwd=uri-miss"), "\(first.head)")
+        await entriesStored(in: larder)
+        let hit = Self.curl(in: allowed, ["-x", proxy, origin.url("/lesson.html")])
+        #expect(hit.status == 200)
+        #expect(hit.body == "<p>today's lesson</p>")
+        #expect(hit.head.lowercased().contains("cache-status: larder; hit"), "\(hit.head)")
+        #expect(origin.requestCount("/lesson.html") == 1)
+
+        // A client on the other network reaches the same address and is answered 403 at once.
+        let refused = Self.curl(in: other, ["-x", proxy, origin.url("/lesson.html")])
+        #expect(refused.status == 403, "\(refused.head) \(refused.error)")
+        #expect(refused.body.contains("--allow"), "\(refused.body)")
+        #expect(origin.requestCount("/lesson.html") == 1)
+
+        // Controls: from the allowed network with Larder's own address as Origin; never from a
+        // page elsewhere, never from the other network.
+        let control = proxy + "/dev/offline/actions/offline"
+        let foreign = Self.curl(in: allowed, ["-X", "POST", "-H", "Origin: http://games.example", "--data", "offline=on", control])
+        #expect(foreign.status == 403, "\(foreign.head)")
+        let fromOther = Self.curl(in: other, ["-X", "POST", "-H", "Origin: \(proxy)", "--data", "offline=on", control])
+        #expect(fromOther.status == 403, "\(fromOther.head)")
+        let offlineBefore = Self.curl(in: allowed, ["-x", proxy, origin.url("/not-cached.html")])
+        #expect(offlineBefore.status == 404, "online: the origin's own 404 (\(offlineBefore.head))")
+
+        let own = Self.curl(in: allowed, ["-X", "POST", "-H", "Origin: \(proxy)", "--data", "offline=on", control])
+        #expect(own.status == 303, "\(own.head)")
+        let offline = Self.curl(in: allowed, ["-x", proxy, origin.url("/never-fetched.html")])
+        #expect(offline.status == 504, "offline mode is on: \(offline.head)")
+        #expect(origin.requestCount("/never-fetched.html") == 0)
+        let cached = Self.curl(in: allowed, ["-x", proxy, origin.url("/lesson.html")])
+        #expect(cached.body == "<p>today's lesson</p>")
+    }
+}

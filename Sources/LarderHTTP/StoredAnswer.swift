@@ -203,7 +203,8 @@ public struct StoredAnswer: Sendable, Hashable {
         else {
             return nil
         }
-        var headers = Self.storedHeaders(stored.headers)
+        // The part's own Content-Range says what is stored; the answer says what it sends.
+        var headers = Self.storedHeaders(stored.headers).filter { !$0.hasName("content-range") }
         headers.append(HeaderField(name: "content-range", value: ByteRangeRequest.contentRange(range, length: partial.length)))
         headers.append(HeaderField(name: "content-length", value: String(range.count)))
         return StoredAnswer(

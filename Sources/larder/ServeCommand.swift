@@ -201,7 +201,9 @@ struct ServeCommand: AsyncParsableCommand {
         configFile.apply(to: &larderConfiguration.precache)
         let trust = self.upstreamCA.trust
         let parent = try self.parentProxy(configured: configFile.upstreamProxy, logger: logger)
-        larderConfiguration.upstream = { logger in try UpstreamClient.curl(configuration: .init(trust: trust, proxy: parent), logger: logger) }
+        larderConfiguration.upstream = { logger in
+            try UpstreamClient.curl(configuration: .init(trust: trust, proxy: parent), logger: logger)
+        }
         larderConfiguration.interceptsHTTPS = !self.noIntercept
         larderConfiguration.tunnelHosts = configFile.tunnelHosts + self.tunnel
         larderConfiguration.eventLoops = self.eventLoops

@@ -41,13 +41,7 @@ struct PackTests {
         #expect(try await self.readiness(cacheB) == ["shell": "ready", "flipart": "ready", "wordbox": "ready", "retired": "skipped"])
 
         let larder = try await LarderProcess(cacheDirectory: cacheB)
-        for path in try DemoSite.listedFiles() + ["index.html", "about.html", "runtime.html", "games/flipart/offline.meta.json"] {
-            let response = try await Curl.run(origin.url("/" + path), proxy: larder.proxyURL)
-            let expected = try Data(contentsOf: URL(fileURLWithPath: DemoSite.root + "/" + path))
-            #expect(response.status == 200, "\(path)")
-            #expect(Bytes(response.body) == Bytes(expected), "\(path) differs")
-            #expect(response.header("cache-status")?.hasPrefix("larder; hit") == true, "\(path): \(response.header("cache-status") ?? "-")")
-        }
+        try await DemoSite.expectServedFromCache(origin: origin, proxy: larder.proxyURL)
         await larder.stop()
 
         let again = try await LarderCLI.run(["pack", "import", directory + "/games.pack", "--cache-dir", cacheB])

@@ -1,5 +1,6 @@
 import Foundation
 import LarderTestSupport
+import Testing
 
 /// Runs a one-shot `larder` subcommand (precache, status...) to completion.
 enum LarderCLI {
@@ -72,5 +73,17 @@ enum DemoSite {
             files += (object?["files"] as? [String] ?? []).map { base + $0 }
         }
         return files
+    }
+
+    /// Expects every listed file and the pages of the demo answered by the proxy at `proxy` as
+    /// cache hits, with the bytes the site holds (the origin may be stopped).
+    static func expectServedFromCache(origin: TestOrigin, proxy: String) async throws {
+        for path in try Self.listedFiles() + ["index.html", "about.html", "runtime.html", "games/flipart/offline.meta.json"] {
+            let response = try await Curl.run(origin.url("/" + path), proxy: proxy)
+            let expected = try Data(contentsOf: URL(fileURLWithPath: Self.root + "/" + path))
+            #expect(response.status == 200, "\(path)")
+            #expect(Bytes(response.body) == Bytes(expected), "\(path) differs")
+            #expect(response.header("cache-status")?.hasPrefix("larder; hit") == true, "\(path): \(response.header("cache-status") ?? "-")")
+        }
     }
 }

@@ -44,13 +44,18 @@ func checkRoundTrip(_ date: Date, from origin: String) {
     let parts = formatted.dropLast(4).split(separator: " ").map(String.init)
     precondition(parts.count == 5, "\(origin) formats as \(formatted)")
     let (weekday, day, month, year, time) = (parts[0].dropLast(), parts[1], parts[2], parts[3], parts[4])
-    // Read by the general path, not the fixed-position one.
+    // Names in any case read the same; a separator other than the grammar's one space is no date.
+    let lowered = formatted.lowercased()
+    precondition(HTTPDate.parse(lowered) == date, "\(lowered.debugDescription) reads differently from \(formatted)")
     let spaced = "\(weekday),  \(day) \(month) \(year) \(time) GMT"
-    precondition(HTTPDate.parse(spaced) == date, "\(spaced.debugDescription) reads differently from \(formatted)")
+    precondition(HTTPDate.parse(spaced) == nil, "\(spaced.debugDescription) is read as a date")
     let asctime = "\(weekday) \(month) \(day.count == 2 && day.hasPrefix("0") ? " " + day.dropFirst() : day) \(time) \(year)"
     precondition(HTTPDate.parse(asctime) == date, "\(asctime.debugDescription) reads differently from \(formatted)")
     if let fullYear = Int(year), (1970...2069).contains(fullYear) {
-        let rfc850 = "\(weekday)day, \(day)-\(month)-\(year.suffix(2)) \(time) GMT"
+        let longNames = [
+            "Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday", "Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday",
+        ]
+        let rfc850 = "\(longNames[String(weekday)] ?? ""), \(day)-\(month)-\(year.suffix(2)) \(time) GMT"
         precondition(HTTPDate.parse(rfc850) == date, "\(rfc850.debugDescription) reads differently from \(formatted)")
     }
 }

@@ -81,9 +81,10 @@ final class RunningLarder: Sendable {
             connector: client.connector,
             background: BackgroundWork(),
             precacheUpstream: client.precache?.upstream,
-            precacheJobs: { upstream in
+            precacheJobs: { upstream, clients in
                 var options = configuration.precache
                 options.queryFilter = proxy.queryFilter
+                options.pauseBeforeDownload = { clients.isBusy() ? PrecacheOptions.pauseWhileClientsBusy : .zero }
                 let made = PrecacheJobs(runner: PrecacheRunner(store: store, upstream: upstream, options: options, logger: logger))
                 jobs = made
                 return made

@@ -260,6 +260,10 @@ public final class PrecacheRunner: Sendable {
                         var waiting = 0
                         while let (_, item) = await queue.take() {
                             let (position, fetch) = item
+                            if let pause = self.options.pauseBeforeDownload?(), pause > .zero {
+                                // Cancelled: the download below ends at once too.
+                                try? await Task.sleep(for: pause)
+                            }
                             switch await self.download(fetch, position: position, limiter: limiter) {
                             case .failure(let failure):
                                 await finish(fetch, .failure(failure))

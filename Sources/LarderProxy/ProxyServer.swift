@@ -53,7 +53,8 @@ public final class ProxyServer: Service, Sendable {
     public let writeReplayer: WriteReplayer
 
     /// Creates a server; nothing listens until `run()`. `precacheJobs` is given the upstream its
-    /// jobs fetch through: `precacheUpstream` when there is one, else the proxy's own.
+    /// jobs fetch through (`precacheUpstream` when there is one, else the proxy's own) and how busy
+    /// the clients are, for the jobs to yield to them.
     public init(
         configuration: ProxyConfiguration,
         store: Store,
@@ -61,7 +62,7 @@ public final class ProxyServer: Service, Sendable {
         connector: UpstreamConnector,
         background: BackgroundWork,
         precacheUpstream: (any Upstream)? = nil,
-        precacheJobs: (any Upstream) -> any PrecacheJobQueue,
+        precacheJobs: (any Upstream, ClientActivity) -> any PrecacheJobQueue,
         interception: Interception? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "larder.proxy"),
@@ -90,7 +91,10 @@ public final class ProxyServer: Service, Sendable {
         )
         // Precache jobs fetch through their own client when given one (a low-priority one, so
         // that their transfers yield to the proxy's).
-        self.precacheJobs = precacheJobs(precacheUpstream.map { FailureCountingUpstream(base: $0, metrics: metrics) } ?? upstream)
+        self.precacheJobs = precacheJobs(
+            precacheUpstream.map { FailureCountingUpstream(base: $0, metrics: metrics) } ?? upstream,
+            ClientActivity(statistics: self.statistics)
+        )
         self.declaredRequests = DeclaredRequestScheduler(
             requests: configuration.declaredRequests,
             runner: DeclaredRequestRunner(

@@ -58,6 +58,7 @@ public final class ProxyStatistics: Sendable {
 
     private struct State {
         var counts: [Outcome: Int] = [:]
+        var answered = 0
         var recent: [RecentRequest] = []
         var nextSlot = 0
     }
@@ -77,6 +78,7 @@ public final class ProxyStatistics: Sendable {
     public func record(_ request: RecentRequest) {
         self.state.withLock { state in
             state.counts[request.outcome, default: 0] += 1
+            state.answered += 1
             if state.recent.count < self.recentCapacity {
                 state.recent.append(request)
             } else {
@@ -84,6 +86,11 @@ public final class ProxyStatistics: Sendable {
             }
             state.nextSlot = (state.nextSlot + 1) % self.recentCapacity
         }
+    }
+
+    /// Answers so far, of every outcome.
+    public var answered: Int {
+        self.state.withLock { $0.answered }
     }
 
     /// Answers so far by outcome.

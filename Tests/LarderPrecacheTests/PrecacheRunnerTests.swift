@@ -99,6 +99,38 @@ struct PrecacheRunnerTests {
         }
     }
 
+    @Test("each download first waits what pauseBeforeDownload says (the proxy's clients busy), then starts; zero waits nothing")
+    func pauseBeforeDownload() async throws {
+        let files = (0..<8).map { "a/f\($0).js" }
+        let upstream = FakeUpstream(latency: .zero) { url, _ in
+            if url.hasSuffix("/a/offline.meta.json") { return Self.manifest(files) }
+            if url.hasSuffix("metadata.json") { return .status(404) }
+            return .ok(url)
+        }
+        for pause in [Duration.milliseconds(40), .zero] {
+            try await Self.withStore { store in
+                let asked = Atomic<Int>(0)
+                var options = Self.fastOptions()
+                options.concurrency = 2
+                options.pauseBeforeDownload = {
+                    asked.add(1, ordering: .relaxed)
+                    return pause
+                }
+                let started = ContinuousClock.now
+                let report = await PrecacheRunner(store: store, upstream: upstream, options: options)
+                    .run(GamesList.parse("http://h.example/a\n", source: "t"))
+                let elapsed = ContinuousClock.now - started
+                #expect(report.succeeded)
+                #expect(report.downloaded == files.count)
+                // Asked once per download, not for the manifest.
+                #expect(asked.load(ordering: .relaxed) == files.count)
+                // Two at once, each paused before its download: at least four pauses one after
+                // another (a lower bound only: a busy machine makes it longer, never shorter).
+                #expect(elapsed >= pause * 4)
+            }
+        }
+    }
+
     @Test("files a new manifest no longer lists are removed; those another game lists stay")
     func cleanupAfterManifestChange() async throws {
         let version = ManifestVersion()

@@ -43,7 +43,7 @@ struct InProcessProxy: Sendable {
             upstream: upstream,
             connector: try UpstreamConnector(trust: UpstreamTrust()),
             background: background,
-            precacheJobs: { _ in QueuedPrecacheJobs() },
+            precacheJobs: { _, _ in QueuedPrecacheJobs() },
             logger: Logger(label: "test"),
             onListening: { address in
                 listening.continuation.yield(address.port ?? 0)

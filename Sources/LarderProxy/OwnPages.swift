@@ -12,14 +12,19 @@ struct OwnPages: Sendable {
     /// Larder's CA certificate, served at /ca.pem; nil when HTTPS interception is off.
     let caCertificatePEM: String?
 
-    /// Serves `path`, or a 404 page.
-    func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, writer: ResponseWriter) async throws -> Int {
+    /// Serves `path`, or a 404 page. `clientIsLoopback`: whether the connection comes from this
+    /// machine (loopback spellings of Larder's origin are its own only then).
+    func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool, writer: ResponseWriter) async throws
+        -> Int
+    {
         let isHead = request.method == .HEAD
         if path == PrecacheAPI.path || path.hasPrefix(PrecacheAPI.path + "/") {
-            return try await self.precache.respond(path: path, request: request, body: body, writer: writer)
+            return try await self.precache.respond(
+                path: path, request: request, body: body, clientIsLoopback: clientIsLoopback, writer: writer)
         }
         if DevOfflinePages.handles(path) {
-            let response = await self.devOffline.respond(path: path, query: Self.query(of: request.uri), request: request, body: body)
+            let response = await self.devOffline.respond(
+                path: path, query: Self.query(of: request.uri), request: request, body: body, clientIsLoopback: clientIsLoopback)
             try await writer.complete(response.status, headers: response.headers, body: response.body, isHead: isHead)
             return Int(response.status.code)
         }

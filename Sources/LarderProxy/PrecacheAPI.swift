@@ -9,7 +9,8 @@ import NIOHTTP1
 /// `CACHE_GAME_URLS`.
 ///
 /// The body is JSON `{"urls": [...]}` or text lines, with the grammar of games.txt. A request
-/// without `Origin` (curl, a native app) or from the proxy's own origin may list any URL; a web
+/// without `Origin` (curl, a native app) or from the proxy's own origin may list any URL (a client
+/// on another machine with a loopback `Origin` is not on the proxy's origin: ``SameOriginCheck``); a web
 /// page on another origin may only list URLs of its own origin (so a page cannot make Larder
 /// fetch someone else's site), and gets CORS headers for that origin.
 struct PrecacheAPI: Sendable {
@@ -23,10 +24,14 @@ struct PrecacheAPI: Sendable {
     /// `http://127.0.0.1:PORT` and the other spellings of this proxy's own origin.
     let ownOrigins: Set<String>
 
-    func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, writer: ResponseWriter) async throws -> Int {
+    /// Answers `request`; `clientIsLoopback` says whether the connection comes from this machine.
+    func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool, writer: ResponseWriter) async throws
+        -> Int
+    {
         let origin = request.headers.first(name: "origin")
+        let isOwnOrigin = origin.map { SameOriginCheck.isOwn($0, in: self.ownOrigins, clientIsLoopback: clientIsLoopback) } ?? false
         var cors = HTTPHeaders()
-        if let origin, !self.ownOrigins.contains(origin) {
+        if let origin, !isOwnOrigin {
             cors.add(name: "Access-Control-Allow-Origin", value: origin)
             cors.add(name: "Vary", value: "Origin")
         }
@@ -39,7 +44,7 @@ struct PrecacheAPI: Sendable {
             try await writer.complete(.noContent, headers: headers, body: "")
             return 204
         case (.POST, Self.path):
-            return try await self.submit(request: request, body: body, origin: origin, cors: cors, writer: writer)
+            return try await self.submit(request: request, body: body, origin: origin, isOwnOrigin: isOwnOrigin, cors: cors, writer: writer)
         case (.GET, _) where path.hasPrefix(Self.path + "/"):
             let id = String(path.dropFirst(Self.path.count + 1))
             guard let status = self.jobs.status(id) else {
@@ -55,7 +60,9 @@ struct PrecacheAPI: Sendable {
         }
     }
 
-    private func submit(request: HTTPRequestHead, body: ByteBuffer, origin: String?, cors: HTTPHeaders, writer: ResponseWriter) async throws
+    private func submit(
+        request: HTTPRequestHead, body: ByteBuffer, origin: String?, isOwnOrigin: Bool, cors: HTTPHeaders, writer: ResponseWriter
+    ) async throws
         -> Int
     {
         let lines: [String]
@@ -70,7 +77,7 @@ struct PrecacheAPI: Sendable {
         switch try await self.jobs.submit(
             lines: lines, source: "request", requestedBy: origin, store: self.store,
             allowed: { url in
-                origin == nil || self.ownOrigins.contains(origin!) || url.origin == origin
+                origin == nil || isOwnOrigin || url.origin == origin
             })
         {
         case .nothingToPrecache(let problems):

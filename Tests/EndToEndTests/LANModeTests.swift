@@ -150,6 +150,19 @@ struct LANModeTests {
         #expect(foreign.status == 403, "\(foreign.head)")
         let fromOther = Self.curl(in: other, ["-X", "POST", "-H", "Origin: \(proxy)", "--data", "offline=on", control])
         #expect(fromOther.status == 403, "\(fromOther.head)")
+        // A page on the allowed client's own localhost at Larder's port: that is the client's
+        // machine, not Larder, so neither the controls nor the precache API take it as Larder's.
+        for localhost in ["http://127.0.0.1:\(larder.port)", "http://localhost:\(larder.port)"] {
+            let fromItsLocalhost = Self.curl(in: allowed, ["-X", "POST", "-H", "Origin: \(localhost)", "--data", "offline=on", control])
+            #expect(fromItsLocalhost.status == 403, "\(localhost): \(fromItsLocalhost.head)")
+            let precache = Self.curl(
+                in: allowed,
+                [
+                    "-X", "POST", "-H", "Origin: \(localhost)", "-H", "Content-Type: application/json",
+                    "--data", "{\"urls\": [\"\(origin.url("/lesson.html"))\"]}", proxy + "/dev/offline/precache",
+                ])
+            #expect(precache.status == 403, "\(localhost): \(precache.head) \(precache.body)")
+        }
         let offlineBefore = Self.curl(in: allowed, ["-x", proxy, origin.url("/not-cached.html")])
         #expect(offlineBefore.status == 404, "online: the origin's own 404 (\(offlineBefore.head))")
 

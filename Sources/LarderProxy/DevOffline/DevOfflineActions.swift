@@ -35,7 +35,9 @@ struct DevOfflineActions {
     /// The longest flash message shown.
     static let maximumFlashLength = 300
 
-    func respond(name: String, request: HTTPRequestHead, body: ByteBuffer) async throws -> DevOfflinePages.Response {
+    /// Runs the control `name`; `clientIsLoopback` says whether the connection comes from this machine.
+    func respond(name: String, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool) async throws -> DevOfflinePages.Response
+    {
         guard request.method == .POST else {
             var response = self.pages.notice(
                 .methodNotAllowed,
@@ -45,7 +47,7 @@ struct DevOfflineActions {
             response.headers.add(name: "Allow", value: "POST")
             return response
         }
-        if let reason = self.pages.originCheck.refusal(for: request) {
+        if let reason = self.pages.originCheck.refusal(for: request, clientIsLoopback: clientIsLoopback) {
             return self.pages.notice(.forbidden, heading: "Refused: not from Larder's own page", paragraphs: [reason])
         }
         let contentType = request.headers.first(name: "content-type")?.lowercased() ?? ""

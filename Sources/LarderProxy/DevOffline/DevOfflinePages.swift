@@ -60,9 +60,10 @@ struct DevOfflinePages: Sendable {
     }
 
     /// Answers a request for `path` (with the raw `query` of its target).
-    func respond(path: String, query: String?, request: HTTPRequestHead, body: ByteBuffer) async -> Response {
+    func respond(path: String, query: String?, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool) async -> Response {
         do {
-            return try await self.route(path: path, query: FormFields(query), request: request, body: body)
+            return try await self.route(
+                path: path, query: FormFields(query), request: request, body: body, clientIsLoopback: clientIsLoopback)
         } catch {
             return self.notice(
                 .internalServerError,
@@ -72,11 +73,14 @@ struct DevOfflinePages: Sendable {
         }
     }
 
-    private func route(path: String, query: FormFields, request: HTTPRequestHead, body: ByteBuffer) async throws -> Response {
+    private func route(path: String, query: FormFields, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool) async throws
+        -> Response
+    {
         let actionsPrefix = Self.root + "/actions/"
         if path.hasPrefix(actionsPrefix) {
             let actions = DevOfflineActions(pages: self)
-            return try await actions.respond(name: String(path.dropFirst(actionsPrefix.count)), request: request, body: body)
+            return try await actions.respond(
+                name: String(path.dropFirst(actionsPrefix.count)), request: request, body: body, clientIsLoopback: clientIsLoopback)
         }
         guard request.method == .GET || request.method == .HEAD else {
             var response = self.notice(

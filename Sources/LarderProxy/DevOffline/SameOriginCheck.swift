@@ -10,7 +10,10 @@ import NIOHTTP1
 /// A request is accepted when its `Origin` (or, without one, its `Referer`) is an `http` origin of
 /// this proxy: `127.0.0.1`, `localhost`, `[::1]` or the listen address at the proxy's port, or the
 /// authority the request itself was addressed to (which routing has already checked is this proxy,
-/// e.g. a LAN address with `--allow`). `Origin: null` (sandboxed frames, `no-referrer` pages) is
+/// e.g. a LAN address with `--allow`). For a client on another machine (LAN mode), `127.0.0.1`,
+/// `localhost` and `[::1]` name that machine, not Larder: a page on its own localhost at Larder's
+/// port must not press Larder's controls, so loopback spellings count only for clients on this
+/// machine. `Origin: null` (sandboxed frames, `no-referrer` pages) is
 /// refused. A `Sec-Fetch-Site` other than `same-origin` or `none` is refused as well.
 ///
 /// A POST with neither `Origin` nor `Referer` is refused: every current browser sends `Origin` with a
@@ -32,11 +35,15 @@ struct SameOriginCheck: Sendable {
         self.ownAuthorities = Set(ownOrigins.compactMap { Self.httpAuthority($0) })
     }
 
-    /// Nil when `request` may run a control, else why not (for the 403 page).
-    func refusal(for request: HTTPRequestHead) -> String? {
+    /// Nil when `request` may run a control, else why not (for the 403 page). `clientIsLoopback`:
+    /// whether the connection comes from this machine.
+    func refusal(for request: HTTPRequestHead, clientIsLoopback: Bool) -> String? {
         var accepted = self.ownAuthorities
         if let addressed = Self.addressedAuthority(request) {
             accepted.insert(addressed)
+        }
+        if !clientIsLoopback {
+            accepted = accepted.filter { !CIDR.isLoopback(host: $0.host) }
         }
         if let site = request.headers.first(name: "sec-fetch-site")?.lowercased(), site != "same-origin", site != "none" {
             return
@@ -62,6 +69,14 @@ struct SameOriginCheck: Sendable {
         let preferred = self.ownAuthorities.first { $0.host == "127.0.0.1" } ?? self.ownAuthorities.first
         guard let preferred else { return "http://127.0.0.1:PORT" }
         return "http://\(preferred.host.contains(":") ? "[\(preferred.host)]" : preferred.host):\(preferred.port)"
+    }
+
+    /// Whether `origin` is one of `ownOrigins` (spellings of this proxy's origin) for a client on
+    /// this machine (`clientIsLoopback`) or elsewhere, for which loopback spellings name its own
+    /// machine instead.
+    static func isOwn(_ origin: String, in ownOrigins: Set<String>, clientIsLoopback: Bool) -> Bool {
+        guard ownOrigins.contains(origin) else { return false }
+        return clientIsLoopback || !(Self.httpAuthority(origin).map { CIDR.isLoopback(host: $0.host) } ?? false)
     }
 
     /// The `(host, port)` of an `http://` origin or URL; nil for any other scheme, `null` or garbage.

@@ -121,7 +121,8 @@ final class DevOfflineFixture: Sendable {
         }
         let head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: fields)
         let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
-        return await self.pages.respond(path: path, query: OwnPages.query(of: target), request: head, body: ByteBuffer(string: body))
+        return await self.pages.respond(
+            path: path, query: OwnPages.query(of: target), request: head, body: ByteBuffer(string: body), clientIsLoopback: true)
     }
 
     /// The JSON body of `response`.

@@ -30,10 +30,11 @@ public struct PrecacheOptions: Sendable {
     public var clock: @Sendable () -> Date = { Date() }
 
     /// What each download of a precache job inside the proxy waits before it starts while the
-    /// proxy's clients are busy: with the default 8 at once, at most about 500 downloads start a
-    /// second, at well under a core's quarter for small files (Benchmarks/RESULTS.md, "Hits
-    /// while a precache runs"); a big file's own transfer time dwarfs it.
-    public static let pauseWhileClientsBusy: Duration = .milliseconds(16)
+    /// proxy's clients are busy: with the default 8 at once, at most about 250 downloads start a
+    /// second, about a tenth of a core for small files (16 ms left the client half its answers
+    /// when the whole machine ran at nice 10: Benchmarks/RESULTS.md, "Hits while a precache runs
+    /// in the proxy"); a big file's own transfer time dwarfs it.
+    public static let pauseWhileClientsBusy: Duration = .milliseconds(32)
 
     /// The defaults: 8 downloads at once, at most 6 per host, no delay, 3 tries.
     public init() {}

@@ -58,7 +58,6 @@ public final class ProxyStatistics: Sendable {
 
     private struct State {
         var counts: [Outcome: Int] = [:]
-        var answered = 0
         var recent: [RecentRequest] = []
         var nextSlot = 0
     }
@@ -78,7 +77,6 @@ public final class ProxyStatistics: Sendable {
     public func record(_ request: RecentRequest) {
         self.state.withLock { state in
             state.counts[request.outcome, default: 0] += 1
-            state.answered += 1
             if state.recent.count < self.recentCapacity {
                 state.recent.append(request)
             } else {
@@ -90,7 +88,7 @@ public final class ProxyStatistics: Sendable {
 
     /// Answers so far, of every outcome.
     public var answered: Int {
-        self.state.withLock { $0.answered }
+        self.state.withLock { $0.counts.values.reduce(0, +) }
     }
 
     /// Answers so far by outcome.

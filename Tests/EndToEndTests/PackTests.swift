@@ -13,15 +13,21 @@ struct PackTests {
         return Dictionary(uniqueKeysWithValues: games.map { ($0["slug"] as? String ?? "", $0["readiness"] as? String ?? "") })
     }
 
-    @Test("a pack from one cache makes the games ready offline in a fresh one; again is a no-op; an older pack keeps newer copies")
-    func exportAndImportOffline() async throws {
+    /// The demo site's origin, a temporary folder (the caller removes it) and the demo games list
+    /// written in it.
+    private func demoOrigin() async throws -> (origin: TestOrigin, directory: String, list: String) {
         let origin = try await TestOrigin.start()
         origin.serveDirectory(DemoSite.root)
         let directory = LarderProcess.temporaryDirectory()
+        return (origin, directory, try DemoSite.gamesList(for: origin.baseURL, in: directory))
+    }
+
+    @Test("a pack from one cache makes the games ready offline in a fresh one; again is a no-op; an older pack keeps newer copies")
+    func exportAndImportOffline() async throws {
+        let (origin, directory, list) = try await self.demoOrigin()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cacheA = directory + "/a"
         let cacheB = directory + "/b"
-        let list = try DemoSite.gamesList(for: origin.baseURL, in: directory)
         let precache = try await LarderCLI.run(["precache", list, "--cache-dir", cacheA])
         #expect(precache.exitCode == 0, "\(precache.stdout)\n\(precache.stderr)")
 
@@ -52,13 +58,10 @@ struct PackTests {
 
     @Test("an older pack imported over a newer version keeps the newer one")
     func olderPackKeepsNewer() async throws {
-        let origin = try await TestOrigin.start()
-        origin.serveDirectory(DemoSite.root)
-        let directory = LarderProcess.temporaryDirectory()
+        let (origin, directory, list) = try await self.demoOrigin()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cacheA = directory + "/a"
         let cacheB = directory + "/b"
-        let list = try DemoSite.gamesList(for: origin.baseURL, in: directory)
         #expect(try await LarderCLI.run(["precache", list, "--cache-dir", cacheA]).exitCode == 0)
         #expect(try await LarderCLI.run(["pack", "export", list, "-o", directory + "/old.pack", "--cache-dir", cacheA]).exitCode == 0)
         // A new deploy of the game's page: fetched again by the next run.

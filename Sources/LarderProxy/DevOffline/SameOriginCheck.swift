@@ -25,6 +25,12 @@ struct SameOriginCheck: Sendable {
     struct Authority: Hashable, Sendable {
         var host: String
         var port: Int
+
+        /// Whether this authority of the proxy's names the proxy for a client on this machine
+        /// (`forLoopbackClient`) or elsewhere, for which loopback spellings name its own machine.
+        func namesThisProxy(forLoopbackClient: Bool) -> Bool {
+            forLoopbackClient || !CIDR.isLoopback(host: self.host)
+        }
     }
 
     /// The proxy's own `http` origins, e.g. `http://127.0.0.1:8080`.
@@ -42,9 +48,7 @@ struct SameOriginCheck: Sendable {
         if let addressed = Self.addressedAuthority(request) {
             accepted.insert(addressed)
         }
-        if !clientIsLoopback {
-            accepted = accepted.filter { !CIDR.isLoopback(host: $0.host) }
-        }
+        accepted = accepted.filter { $0.namesThisProxy(forLoopbackClient: clientIsLoopback) }
         if let site = request.headers.first(name: "sec-fetch-site")?.lowercased(), site != "same-origin", site != "none" {
             return
                 "The browser says this request comes from another site (Sec-Fetch-Site: \(site)). Use the buttons on Larder's own /dev/offline page."
@@ -76,7 +80,7 @@ struct SameOriginCheck: Sendable {
     /// machine instead.
     static func isOwn(_ origin: String, in ownOrigins: Set<String>, clientIsLoopback: Bool) -> Bool {
         guard ownOrigins.contains(origin) else { return false }
-        return clientIsLoopback || !(Self.httpAuthority(origin).map { CIDR.isLoopback(host: $0.host) } ?? false)
+        return Self.httpAuthority(origin)?.namesThisProxy(forLoopbackClient: clientIsLoopback) ?? clientIsLoopback
     }
 
     /// The `(host, port)` of an `http://` origin or URL; nil for any other scheme, `null` or garbage.

@@ -60,8 +60,15 @@ enum Chromium {
     }
 
     /// Runs `process` (Chromium, or a driver that starts it) with `home` as HOME and no proxy
-    /// variables, killed after `timeout`; what it printed.
+    /// variables, killed after `timeout`; what it printed. Never while another test changes the
+    /// machine's network (``HostNetworkChanges``).
     static func run(_ process: ChildProcess, home: String, timeout: Duration) async throws -> Result {
+        try await HostNetworkChanges.shared.duringBrowserRun {
+            try await Self.runNow(process, home: home, timeout: timeout)
+        }
+    }
+
+    private static func runNow(_ process: ChildProcess, home: String, timeout: Duration) async throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home
         for name in ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {

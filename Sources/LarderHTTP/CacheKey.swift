@@ -11,13 +11,9 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible, Comparable 
 
     /// The key for a parsed URL.
     public init(url: HTTPURL, filter: QueryParameterFilter = .default) {
-        var key = "\(url.scheme)://"
-        key += url.host.contains(":") ? "[\(url.host)]" : url.host
-        if let port = url.port, port != url.defaultPort {
-            key += ":\(port)"
-        }
+        var key = "\(url.scheme)://\(url.authority)"
 
-        let path = Self.removingDotSegments(PercentEncoding.normalized(Array(url.path.utf8)))
+        let path = URLReference.removingDotSegments(PercentEncoding.normalized(Array(url.path.utf8)))
         key += path.isEmpty ? "/" : String(decoding: path, as: UTF8.self)
 
         if let query = url.query {
@@ -53,52 +49,6 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible, Comparable 
     /// Orders keys by their normalised URL.
     public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool {
         lhs.rawValue < rhs.rawValue
-    }
-
-    /// RFC 3986 5.2.4 `remove_dot_segments`, on the bytes of an absolute path.
-    public static func removingDotSegments(_ path: [UInt8]) -> [UInt8] {
-        let slash = UInt8(ascii: "/")
-        let dot = UInt8(ascii: ".")
-        var input = path[...]
-        var output: [UInt8] = []
-
-        func hasPrefix(_ prefix: [UInt8]) -> Bool {
-            input.starts(with: prefix)
-        }
-        func removeLastSegment() {
-            if let last = output.lastIndex(of: slash) {
-                output.removeSubrange(last...)
-            } else {
-                output.removeAll()
-            }
-        }
-
-        while !input.isEmpty {
-            if hasPrefix([dot, dot, slash]) {
-                input = input.dropFirst(3)
-            } else if hasPrefix([dot, slash]) {
-                input = input.dropFirst(2)
-            } else if hasPrefix([slash, dot, slash]) {
-                input = input.dropFirst(2)
-            } else if input.elementsEqual([slash, dot]) {
-                input = [slash]
-            } else if hasPrefix([slash, dot, dot, slash]) {
-                input = input.dropFirst(3)
-                removeLastSegment()
-            } else if input.elementsEqual([slash, dot, dot]) {
-                input = [slash]
-                removeLastSegment()
-            } else if input.elementsEqual([dot]) || input.elementsEqual([dot, dot]) {
-                input = []
-            } else {
-                // Move the first segment, with its leading "/" if any, to the output.
-                let searchStart = input.first == slash ? input.startIndex + 1 : input.startIndex
-                let end = input[searchStart...].firstIndex(of: slash) ?? input.endIndex
-                output.append(contentsOf: input[..<end])
-                input = input[end...]
-            }
-        }
-        return output
     }
 }
 

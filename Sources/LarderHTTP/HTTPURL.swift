@@ -158,11 +158,16 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
 
     /// `host[:port]` as it belongs in a `Host` header: an IPv6 host in brackets, the default port omitted.
     public var authority: String {
-        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+        let host = Self.bracketed(host: self.host)
         if let port = self.port, port != self.defaultPort {
             return "\(host):\(port)"
         }
         return host
+    }
+
+    /// `host` as a URL or a `Host` header writes it: in brackets when it is an IPv6 address (it has a `:`).
+    public static func bracketed(host: String) -> String {
+        host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
     }
 
     /// The origin-form request target: the path (or `/` when empty) and `?query`; never the fragment.

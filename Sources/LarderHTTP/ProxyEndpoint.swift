@@ -86,8 +86,7 @@ public struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// `host:port` (an IPv6 host in brackets), as in a `CONNECT` request target.
     public var authority: String {
-        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
-        return "\(host):\(self.port)"
+        "\(HTTPURL.bracketed(host: self.host)):\(self.port)"
     }
 
     /// ``url``, with `***@` in front of the host when the endpoint has credentials.

@@ -11,9 +11,17 @@ extension StringProtocol {
     /// The text without surrounding Unicode whitespace (newlines included) or byte-order marks.
     public func trimmingUnicodeWhitespace() -> String {
         func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.properties.isWhitespace || scalar == "\u{FEFF}"
+            if scalar.isASCII {
+                // Unicode's White_Space among ASCII: tab, line feed, vertical tab, form feed, carriage return, space.
+                return scalar == " " || (0x09...0x0D).contains(scalar.value)
+            }
+            return scalar.properties.isWhitespace || scalar == "\u{FEFF}"
         }
         let scalars = self.unicodeScalars
+        if let first = scalars.first, let last = scalars.last, !isSpace(first), !isSpace(last) {
+            // Nothing to trim, the usual case: no copy made scalar by scalar.
+            return String(self)
+        }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
             let last = scalars.lastIndex(where: { !isSpace($0) })
         else {

@@ -129,38 +129,58 @@ public struct URLReference {
         return basePath[...slash] + referencePath
     }
 
-    /// RFC 3986 5.2.4 `remove_dot_segments`.
+    /// RFC 3986 5.2.4 `remove_dot_segments`, for a path of a resolved reference or of a cache key.
     public static func removingDotSegments(_ path: String) -> String {
-        var input = Substring(path)
-        var output = ""
+        let bytes = Array(path.utf8)
+        let removed = Self.removingDotSegments(bytes)
+        return removed.count == bytes.count ? path : String(decoding: removed, as: UTF8.self)
+    }
+
+    /// RFC 3986 5.2.4 `remove_dot_segments`, on the bytes of a path.
+    public static func removingDotSegments(_ path: [UInt8]) -> [UInt8] {
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        // A dot segment starts the path or follows a "/": without one there is nothing to remove
+        // (the common case, a manifest's plain `assets/app.js`), so the path is returned as it is.
+        guard path.first == dot || zip(path, path.dropFirst()).contains(where: { $0 == slash && $1 == dot }) else {
+            return path
+        }
+        var input = path[...]
+        var output: [UInt8] = []
+
+        func hasPrefix(_ prefix: [UInt8]) -> Bool {
+            input.starts(with: prefix)
+        }
         func removeLastSegment() {
-            if let last = output.lastIndex(of: "/") {
+            if let last = output.lastIndex(of: slash) {
                 output.removeSubrange(last...)
             } else {
                 output.removeAll()
             }
         }
+
         while !input.isEmpty {
-            if input.hasPrefix("../") {
+            if hasPrefix([dot, dot, slash]) {
                 input = input.dropFirst(3)
-            } else if input.hasPrefix("./") {
+            } else if hasPrefix([dot, slash]) {
                 input = input.dropFirst(2)
-            } else if input.hasPrefix("/./") {
+            } else if hasPrefix([slash, dot, slash]) {
                 input = input.dropFirst(2)
-            } else if input == "/." {
-                input = "/"
-            } else if input.hasPrefix("/../") {
+            } else if input.elementsEqual([slash, dot]) {
+                input = [slash]
+            } else if hasPrefix([slash, dot, dot, slash]) {
                 input = input.dropFirst(3)
                 removeLastSegment()
-            } else if input == "/.." {
-                input = "/"
+            } else if input.elementsEqual([slash, dot, dot]) {
+                input = [slash]
                 removeLastSegment()
-            } else if input == "." || input == ".." {
-                input = ""
+            } else if input.elementsEqual([dot]) || input.elementsEqual([dot, dot]) {
+                input = []
             } else {
-                let searchStart = input.hasPrefix("/") ? input.index(after: input.startIndex) : input.startIndex
-                let end = input[searchStart...].firstIndex(of: "/") ?? input.endIndex
-                output += input[..<end]
+                // Move the first segment, with its leading "/" if any, to the output.
+                let searchStart = input.first == slash ? input.startIndex + 1 : input.startIndex
+                let end = input[searchStart...].firstIndex(of: slash) ?? input.endIndex
+                output.append(contentsOf: input[..<end])
                 input = input[end...]
             }
         }

@@ -326,6 +326,8 @@ public final class PrecacheRunner: Sendable {
             }
             return FetchedManifest(outcome: .invalid(error))
         }
+        // The metadata comes down while the manifest is stored.
+        async let fetchedMetadata = try? await self.fetchSmall(game.metadataURL, limit: GameMetadata.maximumBodySize, limiter: limiter)
         // The manifest is cached too, so the game can be listed offline: with the version it lists.
         var fetched = FetchedManifest(outcome: .parsed(parsed))
         let stages = !parsed.skip
@@ -333,9 +335,7 @@ public final class PrecacheRunner: Sendable {
             fetched.stagedKeys.append(key)
         }
 
-        if let metadata = try? await self.fetchSmall(game.metadataURL, limit: GameMetadata.maximumBodySize, limiter: limiter),
-            metadata.status == 200
-        {
+        if let metadata = await fetchedMetadata, metadata.status == 200 {
             fetched.displayName = GameMetadata.parse(body: metadata.body).displayName
             if metadata.isComplete {
                 if let key = await self.storeSmall(metadata, url: game.metadataURL, staged: stages), stages {

@@ -5,20 +5,41 @@ extension Store {
     /// How many keys one query names at most (well under SQLite's limit on bound parameters).
     static let keysPerQuery = 500
 
+    /// `?, ?, ...`: `count` SQL parameters, for a statement naming a batch of keys.
+    static func parameters(count: Int) -> String {
+        count == 0 ? "" : String(repeating: "?, ", count: count - 1) + "?"
+    }
+
     /// What the store holds for each of `keys` that it can serve: keys without an entry, with a
     /// malformed row, or whose body file is missing or has another size than the index says are left out.
     ///
     /// One indexed query per ``keysPerQuery`` keys, then one `stat` per entry found.
     public func storedStates(for keys: [CacheKey]) async throws -> [CacheKey: StoredKeyState] {
-        let uniqueKeys = Array(Set(keys.map(\.rawValue)))
+        try await self.servableStates(in: "entry", for: keys)
+    }
+
+    /// The servable states of the rows of `keys` in `table` (`entry` or `staged_entry`).
+    ///
+    /// `usuallySmall` says the table tends to hold far fewer rows than `keys` (`staged_entry`, empty
+    /// but for interrupted runs): it is then read whole when it has no more rows than `keys`, a
+    /// read bounded by the keys asked about, not by the table.
+    func servableStates(in table: String, for keys: [CacheKey], usuallySmall: Bool = false) async throws -> [CacheKey: StoredKeyState] {
+        let uniqueKeys = Set(keys.map(\.rawValue))
+        var rows: [StoredRow] = []
+        let whole =
+            usuallySmall ? try await self.pool.read { db in try Self.storedRows(db, table: table, limit: uniqueKeys.count + 1) } : nil
+        if let whole, whole.count <= uniqueKeys.count {
+            rows = whole.filter { uniqueKeys.contains($0.key) }
+        } else {
+            for batch in Array(uniqueKeys).batches(of: Self.keysPerQuery) {
+                rows += try await self.pool.read { db in try Self.storedRows(db, table: table, keys: Array(batch)) }
+            }
+        }
         var states: [CacheKey: StoredKeyState] = [:]
-        states.reserveCapacity(uniqueKeys.count)
-        for batch in uniqueKeys.batches(of: Self.keysPerQuery) {
-            let rows = try await self.pool.read { db in try Self.storedRows(db, keys: Array(batch)) }
-            for row in rows {
-                if let state = try self.servableState(row) {
-                    states[CacheKey(storedRawValue: row.key)] = state
-                }
+        states.reserveCapacity(rows.count)
+        for row in rows {
+            if let state = try self.servableState(row) {
+                states[CacheKey(storedRawValue: row.key)] = state
             }
         }
         return states
@@ -33,24 +54,29 @@ extension Store {
         var bodySize: Int64
     }
 
-    /// The rows of `keys` (at most ``keysPerQuery``), in one indexed query.
-    static func storedRows(_ db: Database, keys: [String]) throws -> [StoredRow] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT key, kind, revision, body_hash, body_size FROM entry
-                WHERE key IN (\(databaseQuestionMarks(count: keys.count)))
-                """,
-            arguments: StatementArguments(keys)
-        ).map { row in
-            StoredRow(
-                key: try row.decode(String.self, forColumn: "key"),
-                kind: try row.decode(String.self, forColumn: "kind"),
-                revision: try row.decode(String?.self, forColumn: "revision"),
-                bodyHash: try row.decode(String.self, forColumn: "body_hash"),
-                bodySize: try row.decode(Int64.self, forColumn: "body_size")
-            )
+    /// The rows of `keys` (at most ``keysPerQuery``) in `table` (`entry`, or `staged_entry`, whose
+    /// rows are all precached), in one indexed query.
+    static func storedRows(_ db: Database, table: String = "entry", keys: [String]) throws -> [StoredRow] {
+        try Self.storedRows(
+            db, table: table, where: "WHERE key IN (\(Self.parameters(count: keys.count)))", arguments: StatementArguments(keys))
+    }
+
+    /// The first `limit` rows of `table`.
+    static func storedRows(_ db: Database, table: String, limit: Int) throws -> [StoredRow] {
+        try Self.storedRows(db, table: table, where: "LIMIT ?", arguments: [limit])
+    }
+
+    private static func storedRows(_ db: Database, table: String, where clause: String, arguments: StatementArguments) throws -> [StoredRow]
+    {
+        let kind = table == "entry" ? "kind" : "'\(EntryKind.precached.rawValue)'"
+        // Columns by position: thousands of rows, and a lookup by name compares names for each.
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT key, \(kind), revision, body_hash, body_size FROM \(table) \(clause)", arguments: arguments)
+        var stored: [StoredRow] = []
+        while let row = try rows.next() {
+            stored.append(StoredRow(key: row[0], kind: row[1], revision: row[2], bodyHash: row[3], bodySize: row[4]))
         }
+        return stored
     }
 
     /// The row's state when it can be served: nil for a malformed row (logged), or when its body
@@ -78,27 +104,39 @@ extension Store {
         var changed = 0
         for batch in keys.batches(of: Self.keysPerQuery) {
             let updates = batch.map { (key: $0.rawValue, revision: revisions[$0]) }
-            changed += try await self.pool.write { db in
-                var changed = 0
-                for update in updates where try Self.pin(db, key: update.key, revision: update.revision) {
-                    changed += 1
-                }
-                return changed
-            }
+            changed += try await self.pool.write { db in try Self.pin(db, updates) }
         }
         return changed
     }
 
-    /// ``pin(_:revisions:)`` for one key inside a write transaction; returns whether the entry changed.
-    static func pin(_ db: Database, key: String, revision: String?) throws -> Bool {
-        try db.cachedStatement(
+    /// ``pin(_:revisions:)`` for at most ``keysPerQuery`` keys inside a write transaction, in one
+    /// statement; returns how many entries changed. A nil revision keeps the stored one.
+    static func pin(_ db: Database, _ updates: some Collection<(key: String, revision: String?)>) throws -> Int {
+        guard !updates.isEmpty else {
+            return 0
+        }
+        return try Self.pin(
+            db,
+            wanted: "VALUES \(String(repeating: "(?, ?), ", count: updates.count - 1))(?, ?)",
+            arguments: StatementArguments(updates.flatMap { [$0.key, $0.revision] as [(any DatabaseValueConvertible)?] })
+        )
+    }
+
+    /// Pins the entries that `wanted` names, a query bound to `arguments` whose rows are a key
+    /// (`column1`) and a revision (`column2`): the one statement behind every pin. Returns how many
+    /// entries changed.
+    static func pin(_ db: Database, wanted: String, arguments: StatementArguments) throws -> Int {
+        // The column names are those SQLite gives a VALUES list's columns.
+        try db.execute(
             sql: """
-                UPDATE entry SET kind = 'precached', revision = COALESCE(:revision, revision)
-                WHERE key = :key
-                    AND (kind <> 'precached' OR (:revision IS NOT NULL AND revision IS NOT :revision))
-                """
-        ).execute(arguments: ["key": key, "revision": revision])
-        return db.changesCount > 0
+                UPDATE entry SET kind = 'precached', revision = COALESCE(wanted.column2, entry.revision)
+                FROM (\(wanted)) AS wanted
+                WHERE entry.key = wanted.column1
+                    AND (entry.kind <> 'precached' OR (wanted.column2 IS NOT NULL AND entry.revision IS NOT wanted.column2))
+                """,
+            arguments: arguments
+        )
+        return db.changesCount
     }
 
     /// Removes the entries of `keys`, deleting each body file no entry references any more (as
@@ -121,7 +159,7 @@ extension Store {
         guard !keys.isEmpty else {
             return []
         }
-        let placeholders = databaseQuestionMarks(count: keys.count)
+        let placeholders = Self.parameters(count: keys.count)
         let arguments = StatementArguments(keys)
         let rows = try Row.fetchAll(
             db,

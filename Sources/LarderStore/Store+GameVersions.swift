@@ -69,19 +69,42 @@ extension Store {
             var game = game
             var files = files
             var vanished: [GameFileRecord] = []
-            var bytes: Int64 = 0
-            for index in files.indices where files[index].state == .cached {
-                let key = files[index].key.rawValue
-                let stagedSize = staged.contains(files[index].key) ? try Self.bodySize(db, table: "staged_entry", key: key) : nil
-                if let size = try stagedSize ?? Self.bodySize(db, table: "entry", key: key) {
-                    bytes += size
-                    continue
+            let cachedKeys = files.filter { $0.state == .cached }.map(\.key)
+            let storedList = try Self.storedFileList(db, slug: game.slug, comparedWith: files)
+            // The same list again (a re-run that found everything cached), with every cached file
+            // still stored and none installed now: checked and pinned through the stored list, a
+            // statement each, rather than naming every key.
+            var bytesThroughStoredList: Int64?
+            if storedList.isSame, !cachedKeys.contains(where: staged.contains) {
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*), COALESCE(SUM(entry.body_size), 0) FROM game_file JOIN entry ON entry.key = game_file.key
+                        WHERE game_file.game_slug = ? AND game_file.state = 'cached'
+                        """,
+                    arguments: [game.slug]
+                )
+                if let row, row[0] as Int == cachedKeys.count {
+                    bytesThroughStoredList = row[1]
                 }
-                files[index].state = .failed
-                files[index].reason = Self.vanishedReason
-                vanished.append(files[index])
             }
-            game.bytes = bytes
+            if let bytes = bytesThroughStoredList {
+                game.bytes = bytes
+            } else {
+                game.bytes = 0
+                let stagedSizes = try Self.bodySizes(db, table: "staged_entry", keys: cachedKeys.filter(staged.contains).map(\.rawValue))
+                let storedSizes = try Self.bodySizes(db, table: "entry", keys: cachedKeys.map(\.rawValue).filter { stagedSizes[$0] == nil })
+                for index in files.indices where files[index].state == .cached {
+                    let key = files[index].key.rawValue
+                    if let size = stagedSizes[key] ?? storedSizes[key] {
+                        game.bytes += size
+                        continue
+                    }
+                    files[index].state = .failed
+                    files[index].reason = Self.vanishedReason
+                    vanished.append(files[index])
+                }
+            }
             if let first = vanished.first {
                 game.filesCached = max(0, game.filesCached - vanished.count)
                 game.state = game.filesCached == 0 ? .failed : .partial
@@ -105,10 +128,20 @@ extension Store {
             for key in staged.map(\.rawValue).sorted() where try Self.installStaged(db, key: key, at: now, releasing: &released) {
                 installed.insert(key)
             }
-            for file in files where file.state == .cached && !installed.contains(file.key.rawValue) {
-                _ = try Self.pin(db, key: file.key.rawValue, revision: file.revision)
+            if bytesThroughStoredList != nil {
+                _ = try Self.pin(
+                    db, wanted: "SELECT key AS column1, revision AS column2 FROM game_file WHERE game_slug = ? AND state = 'cached'",
+                    arguments: [game.slug])
+            } else {
+                let pins = files.filter { $0.state == .cached && !installed.contains($0.key.rawValue) }.map {
+                    (key: $0.key.rawValue, revision: $0.revision)
+                }
+                for batch in pins.batches(of: Self.keysPerQuery) {
+                    _ = try Self.pin(db, batch)
+                }
             }
-            let dropped = try Self.saveGame(db, game, files: files)
+            // A vanished file changed the list after it was compared.
+            let dropped = try Self.saveGame(db, game, files: files, stored: vanished.isEmpty ? storedList : nil)
             var removed = Set<CacheKey>()
             for batch in dropped.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
                 removed.formUnion(try self.deleteUnlisted(db, keys: batch, releasing: &released).map { CacheKey(storedRawValue: $0) })
@@ -123,33 +156,7 @@ extension Store {
     ///
     /// One indexed query per ``keysPerQuery`` keys, then one `stat` per row found.
     public func stagedStates(for keys: [CacheKey]) async throws -> [CacheKey: StoredKeyState] {
-        var states: [CacheKey: StoredKeyState] = [:]
-        for batch in Array(Set(keys.map(\.rawValue))).batches(of: Self.keysPerQuery) {
-            let rows = try await self.pool.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT key, revision, body_hash, body_size FROM staged_entry
-                        WHERE key IN (\(databaseQuestionMarks(count: batch.count)))
-                        """,
-                    arguments: StatementArguments(Array(batch))
-                ).map { row in
-                    StoredRow(
-                        key: try row.decode(forColumn: "key"),
-                        kind: EntryKind.precached.rawValue,
-                        revision: try row.decode(forColumn: "revision"),
-                        bodyHash: try row.decode(forColumn: "body_hash"),
-                        bodySize: try row.decode(forColumn: "body_size")
-                    )
-                }
-            }
-            for row in rows {
-                if let state = try self.servableState(row) {
-                    states[CacheKey(storedRawValue: row.key)] = state
-                }
-            }
-        }
-        return states
+        try await self.servableStates(in: "staged_entry", for: keys, usuallySmall: true)
     }
 
     /// Removes the staged bodies staged before `date` whose keys are not in `keeping`: what updates
@@ -169,7 +176,7 @@ extension Store {
         var removed = 0
         for batch in abandoned.batches(of: Self.keysPerQuery) {
             removed += try await self.write { db, released in
-                let placeholders = databaseQuestionMarks(count: batch.count)
+                let placeholders = Self.parameters(count: batch.count)
                 let arguments = StatementArguments(Array(batch)) + [date.timeIntervalSince1970]
                 released.formUnion(
                     try String.fetchAll(
@@ -254,7 +261,20 @@ extension Store {
     }
 
     /// The body size of the row of `key` in `table` (`entry` or `staged_entry`), or nil without one.
-    private static func bodySize(_ db: Database, table: String, key: String) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT body_size FROM \(table) WHERE key = ?"), arguments: [key])
+    /// The body sizes of the rows of `keys` in `table` (`entry` or `staged_entry`), by key: one
+    /// indexed query per ``keysPerQuery`` keys.
+    private static func bodySizes(_ db: Database, table: String, keys: [String]) throws -> [String: Int64] {
+        var sizes: [String: Int64] = [:]
+        for batch in keys.batches(of: Self.keysPerQuery) {
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT key, body_size FROM \(table) WHERE key IN (\(Self.parameters(count: batch.count)))",
+                arguments: StatementArguments(Array(batch))
+            )
+            while let row = try rows.next() {
+                sizes[row[0]] = row[1]
+            }
+        }
+        return sizes
     }
 }

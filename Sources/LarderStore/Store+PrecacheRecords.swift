@@ -13,34 +13,49 @@ extension Store {
         try await self.pool.write { db in try Self.saveGame(db, game, files: files) }
     }
 
-    /// ``saveGame(_:files:)`` inside a write transaction.
-    static func saveGame(_ db: Database, _ game: GameRecord, files: [GameFileRecord]) throws -> Set<CacheKey> {
-        var previouslyCached: Set<String> = []
-        var unchanged = true
+    /// A game's file list as stored, compared with a new one.
+    struct StoredFileList {
+        /// Whether the stored list is `files` exactly: keys, URLs, states, reasons and revisions, in order.
+        var isSame: Bool
+        /// The keys the stored list gives as cached.
+        var cachedKeys: Set<String>
+    }
+
+    /// Reads the stored file list of `slug` and compares it with `files`.
+    static func storedFileList(_ db: Database, slug: String, comparedWith files: [GameFileRecord]) throws -> StoredFileList {
+        var cachedKeys: Set<String> = []
+        var isSame = true
         var position = 0
         let stored = try Row.fetchCursor(
             db.cachedStatement(
                 sql: "SELECT key, url, state, reason, revision FROM game_file WHERE game_slug = ? ORDER BY position"
             ),
-            arguments: [game.slug]
+            arguments: [slug]
         )
         while let row = try stored.next() {
             let key: String = row[0]
             let state: String = row[2]
             if state == ListedFileState.cached.rawValue {
-                previouslyCached.insert(key)
+                cachedKeys.insert(key)
             }
-            if unchanged, position < files.count {
+            if isSame, position < files.count {
                 let file = files[position]
-                unchanged =
+                isSame =
                     file.key.rawValue == key && file.url == row[1] as String && file.state.rawValue == state
                     && file.reason == row[3] as String? && file.revision == row[4] as String?
             } else {
-                unchanged = false
+                isSame = false
             }
             position += 1
         }
-        unchanged = unchanged && position == files.count
+        return StoredFileList(isSame: isSame && position == files.count, cachedKeys: cachedKeys)
+    }
+
+    /// ``saveGame(_:files:)`` inside a write transaction; `stored` is the stored file list when the
+    /// caller has read it already.
+    static func saveGame(_ db: Database, _ game: GameRecord, files: [GameFileRecord], stored: StoredFileList? = nil) throws -> Set<CacheKey>
+    {
+        let stored = try stored ?? Self.storedFileList(db, slug: game.slug, comparedWith: files)
 
         try db.execute(
             sql: """
@@ -55,7 +70,7 @@ extension Store {
                 """,
             arguments: Self.arguments(for: game)
         )
-        if !unchanged {
+        if !stored.isSame {
             try db.execute(sql: "DELETE FROM game_file WHERE game_slug = ?", arguments: [game.slug])
             let insert = try db.cachedStatement(
                 sql: """
@@ -70,7 +85,7 @@ extension Store {
             }
         }
         let listed = Set(files.map(\.key.rawValue))
-        return Set(previouslyCached.subtracting(listed).map { CacheKey(storedRawValue: $0) })
+        return Set(stored.cachedKeys.subtracting(listed).map { CacheKey(storedRawValue: $0) })
     }
 
     /// Records a game whose manifest could not be read, or says `skip: true`, keeping its file list:
@@ -252,7 +267,7 @@ extension Store {
             db,
             sql: """
                 SELECT key FROM entry
-                WHERE key IN (\(databaseQuestionMarks(count: keys.count))) AND kind = 'precached'
+                WHERE key IN (\(Self.parameters(count: keys.count))) AND kind = 'precached'
                     AND NOT EXISTS (
                         SELECT 1 FROM game_file WHERE game_file.key = entry.key
                             AND NOT (game_file.state = ? AND game_file.reason IS ?)
@@ -273,7 +288,7 @@ extension Store {
         """
 
     /// One `?` per column of ``gameColumns``.
-    private static let gamePlaceholders = databaseQuestionMarks(count: 13)
+    private static let gamePlaceholders = Store.parameters(count: 13)
 
     /// The values of `game`'s columns, in the order of ``gameColumns``.
     private static func arguments(for game: GameRecord) -> StatementArguments {

@@ -24,7 +24,8 @@ struct QueueCommand: AsyncParsableCommand {
 
     /// `larder queue list`.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List queued writes per origin, pending first, then dead letters.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List queued writes per origin, pending first, then dead letters.")
 
         @Flag(help: "Print JSON (as /dev/offline.json's writeQueue) instead of text.")
         var json = false
@@ -49,6 +50,7 @@ struct QueueCommand: AsyncParsableCommand {
     /// `larder queue retry ID...`.
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retry",
             abstract: "Put dead-lettered writes back in their origin's queue (pending writes are retried as they are).")
 
         @Argument(help: ArgumentHelp("Ids of queued writes (see larder queue list).", valueName: "id"))
@@ -65,7 +67,7 @@ struct QueueCommand: AsyncParsableCommand {
 
     /// `larder queue drop ID...`.
     struct Drop: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove queued writes; they are never delivered.")
+        static let configuration = CommandConfiguration(commandName: "drop", abstract: "Remove queued writes; they are never delivered.")
 
         @Argument(help: ArgumentHelp("Ids of queued writes (see larder queue list).", valueName: "id"))
         var ids: [Int64]
@@ -82,6 +84,7 @@ struct QueueCommand: AsyncParsableCommand {
     /// `larder queue export`.
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write every queued write, body included, as JSON lines (one object per write, in queue order).",
             discussion: """
                 Each line: id, origin, method, url, headers ([name, value] pairs), body (base64; null with \

@@ -172,6 +172,56 @@ struct GameVersionTests {
     }
 
     @Test
+    func theSameVersionAgainIsCheckedAndPinnedThroughItsStoredList() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            let first = try sampleFile("a/first.js", revision: "r1")
+            let second = try sampleFile("a/second.js")
+            try await store.put(sampleBody(count: 10, seed: 1), at: first.url)
+            try await store.put(sampleBody(count: 20, seed: 2), at: second.url)
+            let game = self.completeGame("a", files: [first, second])
+            let saved = try await store.saveGameVersion(game, files: [first, second], installing: [])
+            #expect(!saved.keptPrevious && saved.record.bytes == 30)
+
+            // Unpinned behind the record's back, then the same version saved again (a re-run that
+            // found everything cached): pinned again, with the listed revision.
+            try await store.pool.write { db in
+                try db.execute(sql: "UPDATE entry SET kind = 'runtime', revision = NULL WHERE key = ?", arguments: [first.key.rawValue])
+            }
+            let again = try await store.saveGameVersion(game, files: [first, second], installing: [])
+            #expect(!again.keptPrevious && again.vanished.isEmpty)
+            #expect(again.record.bytes == 30 && again.record.state == .ready)
+            let pinned = try await store.entry(for: first.key)
+            #expect(pinned?.kind == .precached && pinned?.revision == "r1")
+
+            // A file removed since the list was stored: missing although the list is the same.
+            #expect(try await store.removeEntries([second.key]) == 1)
+            let third = try await store.saveGameVersion(game, files: [first, second], installing: [])
+            #expect(third.vanished.map(\.key) == [second.key])
+            #expect(third.keptPrevious, "the stored version was complete; the new one is not")
+        }
+    }
+
+    @Test
+    func stagedStatesFindTheirKeysWhetherFewOrManyAreStaged() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            let urls = ["https://cdn.example/a/1.js", "https://cdn.example/a/2.js", "https://cdn.example/a/3.js"]
+            for (index, url) in urls.enumerated() {
+                try await self.stage(store, sampleBody(count: 10 + index, seed: UInt8(index)), at: url)
+            }
+            let keys = try urls.map(cacheKey)
+            // More rows staged than keys asked about (looked up by key), and fewer (read whole).
+            #expect(
+                try await store.stagedStates(for: [keys[1]]) == [keys[1]: StoredKeyState(kind: .precached, revision: nil, bodySize: 11)])
+            let many = try (0..<10).map { try cacheKey("https://cdn.example/b/\($0).js") } + [keys[2], keys[0]]
+            #expect(Set(try await store.stagedStates(for: many).keys) == [keys[0], keys[2]])
+        }
+    }
+
+    @Test
     func removeStagedTakesOnlyOldBodiesNotKept() async throws {
         try await withTemporaryDirectory { directory in
             let store = try Store(directory: directory)

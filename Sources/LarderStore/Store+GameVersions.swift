@@ -154,7 +154,9 @@ extension Store {
     /// malformed one, or whose body file is missing or has another size are left out. `kind` is
     /// always precached (what installing makes it).
     ///
-    /// One indexed query per ``keysPerQuery`` keys, then one `stat` per row found.
+    /// The table is read whole when it holds no more rows than `keys` (it is near empty but for
+    /// interrupted runs), else with one indexed query per ``keysPerQuery`` keys; then one `stat`
+    /// per row found.
     public func stagedStates(for keys: [CacheKey]) async throws -> [CacheKey: StoredKeyState] {
         try await self.servableStates(in: "staged_entry", for: keys, usuallySmall: true)
     }

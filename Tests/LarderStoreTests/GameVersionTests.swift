@@ -15,6 +15,15 @@ struct GameVersionTests {
         #expect(size == Int64(body.count))
     }
 
+    /// Stages bodies of 10, 11 and 12 bytes under `a/1.js`, `a/2.js` and `a/3.js`; returns their keys.
+    private func stageThree(_ store: Store) async throws -> [CacheKey] {
+        let urls = ["https://cdn.example/a/1.js", "https://cdn.example/a/2.js", "https://cdn.example/a/3.js"]
+        for (index, url) in urls.enumerated() {
+            try await self.stage(store, sampleBody(count: 10 + index, seed: UInt8(index)), at: url)
+        }
+        return try urls.map(cacheKey)
+    }
+
     /// A game with a complete version of `files`, all cached: what a finished run records.
     private func completeGame(_ slug: String, files: [GameFileRecord]) -> GameRecord {
         var game = sampleGame(slug)
@@ -208,11 +217,7 @@ struct GameVersionTests {
         try await withTemporaryDirectory { directory in
             let store = try Store(directory: directory)
             defer { try? store.close() }
-            let urls = ["https://cdn.example/a/1.js", "https://cdn.example/a/2.js", "https://cdn.example/a/3.js"]
-            for (index, url) in urls.enumerated() {
-                try await self.stage(store, sampleBody(count: 10 + index, seed: UInt8(index)), at: url)
-            }
-            let keys = try urls.map(cacheKey)
+            let keys = try await self.stageThree(store)
             // More rows staged than keys asked about (looked up by key), and fewer (read whole).
             #expect(
                 try await store.stagedStates(for: [keys[1]]) == [keys[1]: StoredKeyState(kind: .precached, revision: nil, bodySize: 11)])
@@ -226,15 +231,12 @@ struct GameVersionTests {
         try await withTemporaryDirectory { directory in
             let store = try Store(directory: directory)
             defer { try? store.close() }
-            let urls = ["https://cdn.example/a/1.js", "https://cdn.example/a/2.js", "https://cdn.example/a/3.js"]
-            for (index, url) in urls.enumerated() {
-                try await self.stage(store, sampleBody(count: 10 + index, seed: UInt8(index)), at: url)
-            }
+            let staged = try await self.stageThree(store)
             let cutoff = Date()
             try await Task.sleep(for: .milliseconds(5))
             let late = "https://cdn.example/a/late.js"
             try await self.stage(store, sampleBody(count: 99, seed: 9), at: late)
-            let keys = try (urls + [late]).map(cacheKey)
+            let keys = staged + [try cacheKey(late)]
 
             #expect(try await store.removeStaged(stagedBefore: cutoff, keeping: [keys[1]]) == 2)
             #expect(Set(try await store.stagedStates(for: keys).keys) == [keys[1], keys[3]])

@@ -97,8 +97,8 @@ func checkPercentEncoding(_ bytes: [UInt8]) {
         "normalising \(bytes) to \(normalized) changes what it decodes to"
     )
     if bytes.first == UInt8(ascii: "/") {
-        let path = CacheKey.removingDotSegments(bytes)
-        precondition(CacheKey.removingDotSegments(path) == path, "removing dot segments from \(bytes) is not idempotent")
+        let path = URLReference.removingDotSegments(bytes)
+        precondition(URLReference.removingDotSegments(path) == path, "removing dot segments from \(bytes) is not idempotent")
     }
 }
 

@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 
 /// Why a ``Larder`` could not do what was asked; each names the input and the problem.
@@ -43,7 +44,7 @@ public enum LarderError: Error, CustomStringConvertible {
         case .certificateAuthority(let error):
             return "\(error)"
         case .cannotListen(let host, let port, let error):
-            return "cannot listen on \(host.contains(":") ? "[\(host)]" : host):\(port): \(error)"
+            return "cannot listen on \(HTTPURL.bracketed(host: host)):\(port): \(error)"
         case .failed(let error):
             return "\(error)"
         case .nothingToPrecache(let problems):

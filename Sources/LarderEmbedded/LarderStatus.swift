@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderProxy
 import LarderStore
 
@@ -21,6 +22,6 @@ public struct LarderStatus: Sendable {
 
     /// The proxy's address as a URL, e.g. `http://127.0.0.1:53122`.
     public var proxyURL: String {
-        "http://\(self.host.contains(":") ? "[\(self.host)]" : self.host):\(self.port)"
+        "http://\(HTTPURL.bracketed(host: self.host)):\(self.port)"
     }
 }

@@ -174,7 +174,7 @@ extension ProxyConnection {
     /// Says why a tunnel answered `200` is closed without being served: the client can only see
     /// the connection close.
     private func closeTunnel(host: String, port: Int, reason: String) {
-        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let authority = "\(HTTPURL.bracketed(host: host)):\(port)"
         self.logger.notice("CONNECT tunnel closed", metadata: ["target": "\(authority)", "reason": "\(reason)"])
     }
 
@@ -191,7 +191,7 @@ extension ProxyConnection {
     /// The origin a blind tunnel is counted under for back-off: TLS to `host:port`, as the
     /// requests inside it would be.
     static func tunnelOrigin(host: String, port: Int) -> String {
-        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let authority = "\(HTTPURL.bracketed(host: host)):\(port)"
         return (try? HTTPURL(parsing: "https://\(authority)/"))?.origin ?? "https://\(authority)"
     }
 }

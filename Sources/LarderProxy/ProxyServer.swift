@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 import LarderUpstream
 import Logging
@@ -212,7 +213,7 @@ public final class ProxyServer: Service, Sendable {
         self.logger.notice("listening", metadata: ["address": "\(address)"])
         self.onListening(address)
 
-        let authority = address.ipAddress.map { $0.contains(":") ? "[\($0)]:\(port)" : "\($0):\(port)" } ?? "127.0.0.1:\(port)"
+        let authority = address.ipAddress.map { "\(HTTPURL.bracketed(host: $0)):\(port)" } ?? "127.0.0.1:\(port)"
         let ownOrigins = Set(["127.0.0.1", "localhost", "[::1]"].map { "http://\($0):\(port)" } + ["http://\(authority)"])
         let devOffline = DevOfflinePages(
             store: self.store,

@@ -151,7 +151,7 @@ public enum RequestRoute: Sendable, Equatable {
         guard head.method != .CONNECT else {
             return .reject(.badRequest, "CONNECT inside a tunnel is not supported.")
         }
-        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let bracketed = HTTPURL.bracketed(host: host)
         let defaultPort = scheme == "https" ? 443 : 80
         let authority = port == defaultPort ? bracketed : "\(bracketed):\(port)"
         let target: String

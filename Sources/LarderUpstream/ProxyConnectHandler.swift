@@ -36,7 +36,7 @@ final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(parent: ProxyEndpoint, host: String, port: Int, established: EventLoopPromise<Void>, deadline: NIODeadline, timeout: Duration) {
         self.parent = parent
-        self.target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        self.target = "\(HTTPURL.bracketed(host: host)):\(port)"
         self.established = established
         self.deadline = deadline
         self.timeout = timeout

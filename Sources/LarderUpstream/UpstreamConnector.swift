@@ -90,7 +90,7 @@ public final class UpstreamConnector: Sendable {
                             handshake: channel.eventLoop.makePromise(),
                             deadline: deadline,
                             timeout: connectTimeout,
-                            url: "https://\(isAddress && host.contains(":") ? "[\(host)]" : host):\(port)"
+                            url: "https://\(isAddress ? HTTPURL.bracketed(host: host) : host):\(port)"
                         )
                         handshake = waiter.handshake.futureResult
                         try operations.addHandler(waiter)

@@ -72,7 +72,7 @@ struct SameOriginCheck: Sendable {
     private var exampleOrigin: String {
         let preferred = self.ownAuthorities.first { $0.host == "127.0.0.1" } ?? self.ownAuthorities.first
         guard let preferred else { return "http://127.0.0.1:PORT" }
-        return "http://\(preferred.host.contains(":") ? "[\(preferred.host)]" : preferred.host):\(preferred.port)"
+        return "http://\(HTTPURL.bracketed(host: preferred.host)):\(preferred.port)"
     }
 
     /// Whether `origin` is one of `ownOrigins` (spellings of this proxy's origin) for a client on

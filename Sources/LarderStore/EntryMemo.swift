@@ -111,6 +111,9 @@ final class EntryMemo: TransactionObserver, Sendable {
 
     func databaseDidChange(with event: DatabaseEvent) {
         self.state.withLock { $0.pendingChange = true }
+        // One change is enough to know: the rest of the transaction's rows (an install batch's,
+        // a game version's) are not reported one by one.
+        self.stopObservingDatabaseChangesUntilNextTransaction()
     }
 
     func databaseDidCommit(_ db: Database) {

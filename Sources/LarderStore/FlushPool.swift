@@ -13,8 +13,10 @@ final class FlushPool: @unchecked Sendable {
     // `@unchecked Sendable`: `jobs` is only touched with `condition` locked.
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
+    private let threads: Int
 
     private init(threads: Int) {
+        self.threads = threads
         for number in 0..<threads {
             let thread = Thread { [self] in self.runJobs() }
             thread.name = "larder-flush-\(number)"
@@ -24,6 +26,10 @@ final class FlushPool: @unchecked Sendable {
 
     /// Runs `operation` for each of `items`, several at once, and waits for all of them; then
     /// throws the first error (in the order of `items`), if any.
+    ///
+    /// The calling thread and up to `threads - 1` of the pool's each take the next item until none
+    /// is left: as many flushes in flight as the pool has threads, for a few wake-ups per batch
+    /// rather than one per item.
     func forEach<Item: Sendable>(_ items: [Item], _ operation: @escaping @Sendable (Item) throws -> Void) throws {
         guard items.count > 1 else {
             try items.first.map(operation)
@@ -31,23 +37,39 @@ final class FlushPool: @unchecked Sendable {
         }
         let finished = NSCondition()
         nonisolated(unsafe) var errors = [(any Error)?](repeating: nil, count: items.count)
-        nonisolated(unsafe) var remaining = items.count
-        self.condition.lock()
-        for (index, item) in items.enumerated() {
-            self.jobs.append {
-                var failure: (any Error)?
-                do { try operation(item) } catch { failure = error }
+        nonisolated(unsafe) var next = 0
+        nonisolated(unsafe) var helpersRunning = min(self.threads, items.count) - 1
+        @Sendable func takeItems() {
+            while true {
                 finished.lock()
-                errors[index] = failure
-                remaining -= 1
-                if remaining == 0 { finished.signal() }
+                let index = next
+                next += 1
+                finished.unlock()
+                guard index < items.count else { return }
+                var failure: (any Error)?
+                do { try operation(items[index]) } catch { failure = error }
+                if let failure {
+                    finished.lock()
+                    errors[index] = failure
+                    finished.unlock()
+                }
+            }
+        }
+        self.condition.lock()
+        for _ in 0..<helpersRunning {
+            self.jobs.append {
+                takeItems()
+                finished.lock()
+                helpersRunning -= 1
+                if helpersRunning == 0 { finished.signal() }
                 finished.unlock()
             }
         }
         self.condition.broadcast()
         self.condition.unlock()
+        takeItems()
         finished.lock()
-        while remaining > 0 {
+        while helpersRunning > 0 {
             finished.wait()
         }
         finished.unlock()

@@ -35,18 +35,24 @@ struct IndexRow: Sendable {
             .map { try IndexRow($0) }
     }
 
+    /// The upsert clause of an `INSERT INTO entry (columns, last_used, content_type)`: a row
+    /// already stored under the key has every column replaced.
+    static let replacingEveryColumn = """
+        ON CONFLICT(key) DO UPDATE SET
+            url = excluded.url, status = excluded.status, headers = excluded.headers,
+            vary = excluded.vary, kind = excluded.kind, body_hash = excluded.body_hash,
+            body_size = excluded.body_size, request_time = excluded.request_time,
+            response_time = excluded.response_time, stored_at = excluded.stored_at,
+            revision = excluded.revision, last_used = excluded.last_used, content_type = excluded.content_type
+        """
+
     /// Inserts the row, or replaces every column of the row already stored under its key.
     func upsert(_ db: Database, contentType: String?) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO entry (\(Self.columns), last_used, content_type)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET
-                    url = excluded.url, status = excluded.status, headers = excluded.headers,
-                    vary = excluded.vary, kind = excluded.kind, body_hash = excluded.body_hash,
-                    body_size = excluded.body_size, request_time = excluded.request_time,
-                    response_time = excluded.response_time, stored_at = excluded.stored_at,
-                    revision = excluded.revision, last_used = excluded.last_used, content_type = excluded.content_type
+                \(Self.replacingEveryColumn)
                 """
         ).execute(
             arguments: [

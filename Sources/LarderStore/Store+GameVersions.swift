@@ -125,8 +125,8 @@ extension Store {
 
             let now = Date().timeIntervalSince1970
             var installed = Set<String>()
-            for key in staged.map(\.rawValue).sorted() where try Self.installStaged(db, key: key, at: now, releasing: &released) {
-                installed.insert(key)
+            for batch in staged.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
+                installed.formUnion(try Self.installStaged(db, keys: batch, at: now, releasing: &released))
             }
             if bytesThroughStoredList != nil {
                 _ = try Self.pin(
@@ -227,39 +227,37 @@ extension Store {
         staged_at
         """
 
-    /// Moves the staged row of `key` into `entry` as a precached entry stored at `now`, replacing the
-    /// entry there (whose body is released when it differs). Returns false when nothing is staged.
-    private static func installStaged(_ db: Database, key: String, at now: Double, releasing released: inout Set<String>) throws -> Bool {
-        guard
-            let staged = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT \(Self.stagedColumns) FROM staged_entry WHERE key = ?"),
-                arguments: [key]
-            )
-        else {
-            return false
-        }
-        let row = IndexRow(
-            key: key,
-            url: try staged.decode(forColumn: "url"),
-            status: try staged.decode(forColumn: "status"),
-            headers: try staged.decode(forColumn: "headers"),
-            vary: try staged.decode(forColumn: "vary"),
-            kind: EntryKind.precached.rawValue,
-            bodyHash: try staged.decode(forColumn: "body_hash"),
-            bodySize: try staged.decode(forColumn: "body_size"),
-            requestTime: try staged.decode(forColumn: "request_time"),
-            responseTime: try staged.decode(forColumn: "response_time"),
-            storedAt: now,
-            revision: try staged.decode(forColumn: "revision")
+    /// Moves the staged rows of `keys` into `entry` as precached entries stored at `now`, replacing
+    /// the entries there (whose bodies are released when they differ), a statement for all of them
+    /// rather than four per key. Returns the keys that had a staged row.
+    private static func installStaged(
+        _ db: Database, keys: ArraySlice<String>, at now: Double, releasing released: inout Set<String>
+    ) throws -> [String] {
+        let placeholders = Self.parameters(count: keys.count)
+        let arguments = StatementArguments(Array(keys))
+        let installed = try String.fetchAll(db, sql: "SELECT key FROM staged_entry WHERE key IN (\(placeholders))", arguments: arguments)
+        guard !installed.isEmpty else { return [] }
+        released.formUnion(
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT entry.body_hash FROM staged_entry JOIN entry ON entry.key = staged_entry.key
+                    WHERE staged_entry.key IN (\(placeholders)) AND entry.body_hash != staged_entry.body_hash
+                    """,
+                arguments: arguments
+            ))
+        try db.execute(
+            sql: """
+                INSERT INTO entry (\(IndexRow.columns), last_used, content_type)
+                SELECT key, url, status, headers, vary, ?, body_hash, body_size, request_time, response_time, ?, revision, ?,
+                    content_type
+                FROM staged_entry WHERE key IN (\(placeholders)) ORDER BY key
+                \(IndexRow.replacingEveryColumn)
+                """,
+            arguments: [EntryKind.precached.rawValue, now, now] + arguments
         )
-        if let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT body_hash FROM entry WHERE key = ?"), arguments: [key]),
-            previous != row.bodyHash
-        {
-            released.insert(previous)
-        }
-        try row.upsert(db, contentType: try staged.decode(forColumn: "content_type"))
-        try db.cachedStatement(sql: "DELETE FROM staged_entry WHERE key = ?").execute(arguments: [key])
-        return true
+        try db.execute(sql: "DELETE FROM staged_entry WHERE key IN (\(placeholders))", arguments: arguments)
+        return installed
     }
 
     /// The body size of the row of `key` in `table` (`entry` or `staged_entry`), or nil without one.

@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// Other threads talk to it through ``enqueue(_:)``, which appends to a locked command queue and wakes the thread
 /// with `curl_multi_wakeup`, the one curl function that is safe to call from any thread. The thread loops: run the
-/// queued commands, `curl_multi_perform`, report finished transfers, then `curl_multi_poll` until a socket is
-/// ready, a curl timer fires, a command is queued, or a second passes.
+/// queued commands, `curl_multi_perform`, report finished transfers, hand over the response heads read in the pass,
+/// then `curl_multi_poll` until a socket is ready, a curl timer fires, a command is queued, or a second passes.
 ///
 /// `@unchecked Sendable`: `transfers` and the multi handle's use (other than waking it) are confined to the curl
 /// thread; everything else is immutable or behind a lock.
@@ -55,6 +55,8 @@ final class CurlMultiDriver: @unchecked Sendable {
 
     /// The transfers in the multi handle by easy handle (curl thread only).
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Transfers whose final head was read in this pass, handed over at its end (curl thread only).
+    private var headsRead: [CurlTransfer] = []
 
     /// Starts the curl thread and waits until its multi handle is set up.
     init(configuration: CurlUpstream.Configuration, logger: Logger) throws(UpstreamConfigurationError) {
@@ -146,11 +148,20 @@ final class CurlMultiDriver: @unchecked Sendable {
                 self.logger.error("curl_multi_perform failed: \(String(cString: curl_multi_strerror(performed)))")
             }
             self.completeFinishedTransfers(multi: multi)
+            for transfer in self.headsRead {
+                self.headsRead.append(transfer)
+            }
+            self.headsRead.removeAll(keepingCapacity: true)
             let polled = curl_multi_poll(multi, nil, 0, Self.pollTimeoutMilliseconds, nil)
             if polled != CURLM_OK {
                 self.logger.error("curl_multi_poll failed: \(String(cString: curl_multi_strerror(polled)))")
             }
         }
+    }
+
+    /// Called by a transfer (on the curl thread) whose final head it has just read.
+    func handOverAtEndOfPass(_ transfer: CurlTransfer) {
+        self.headsRead.append(transfer)
     }
 
     private func makeMultiHandle() -> UnsafeMutableRawPointer? {

@@ -85,6 +85,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var headContinuation: CheckedContinuation<UpstreamResponse, any Error>?
     private var headParser = ResponseHeadParser()
     private var headWasDelivered = false
+    /// The final head with its body, read but not yet handed to the caller: the driver hands it
+    /// over at the end of its pass (``handOverHead()``).
+    private var readyResponse: UpstreamResponse?
     private var bodySource: UpstreamBody.Producer.Source?
     private var receivePauseRequested = false
     private var receiveIsPaused = false
@@ -215,6 +218,11 @@ final class CurlTransfer: @unchecked Sendable {
             ]
         )
 
+        if case .cancelled = outcome {
+            // The caller is gone or going: it gets the cancellation, not a head.
+        } else {
+            self.handOverHead()
+        }
         if let continuation = self.headContinuation {
             self.headContinuation = nil
             continuation.resume(
@@ -286,7 +294,7 @@ final class CurlTransfer: @unchecked Sendable {
                     )
                     return 0
                 }
-                self.deliverHead()
+                self.prepareHead()
             case .interim:
                 if let interim = self.headParser.interim { self.request.interim?(interim) }
             case .needMore:
@@ -332,7 +340,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Internals
 
-    private func deliverHead() {
+    /// Makes the response for the final head just read, for the driver to hand over at the end of
+    /// its pass: a small body, and its end, are read in the same pass, so the caller wakes once to
+    /// find them all rather than once for the head, once for the body and once for its end.
+    private func prepareHead() {
         guard let head = self.headParser.head else {
             return
         }
@@ -344,11 +355,20 @@ final class CurlTransfer: @unchecked Sendable {
             delegate: CurlBodyProducerDelegate(transfer: self, driver: self.driver)
         )
         self.bodySource = body.source
-        let continuation = self.headContinuation
+        self.readyResponse = UpstreamResponse(
+            head: head, body: UpstreamBody(producer: body.sequence, receivedBytes: self.bodyBytesDelivered))
+        self.driver.handOverAtEndOfPass(self)
+    }
+
+    /// Resumes the caller with the response ``prepareHead()`` made; does nothing when there is
+    /// none or it was handed over already.
+    func handOverHead() {
+        guard let response = self.readyResponse, let continuation = self.headContinuation else {
+            return
+        }
+        self.readyResponse = nil
         self.headContinuation = nil
-        continuation?.resume(
-            returning: UpstreamResponse(
-                head: head, body: UpstreamBody(producer: body.sequence, receivedBytes: self.bodyBytesDelivered)))
+        continuation.resume(returning: response)
     }
 
     private func applyPauseState() -> CURLcode {

@@ -35,34 +35,66 @@ struct ResponseHeadParser {
 
     /// Takes one header line, with or without its CRLF.
     mutating func consume(_ rawLine: some Collection<UInt8>) throws(MalformedLine) -> Progress {
-        let line = Self.trimmingLineEnd(String(decoding: rawLine, as: UTF8.self))
+        // Read as bytes: a String is made once per name and value, not per step of the parse.
+        let read: Result<Progress, MalformedLine>? = rawLine.withContiguousStorageIfAvailable { bytes in
+            Result { () throws(MalformedLine) -> Progress in try self.consume(bytes: bytes) }
+        }
+        if let read {
+            return try read.get()
+        }
+        return try Array(rawLine).withUnsafeBufferPointer { bytes throws(MalformedLine) -> Progress in
+            try self.consume(bytes: bytes)
+        }
+    }
+
+    private mutating func consume(bytes: UnsafeBufferPointer<UInt8>) throws(MalformedLine) -> Progress {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: "\n") {
+            end -= 1
+        }
+        let line = UnsafeBufferPointer(rebasing: bytes[..<end])
+        func text(_ part: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+            String(decoding: part, as: UTF8.self)
+        }
         if line.isEmpty {
             return try self.endOfHead()
         }
-        if line.hasPrefix("HTTP/") {
-            try self.startHead(statusLine: line)
+        if line.starts(with: "HTTP/".utf8) {
+            try self.startHead(statusLine: text(line[...]))
             return .needMore
         }
         guard self.status != nil else {
-            throw MalformedLine(reason: "header line before a status line: \(line.debugDescription)")
+            throw MalformedLine(reason: "header line before a status line: \(text(line[...]).debugDescription)")
         }
-        if let first = line.first, first == " " || first == "\t" {
+        if Self.isWhitespace(line[0]) {
             // obs-fold: a continuation of the previous field's value.
             guard let last = self.headers.indices.last else {
-                throw MalformedLine(reason: "continuation line without a header field: \(line.debugDescription)")
+                throw MalformedLine(reason: "continuation line without a header field: \(text(line[...]).debugDescription)")
             }
-            self.headers[last].value += " " + line.trimmingWhitespace()
+            self.headers[last].value += " " + text(Self.trimmingWhitespace(line[...]))
             return .needMore
         }
-        guard let colon = line.firstIndex(of: ":") else {
-            throw MalformedLine(reason: "header line without a colon: \(line.debugDescription)")
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            throw MalformedLine(reason: "header line without a colon: \(text(line[...]).debugDescription)")
         }
-        let name = String(line[..<colon])
-        guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" }) else {
-            throw MalformedLine(reason: "invalid header field name in \(line.debugDescription)")
+        let name = line[..<colon]
+        guard !name.isEmpty, !name.contains(where: Self.isWhitespace) else {
+            throw MalformedLine(reason: "invalid header field name in \(text(line[...]).debugDescription)")
         }
-        self.headers.append((name: name, value: line[line.index(after: colon)...].trimmingWhitespace()))
+        self.headers.append((name: text(name), value: text(Self.trimmingWhitespace(line[(colon + 1)...]))))
         return .needMore
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    /// `bytes` without surrounding spaces and tabs (HTTP's optional whitespace).
+    private static func trimmingWhitespace(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        var bytes = bytes
+        while let first = bytes.first, Self.isWhitespace(first) { bytes = bytes.dropFirst() }
+        while let last = bytes.last, Self.isWhitespace(last) { bytes = bytes.dropLast() }
+        return bytes
     }
 
     private mutating func startHead(statusLine line: String) throws(MalformedLine) {
@@ -99,13 +131,5 @@ struct ResponseHeadParser {
             httpVersion: self.httpVersion
         )
         return .complete
-    }
-
-    private static func trimmingLineEnd(_ line: String) -> String {
-        var line = Substring(line)
-        while let last = line.last, last == "\r\n" || last == "\n" || last == "\r" {
-            line = line.dropLast()
-        }
-        return String(line)
     }
 }

@@ -74,6 +74,9 @@ struct ResponseHeadParserTests {
             ["HTTP/1.1 OK\r\n"],
             ["Content-Type: text/html\r\n"],
             ["HTTP/1.1 200 OK\r\n", "no colon here\r\n"],
+            ["HTTP/1.1 200 OK\r\n", "Bad Name: x\r\n"],
+            ["HTTP/1.1 200 OK\r\n", ": no name\r\n"],
+            ["HTTP/1.1 200 OK\r\n", " fold before any field\r\n"],
             ["\r\n"],
         ])
     func malformed(lines: [String]) {
@@ -87,5 +90,21 @@ struct ResponseHeadParserTests {
         ])
 
         #expect(parser.head?.values(forHeader: "Set-Cookie") == ["a=1", "b=2"])
+    }
+
+    @Test("lines may end in CRLF, LF or nothing; bytes that are not UTF-8 are kept as replacement characters")
+    func lineEndsAndBytes() throws {
+        var parser = ResponseHeadParser()
+        _ = try parser.consume(Array("HTTP/1.1 200 OK\n".utf8))
+        _ = try parser.consume(Array("X-Empty:\r\n".utf8))
+        _ = try parser.consume(Array("X-Bare: bare".utf8))
+        _ = try parser.consume(Array("X-Bytes: a".utf8) + [0xFF] + Array("b\r\n".utf8))
+        // Not contiguous: read through a copy.
+        _ = try parser.consume(Array("X-Lazy: lazy\r\n".utf8).lazy.map { $0 })
+        #expect(try parser.consume(Array("\n".utf8)) == .complete)
+
+        let head = try #require(parser.head)
+        #expect(head.headers.map(\.name) == ["X-Empty", "X-Bare", "X-Bytes", "X-Lazy"])
+        #expect(head.headers.map(\.value) == ["", "bare", "a\u{FFFD}b", "lazy"])
     }
 }

@@ -40,13 +40,6 @@ public enum BodyKey: String, Sendable, CaseIterable, Hashable {
     }
 
     private static func sha256(_ bytes: [UInt8]) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in SHA256.hash(data: bytes) {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        LowercaseHex.string(Array(SHA256.hash(data: bytes)))
     }
 }

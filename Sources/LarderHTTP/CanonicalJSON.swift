@@ -46,7 +46,6 @@ public enum CanonicalJSON {
     }
 
     private static func write(_ string: String, to output: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         output.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
@@ -55,7 +54,7 @@ public enum CanonicalJSON {
             case UInt8(ascii: "\n"): output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
             case UInt8(ascii: "\r"): output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case UInt8(ascii: "\t"): output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20: output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            case 0..<0x20: output += Array("\\u00".utf8) + [LowercaseHex.digit(byte >> 4), LowercaseHex.digit(byte & 0x0F)]
             default: output.append(byte)
             }
         }

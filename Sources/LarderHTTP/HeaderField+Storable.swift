@@ -7,9 +7,15 @@ extension HeaderField {
     /// `no-cache="..."` names (they may not be reused without revalidation, RFC 9111 section
     /// 5.2.2.4, and a revalidation brings them again) are dropped; order is kept.
     public static func storable(_ headers: [HeaderField]) -> [HeaderField] {
-        let dropped = HopByHopHeaders.connectionSpecificNames(headers).union(Self.notReplayedNames)
-            .union(Self.noCacheFieldNames(headers["cache-control"]))
-        return headers.filter { !dropped.contains($0.name.lowercased()) }
+        // Every stored response goes through here: the fixed sets are looked in as they are, and
+        // a set is made only for names a `Connection` or `Cache-Control` field lists.
+        let listed = HopByHopHeaders.connectionSpecificNames(headers)
+        let cacheControl = headers["cache-control"]
+        let noCache = cacheControl.isEmpty ? [] : Self.noCacheFieldNames(cacheControl)
+        return headers.filter { field in
+            let name = field.name.lowercased()
+            return !listed.contains(name) && !Self.notReplayedNames.contains(name) && !noCache.contains(name)
+        }
     }
 
     /// The field names of a qualified `no-cache` in these `Cache-Control` values, lower-cased.

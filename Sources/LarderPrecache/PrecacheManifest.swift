@@ -191,13 +191,6 @@ public struct PrecacheManifest: Sendable, Hashable {
         let lines = files.map { file in
             file.revision.map { "\(file.key.rawValue) \($0)" } ?? file.key.rawValue
         }
-        let digest = SHA256.hash(data: Array(lines.sorted().joined(separator: "\n").utf8))
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        for byte in digest {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        return LowercaseHex.string(Array(SHA256.hash(data: Array(lines.sorted().joined(separator: "\n").utf8))))
     }
 }

@@ -107,7 +107,7 @@ public final class BodyWriter {
         staged: Bool
     ) async throws -> CachedEntry {
         try self.checkLength(expectedLength)
-        let hash = Self.hexString(self.hasher.finalize())
+        let hash = LowercaseHex.string(Array(self.hasher.finalize()))
         if let expectedHash, expectedHash != hash {
             self.discard()
             throw StoreError.hashMismatch(expected: expectedHash, actual: hash)
@@ -169,16 +169,5 @@ public final class BodyWriter {
         } catch {
             self.store.logger.warning("Cannot delete a temporary body", metadata: ["error": "\(error)"])
         }
-    }
-
-    private static func hexString(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(SHA256.byteCount * 2)
-        for byte in digest {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
     }
 }

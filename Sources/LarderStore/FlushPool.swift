@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A few threads of its own that run a batch's flushes (`fdatasync`, `fsync`) at once.
 ///
@@ -14,6 +15,10 @@ final class FlushPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private let threads: Int
+    /// How long a flush that waits for a disk takes at least, and one that does not at most.
+    static let helpAfter: Duration = .microseconds(200)
+    /// Whether the last batch's flushes each took less than ``helpAfter``.
+    private let flushesAreQuick = Atomic(false)
 
     private init(threads: Int) {
         self.threads = threads
@@ -28,52 +33,67 @@ final class FlushPool: @unchecked Sendable {
     /// throws the first error (in the order of `items`), if any.
     ///
     /// The calling thread and up to `threads - 1` of the pool's each take the next item until none
-    /// is left: as many flushes in flight as the pool has threads, for a few wake-ups per batch
-    /// rather than one per item.
+    /// is left: as many flushes in flight as the pool has threads, for a wake-up per helper and
+    /// batch rather than one per item. Where the last batch's flushes were quick (tmpfs, a
+    /// write-back cache: under ``helpAfter`` each) the caller starts alone and wakes the helpers
+    /// only once this batch has taken longer than that. The caller waits for the items, not for
+    /// the helpers: one that comes late finds nothing left.
     func forEach<Item: Sendable>(_ items: [Item], _ operation: @escaping @Sendable (Item) throws -> Void) throws {
         guard items.count > 1 else {
             try items.first.map(operation)
             return
         }
-        let finished = NSCondition()
+        let progress = NSCondition()
         nonisolated(unsafe) var errors = [(any Error)?](repeating: nil, count: items.count)
         nonisolated(unsafe) var next = 0
-        nonisolated(unsafe) var helpersRunning = min(self.threads, items.count) - 1
-        @Sendable func takeItems() {
-            while true {
-                finished.lock()
-                let index = next
-                next += 1
-                finished.unlock()
-                guard index < items.count else { return }
-                var failure: (any Error)?
-                do { try operation(items[index]) } catch { failure = error }
-                if let failure {
-                    finished.lock()
-                    errors[index] = failure
-                    finished.unlock()
-                }
+        nonisolated(unsafe) var done = 0
+        nonisolated(unsafe) var timeInItems = Duration.zero
+        /// Runs the next item; false when none was left.
+        @Sendable func takeItem() -> Bool {
+            progress.lock()
+            let index = next
+            next += 1
+            progress.unlock()
+            guard index < items.count else { return false }
+            let started = ContinuousClock.now
+            var failure: (any Error)?
+            do { try operation(items[index]) } catch { failure = error }
+            let took = ContinuousClock.now - started
+            progress.lock()
+            errors[index] = failure
+            timeInItems += took
+            done += 1
+            if done == items.count { progress.signal() }
+            progress.unlock()
+            return true
+        }
+        @Sendable func callHelpers() {
+            self.condition.lock()
+            for _ in 0..<(min(self.threads, items.count) - 1) {
+                self.jobs.append { while takeItem() {} }
+                self.condition.signal()
+            }
+            self.condition.unlock()
+        }
+        let started = ContinuousClock.now
+        var helpIsCalled = !self.flushesAreQuick.load(ordering: .relaxed)
+        if helpIsCalled {
+            callHelpers()
+        }
+        while takeItem() {
+            if !helpIsCalled, ContinuousClock.now - started > Self.helpAfter {
+                helpIsCalled = true
+                callHelpers()
             }
         }
-        self.condition.lock()
-        for _ in 0..<helpersRunning {
-            self.jobs.append {
-                takeItems()
-                finished.lock()
-                helpersRunning -= 1
-                if helpersRunning == 0 { finished.signal() }
-                finished.unlock()
-            }
+        progress.lock()
+        while done < items.count {
+            progress.wait()
         }
-        self.condition.broadcast()
-        self.condition.unlock()
-        takeItems()
-        finished.lock()
-        while helpersRunning > 0 {
-            finished.wait()
-        }
-        finished.unlock()
-        if let error = errors.lazy.compactMap({ $0 }).first {
+        let error = errors.lazy.compactMap({ $0 }).first
+        self.flushesAreQuick.store(timeInItems / items.count < Self.helpAfter, ordering: .relaxed)
+        progress.unlock()
+        if let error {
             throw error
         }
     }

@@ -21,7 +21,6 @@ enum HeaderListCoding {
     }
 
     private static func appendString(_ string: String, to bytes: inout [UInt8]) {
-        let hexDigits = Array("0123456789abcdef".utf8)
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
@@ -35,8 +34,8 @@ enum HeaderListCoding {
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x00..<0x20:
                 bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
+                bytes.append(LowercaseHex.digit(byte >> 4))
+                bytes.append(LowercaseHex.digit(byte & 0x0F))
             default:
                 bytes.append(byte)
             }

@@ -1,4 +1,5 @@
 import Dispatch
+import LarderHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -140,13 +141,12 @@ enum POSIXFile {
     /// `UUID` opens and reads `/dev/urandom` each time).
     static func randomName() -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
         var name: [UInt8] = []
         name.reserveCapacity(32)
         for _ in 0..<2 {
             var bits = generator.next()
             for _ in 0..<16 {
-                name.append(digits[Int(bits & 0xF)])
+                name.append(LowercaseHex.digit(UInt8(bits & 0xF)))
                 bits >>= 4
             }
         }

@@ -30,7 +30,7 @@ extension Store {
     ) async throws -> CachedEntry {
         let bodyPath = self.bodyPath(forHash: hash)
         let headers = HeaderField.storable(head.headers)
-        let url = head.url.firstIndex(of: "#").map { String(head.url[..<$0]) } ?? head.url
+        let url = head.url.utf8.firstIndex(of: UInt8(ascii: "#")).map { String(head.url[..<$0]) } ?? head.url
         let pendingRow = IndexRow(
             key: key.rawValue,
             url: url,

@@ -149,7 +149,7 @@ final class CurlMultiDriver: @unchecked Sendable {
             }
             self.completeFinishedTransfers(multi: multi)
             for transfer in self.headsRead {
-                self.headsRead.append(transfer)
+                transfer.handOverHead()
             }
             self.headsRead.removeAll(keepingCapacity: true)
             let polled = curl_multi_poll(multi, nil, 0, Self.pollTimeoutMilliseconds, nil)

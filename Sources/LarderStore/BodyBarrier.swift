@@ -26,8 +26,8 @@ struct BodyBarrier: Sendable {
 
     /// The file system's own barrier, targeted at the batch's files so that other programs'
     /// unwritten data is never waited for (as `syncfs` would): every body is `fdatasync`ed, then
-    /// every touched folder fsynced once, each step's flushes all in flight together
-    /// (``FlushPool``) so that they share journal commits and device flushes. On Linux every
+    /// every touched folder fsynced once, each step's flushes in flight together when they wait
+    /// for a disk (``FlushPool``) so that they share journal commits and device flushes. On Linux every
     /// body's write-back is started first (`sync_file_range`), so the disk works on all at once.
     static let system = BodyBarrier(
         flushContents: { files in

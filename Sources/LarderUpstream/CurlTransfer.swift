@@ -220,6 +220,7 @@ final class CurlTransfer: @unchecked Sendable {
 
         if case .cancelled = outcome {
             // The caller is gone or going: it gets the cancellation, not a head.
+            self.readyResponse = nil
         } else {
             self.handOverHead()
         }

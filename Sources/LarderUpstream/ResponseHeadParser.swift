@@ -56,6 +56,10 @@ struct ResponseHeadParser {
         func text(_ part: Slice<UnsafeBufferPointer<UInt8>>) -> String {
             String(decoding: part, as: UTF8.self)
         }
+        /// The line as an error quotes it.
+        func quoted() -> String {
+            text(line[...]).debugDescription
+        }
         if line.isEmpty {
             return try self.endOfHead()
         }
@@ -64,22 +68,22 @@ struct ResponseHeadParser {
             return .needMore
         }
         guard self.status != nil else {
-            throw MalformedLine(reason: "header line before a status line: \(text(line[...]).debugDescription)")
+            throw MalformedLine(reason: "header line before a status line: \(quoted())")
         }
         if Self.isWhitespace(line[0]) {
             // obs-fold: a continuation of the previous field's value.
             guard let last = self.headers.indices.last else {
-                throw MalformedLine(reason: "continuation line without a header field: \(text(line[...]).debugDescription)")
+                throw MalformedLine(reason: "continuation line without a header field: \(quoted())")
             }
             self.headers[last].value += " " + text(Self.trimmingWhitespace(line[...]))
             return .needMore
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-            throw MalformedLine(reason: "header line without a colon: \(text(line[...]).debugDescription)")
+            throw MalformedLine(reason: "header line without a colon: \(quoted())")
         }
         let name = line[..<colon]
         guard !name.isEmpty, !name.contains(where: Self.isWhitespace) else {
-            throw MalformedLine(reason: "invalid header field name in \(text(line[...]).debugDescription)")
+            throw MalformedLine(reason: "invalid header field name in \(quoted())")
         }
         self.headers.append((name: text(name), value: text(Self.trimmingWhitespace(line[(colon + 1)...]))))
         return .needMore

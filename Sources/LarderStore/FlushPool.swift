@@ -20,7 +20,8 @@ final class FlushPool: @unchecked Sendable {
     /// Whether the last batch's flushes each took less than ``helpAfter``.
     private let flushesAreQuick = Atomic(false)
 
-    private init(threads: Int) {
+    /// A pool of `threads` threads (one besides ``shared`` only for tests: they are never stopped).
+    init(threads: Int) {
         self.threads = threads
         for number in 0..<threads {
             let thread = Thread { [self] in self.runJobs() }

@@ -64,16 +64,6 @@ struct DeclaredRequestTests {
         return json?["declaredRequests"] as? [[String: Any]] ?? []
     }
 
-    /// Waits up to `seconds` for `condition`.
-    static func eventually(_ seconds: Double = 15, _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
-    }
-
     @Test(
         "a declared GraphQL today query: run at start-up in its zone, answered offline to the app's reordered POST, refreshed when the origin returns"
     )
@@ -99,11 +89,11 @@ struct DeclaredRequestTests {
         let larder = try await LarderProcess(serve: ["--config", config], cacheDirectory: directory + "/cache")
         do {
             // At start-up, with today in the request's zone (not UTC's).
-            #expect(await Self.eventually { origin.requests("/graphql").count >= 1 })
+            #expect(await eventually { origin.requests("/graphql").count >= 1 })
             let sent = try #require(origin.requests("/graphql").first)
             #expect(String(decoding: sent.body, as: UTF8.self).contains(#""day":"\#(localDay)""#))
             #expect(localDay != utcDay)
-            #expect(try await Self.eventually { try await Self.declared(larder).first?["state"] as? String == "fresh" })
+            #expect(try await eventually { try await Self.declared(larder).first?["state"] as? String == "fresh" })
 
             // Online, the app's own POST goes to the origin, and its answer refreshes the stored one.
             let appBody = #"{ "variables" : {"day":"\#(localDay)"}, "query": "\#(Self.query)",  "operationName":"Today" }"#
@@ -129,7 +119,7 @@ struct DeclaredRequestTests {
             _ = try await Curl.run(
                 larder.proxyURL + "/dev/offline/actions/refresh-request", proxy: nil,
                 arguments: ["-X", "POST", "-H", "Origin: \(larder.proxyURL)", "--data", "name=today"])
-            #expect(try await Self.eventually { try await Self.declared(larder).first?["state"] as? String == "failing" })
+            #expect(try await eventually { try await Self.declared(larder).first?["state"] as? String == "failing" })
             // The same query, members reordered and spaced, is answered from the store.
             let reordered = #"{"query":"\#(Self.query)","operationName":"Today","variables":{ "day" : "\#(localDay)" }}"#
             let offline = try await Self.post(origin.url("/graphql"), reordered, proxy: larder.proxyURL)
@@ -156,8 +146,8 @@ struct DeclaredRequestTests {
             // The origin returns: the declared request runs again without waiting for its schedule (an hour).
             let before = origin.requests("/graphql").count
             try await origin.restart()
-            #expect(await Self.eventually(20) { origin.requests("/graphql").count > before })
-            #expect(try await Self.eventually { try await Self.declared(larder).first?["state"] as? String == "fresh" })
+            #expect(await eventually(within: 20) { origin.requests("/graphql").count > before })
+            #expect(try await eventually { try await Self.declared(larder).first?["state"] as? String == "fresh" })
 
             // Shown on /dev/offline, and "refresh now" runs it.
             let page = try await Curl.run(larder.proxyURL + "/dev/offline", proxy: nil)
@@ -168,7 +158,7 @@ struct DeclaredRequestTests {
                 larder.proxyURL + "/dev/offline/actions/refresh-request", proxy: nil,
                 arguments: ["-X", "POST", "-H", "Origin: \(larder.proxyURL)", "--data", "name=today"])
             #expect(refresh.status == 303)
-            #expect(await Self.eventually { origin.requests("/graphql").count > count })
+            #expect(await eventually { origin.requests("/graphql").count > count })
 
             // larder status reads the record from the store.
             let status = try await LarderCLI.run(["status", "--cache-dir", directory + "/cache", "--proxy", "none"])

@@ -321,6 +321,8 @@ struct DevOfflineTests {
         let larder = try await LarderProcess(cacheDirectory: directory + "/cache")
         let stored = try await Curl.run(origin.url("/x.js?v=<b>bold</b>"), proxy: larder.proxyURL)
         #expect(stored.header("cache-status")?.contains("stored") == true)
+        // The stored entry is listed once its commit is done, which a slow disk can put off a little.
+        #expect(try await eventually { try await Curl.run(larder.proxyURL + "/dev/offline", proxy: nil).text.contains("/x.js?v=") })
         for page in ["/dev/offline", "/dev/offline/entries?q=bold", "/dev/offline/games/evil"] {
             let html = try await Curl.run(larder.proxyURL + page, proxy: nil)
             #expect(html.status == 200)

@@ -59,16 +59,6 @@ struct WriteQueueTests {
         await larder.tearDown()
     }
 
-    /// Waits (up to `seconds`) until `condition` holds.
-    private static func eventually(within seconds: Int = 60, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return condition()
-    }
-
     /// The bodies of the queued writes kept on disk (pending or dead-lettered).
     private static func queueFiles(_ cacheDirectory: String) -> [String] {
         filesUnder(cacheDirectory + "/queue").filter { !$0.contains("tmp") }
@@ -129,7 +119,7 @@ struct WriteQueueTests {
             #expect(origin.requests().isEmpty)
 
             try await origin.restart()
-            let delivered = await Self.eventually { origin.requests().count >= 51 }
+            let delivered = await eventually(within: 60) { origin.requests().count >= 51 }
             #expect(delivered, "the origin received \(origin.requests().count) of 51 requests")
             // Nothing more comes: each write was delivered once.
             try await Task.sleep(for: .seconds(2))
@@ -193,7 +183,7 @@ struct WriteQueueTests {
             #expect(query.header("larder-queued") == nil)
 
             try await origin.restart()
-            #expect(await Self.eventually { origin.requests().count >= 2 })
+            #expect(await eventually(within: 60) { origin.requests().count >= 2 })
             try await Task.sleep(for: .seconds(2))
             #expect(origin.requests().map { Write(method: $0.method, path: $0.path, body: $0.body) } == [g1Complete, g2Update2])
         }
@@ -221,7 +211,7 @@ struct WriteQueueTests {
             _ = Self.queuedID(
                 try await Self.send(Write(method: "DELETE", path: "/api/good", body: Array("2".utf8)), to: origin, through: larder))
             try await origin.restart()
-            #expect(await Self.eventually { origin.requestCount("/api/good") == 1 })
+            #expect(await eventually(within: 60) { origin.requestCount("/api/good") == 1 })
             try await Task.sleep(for: .seconds(4))
             #expect(origin.requests().map(\.path) == ["/api/bad", "/api/good"])
             // The dead-lettered write's body stays on disk; the delivered one's is gone.
@@ -248,7 +238,7 @@ struct WriteQueueTests {
             #expect(permissions == 0o600)
 
             #expect(try await LarderCLI.run(["queue", "retry", String(bad)] + cache).exitCode == 0)
-            #expect(await Self.eventually { origin.requestCount("/api/bad") == 2 }, "retried once more, and dead-lettered again")
+            #expect(await eventually(within: 60) { origin.requestCount("/api/bad") == 2 }, "retried once more, and dead-lettered again")
             #expect(try await LarderCLI.run(["queue", "drop", String(bad)] + cache).stdout.contains("Dropped write \(bad)"))
             #expect(try await LarderCLI.run(["queue", "list"] + cache).stdout == "Queued writes: none\n")
             #expect(try await LarderCLI.run(["queue", "drop", String(bad)] + cache).exitCode != 0)
@@ -274,7 +264,7 @@ struct WriteQueueTests {
             _ = Self.queuedID(
                 try await Self.send(Write(method: "POST", path: "/save", body: Array("state".utf8)), to: origin, through: larder))
             // The first attempt, then four replays: 1.5 s, 2.5 s and 3.5 s apart after the first.
-            #expect(await Self.eventually(within: 40) { times.withLock { $0.count } >= 5 })
+            #expect(await eventually(within: 40) { times.withLock { $0.count } >= 5 })
             let instants = times.withLock { $0 }
             let gaps = zip(instants.dropFirst(2), instants.dropFirst(1)).map { ($0 - $1) / .milliseconds(1) }
             #expect(gaps.count >= 3)
@@ -302,12 +292,12 @@ struct WriteQueueTests {
         try await Self.withLarder(["--config", config]) { larder in
             _ = Self.queuedID(
                 try await Self.send(Write(method: "POST", path: "/notes/old", body: Array("old".utf8)), to: origin, through: larder))
-            #expect(await Self.eventually(within: 20) { larder.log.contains("expired") })
+            #expect(await eventually(within: 20) { larder.log.contains("expired") })
             // Retried every second, the young write is delivered well within the retention.
             _ = Self.queuedID(
                 try await Self.send(Write(method: "POST", path: "/notes/new", body: Array("new".utf8)), to: origin, through: larder))
             try await origin.restart()
-            #expect(await Self.eventually { origin.requestCount("/notes/new") == 1 })
+            #expect(await eventually(within: 60) { origin.requestCount("/notes/new") == 1 })
             try await Task.sleep(for: .seconds(2))
             #expect(origin.requests().map(\.path) == ["/notes/new"])
             #expect(Self.queueFiles(larder.cacheDirectory).count == 1)
@@ -338,7 +328,7 @@ struct WriteQueueTests {
             }
             try await failing.restart()
             try await working.restart()
-            #expect(await Self.eventually { working.requests().count >= 2 && failing.requests().count >= 2 })
+            #expect(await eventually(within: 60) { working.requests().count >= 2 && failing.requests().count >= 2 })
             #expect(working.requests().map(\.path) == ["/w/a", "/w/b"])
             // The failing origin's head is retried; what is behind it waits.
             #expect(failing.requests().allSatisfy { $0.path == "/w/a" })
@@ -368,7 +358,7 @@ struct WriteQueueTests {
         try await Self.withLarder(["--config", config]) { larder in
             let write = Write(method: "POST", path: "/save", body: Array(#"{"level":3}"#.utf8))
             _ = Self.queuedID(try await Self.send(write, to: origin, through: larder))
-            #expect(await Self.eventually { origin.requests().count >= 2 })
+            #expect(await eventually(within: 60) { origin.requests().count >= 2 })
             try await Task.sleep(for: .seconds(1))
             let received = origin.requests()
             #expect(received.map { Write(method: $0.method, path: $0.path, body: $0.body) } == [write, write])
@@ -402,7 +392,7 @@ struct WriteQueueTests {
                 larder.proxyURL + "/dev/offline/actions/offline", proxy: nil,
                 arguments: ["-X", "POST", "-H", "Origin: \(larder.proxyURL)", "--data-urlencode", "offline=off"])
             #expect(online.status == 303)
-            #expect(await Self.eventually { origin.requestCount("/save") == 1 })
+            #expect(await eventually(within: 60) { origin.requestCount("/save") == 1 })
             #expect(origin.requests().first?.body == write.body)
         }
         try? await origin.stop()
@@ -442,7 +432,7 @@ struct WriteQueueTests {
                 if !pinged { try await Task.sleep(for: .milliseconds(500)) }
             }
             #expect(pinged)
-            #expect(await Self.eventually(within: 20) { origin.requestCount("/save") == 1 })
+            #expect(await eventually(within: 20) { origin.requestCount("/save") == 1 })
         }
         try? await origin.stop()
     }

@@ -159,11 +159,42 @@ public final class TestOrigin: Sendable {
         request.target == path || (!path.contains("?") && request.path == path)
     }
 
+    /// Where an origin asked for any free port listens: below Linux's ephemeral range (32768-60999
+    /// by default), which the kernel hands out for outgoing connections and for port 0. While an
+    /// origin is stopped (a test of offline behaviour), a port of that range can be given to some
+    /// other connection, and the origin's ``restart()`` would find it taken.
+    static let freePortRange = 20_000..<32_768
+    /// Ports this process's origins have had, never given to another of them (an origin keeps its
+    /// port across ``stop()`` and ``restart()``).
+    private static let portsGiven = Mutex(Set<Int>())
+
     private func listen() async throws {
         let port = self.state.withLock { state in
             state.isListening = true
             return state.port
         }
+        guard port == 0 else {
+            try await self.bind(port: port)
+            return
+        }
+        // Another program may hold a port of the range: a few tries, each on a port not tried yet.
+        for attempt in 1... {
+            let candidate = Self.portsGiven.withLock { given in
+                var candidate = Int.random(in: Self.freePortRange)
+                while given.contains(candidate) { candidate = Int.random(in: Self.freePortRange) }
+                given.insert(candidate)
+                return candidate
+            }
+            do {
+                try await self.bind(port: candidate)
+                return
+            } catch let error as IOError where error.errnoCode == EADDRINUSE && attempt < 50 {
+                continue
+            }
+        }
+    }
+
+    private func bind(port: Int) async throws {
         let channel = try await ServerBootstrap(group: self.group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in

@@ -163,7 +163,7 @@ public final class TestOrigin: Sendable {
     /// by default), which the kernel hands out for outgoing connections and for port 0. While an
     /// origin is stopped (a test of offline behaviour), a port of that range can be given to some
     /// other connection, and the origin's ``restart()`` would find it taken.
-    static let freePortRange = 20_000..<32_768
+    private static let freePortRange = 20_000..<32_768
     /// Ports this process's origins have had, never given to another of them (an origin keeps its
     /// port across ``stop()`` and ``restart()``).
     private static let portsGiven = Mutex(Set<Int>())

@@ -137,20 +137,12 @@ enum POSIXFile {
         }
     }
 
-    /// 32 random hex digits (from the system's generator: one `getrandom`, where Foundation's
-    /// `UUID` opens and reads `/dev/urandom` each time).
+    /// 32 random hex digits (from the system's generator: a `getrandom` per 64 bits, where
+    /// Foundation's `UUID` opens and reads `/dev/urandom` each time).
     static func randomName() -> String {
         var generator = SystemRandomNumberGenerator()
-        var name: [UInt8] = []
-        name.reserveCapacity(32)
-        for _ in 0..<2 {
-            var bits = generator.next()
-            for _ in 0..<16 {
-                name.append(LowercaseHex.digit(UInt8(bits & 0xF)))
-                bits >>= 4
-            }
-        }
-        return String(decoding: name, as: UTF8.self)
+        let bits: (UInt64, UInt64) = (generator.next(), generator.next())
+        return withUnsafeBytes(of: bits) { LowercaseHex.string($0) }
     }
 
     /// Whether the file at `path` is left over: nobody holds its `flock` (see

@@ -3,7 +3,9 @@ import LarderHTTP
 
 extension DeclaredRequest {
     /// The settings a `requests` entry may have.
-    static let configKeys = ["name", "method", "url", "headers", "body", "bodyText", "bodyFile", "bodyKey", "timeZone", "schedule"]
+    static let configKeys = [
+        "name", "method", "url", "headers", "body", "bodyText", "bodyFile", "bodyKey", "timeZone", "schedule", "pageOrigins",
+    ]
     /// The settings of a `schedule`.
     static let scheduleKeys = ["every", "at", "jitter"]
     /// The shortest `every` accepted, so a typo cannot make Larder hammer an origin.
@@ -94,8 +96,28 @@ extension DeclaredRequest {
             schedule = try Self.schedule(member.value, at: path.appending(member: "schedule"), reader: reader)
         }
 
+        var pageOrigins: [String] = []
+        if let member = members["pageOrigins"] {
+            let originsPath = path.appending(member: "pageOrigins")
+            let expected = "a list of origins such as \"https://www.example.com\""
+            guard case .array(let items) = member.value.kind else {
+                throw reader.mismatch(member.value, at: originsPath, expected: expected)
+            }
+            for (index, item) in items.enumerated() {
+                let itemPath = originsPath.appending(index: index)
+                let text = try reader.nonEmptyString(item, at: itemPath, expected: "an origin such as \"https://www.example.com\"")
+                guard let origin = HTTPURL.canonicalOrigin(text) else {
+                    throw reader.error(
+                        "\(text) is not an origin (a scheme, a host and an optional port, such as \"https://www.example.com\")",
+                        at: itemPath, line: item.line)
+                }
+                pageOrigins.append(origin)
+            }
+        }
+
         self.init(
-            name: name, method: method, url: url, headers: headers, body: body, bodyKey: bodyKey, schedule: schedule, timeZone: timeZone)
+            name: name, method: method, url: url, headers: headers, body: body, bodyKey: bodyKey, schedule: schedule, timeZone: timeZone,
+            pageOrigins: pageOrigins)
 
         // Found now, not at the first run: a URL that does not parse, a body the key cannot read.
         let context = TextTemplate.Context(now: Date(), timeZone: timeZone)

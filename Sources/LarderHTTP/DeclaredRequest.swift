@@ -57,6 +57,10 @@ public struct DeclaredRequest: Sendable {
     public var schedule: RequestSchedule
     /// The zone "today" is taken in.
     public var timeZone: TimeZone
+    /// Canonical origins (``HTTPURL/canonicalOrigin(_:)``) of the user's pages that may be
+    /// answered with its answer although they do not carry the credentials it adds
+    /// (``DeclaredAnswerAccess``).
+    public var pageOrigins: [String]
 
     /// A declared request.
     public init(
@@ -67,8 +71,10 @@ public struct DeclaredRequest: Sendable {
         body: Body? = nil,
         bodyKey: BodyKey,
         schedule: RequestSchedule = RequestSchedule(),
-        timeZone: TimeZone
+        timeZone: TimeZone,
+        pageOrigins: [String] = []
     ) {
+        self.pageOrigins = pageOrigins
         self.name = name
         self.method = method
         self.url = url

@@ -11,7 +11,8 @@ public enum VaryKey {
             for token in value.split(separator: ",") {
                 let name = token.trimmingWhitespace().lowercased()
                 if name == "*" { return nil }
-                if !name.isEmpty, name != "accept-encoding" { names.insert(name) }
+                // A name that is no field name (``AnswerOwner/recordedName``) selects nothing.
+                if !name.isEmpty, name != "accept-encoding", !name.hasPrefix(":") { names.insert(name) }
             }
         }
         return names.sorted()
@@ -28,23 +29,35 @@ public enum VaryKey {
     /// Whether a stored response selected by `stored` serves a request with `request`'s headers.
     public static func matches(storedVary: [String], storedValues: [HeaderField], request: some HeaderFields) -> Bool {
         let wanted = self.values(storedVary, request: request)
-        let recorded = storedValues.filter { $0.name.lowercased() != "accept-encoding" }
+        let recorded = storedValues.filter { $0.name.lowercased() != "accept-encoding" && $0.name != AnswerOwner.recordedName }
         return wanted.count == recorded.count
             && zip(wanted, recorded.sorted { $0.name < $1.name }).allSatisfy {
                 $0.name == $1.name.lowercased() && $0.value == Self.normalised($1.value, name: $0.name)
             }
     }
 
-    /// Whether a stored response answers a request with these headers: its varied headers match,
-    /// or it is precached (an out-of-band contract, always served; the runner records no request
-    /// values, and a CDN's `Vary: Origin` must not make a precached game unplayable).
+    /// Whether a stored response answers a request with these headers from `owner`: a personal
+    /// response only its owner (``AnswerOwner``), and then when its varied headers match, or it is
+    /// precached (an out-of-band contract, always served; the runner records no request values,
+    /// and a CDN's `Vary: Origin` must not make a precached game unplayable).
     public static func selects(
         storedHeaders: [HeaderField],
         varyRequestHeaders: [HeaderField],
         precached: Bool,
-        for request: some HeaderFields
+        for request: some HeaderFields,
+        owner: AnswerOwner
     ) -> Bool {
-        precached || self.matches(storedVary: storedHeaders["vary"], storedValues: varyRequestHeaders, request: request)
+        if let digest = AnswerOwner.recordedDigest(in: varyRequestHeaders), digest != owner.digest {
+            return false
+        }
+        return precached || self.matches(storedVary: storedHeaders["vary"], storedValues: varyRequestHeaders, request: request)
+    }
+
+    /// What a response to `request` is stored with: the request's values of the headers it varies
+    /// on and, when it is personal (``AnswerOwner/isPersonal(request:response:)``), its owner.
+    public static func recordedValues(response: [HeaderField], request: some HeaderFields, owner: AnswerOwner) -> [HeaderField] {
+        let values = self.values(response["vary"], request: request)
+        return AnswerOwner.isPersonal(request: request, response: response) ? values + [owner.recorded] : values
     }
 
     /// The key a response is stored under: the plain key, or a variant named by a digest of the

@@ -48,7 +48,7 @@ public struct BenchmarkHitPath: Sendable {
     public func answerOrdinarily(_ head: HTTPRequestHead) async throws -> Int {
         let (outbound, sink) = NIOAsyncChannelOutboundWriter<ProxyOutbound>.makeTestingWriter()
         let writer = ResponseWriter(outbound: outbound, version: head.version)
-        let outcome = try await self.proxy.serveCacheable(head, url: try HTTPURL(parsing: head.uri), writer: writer)
+        let outcome = try await self.proxy.serveCacheable(head, url: try HTTPURL(parsing: head.uri), client: .local, writer: writer)
         outbound.finish()
         for await _ in sink {}
         return outcome.status

@@ -8,7 +8,7 @@ extension ForwardProxy {
     /// Revalidates or refetches a stored response without a client waiting (the
     /// `stale-while-revalidate` strategy and directive), as background work. One refresh per key
     /// runs at a time.
-    func refreshInBackground(key: CacheKey, url: HTTPURL, request: HTTPRequestHead, entry: CachedEntry) {
+    func refreshInBackground(key: CacheKey, url: HTTPURL, request: HTTPRequestHead, owner: AnswerOwner, entry: CachedEntry) {
         guard self.backgroundRefreshes.begin(key) else { return }
         var head = request
         head.method = .GET
@@ -20,7 +20,8 @@ extension ForwardProxy {
             do {
                 let response = try await self.upstream.execute(self.upstreamRequest(refresh, url: url, validating: entry))
                 await self.absorb(
-                    response, request: refresh, url: url, key: key, strategy: .http, validating: entry, requestTime: requestTime)
+                    response, request: refresh, owner: owner, url: url, key: key, strategy: .http, validating: entry,
+                    requestTime: requestTime)
             } catch {
                 if let error = error as? UpstreamError, error.isConnectFailure {
                     self.health.recordConnectFailure(origin: url.origin, description: error.description)
@@ -36,6 +37,7 @@ extension ForwardProxy {
     func absorb(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
+        owner: AnswerOwner,
         url: HTTPURL,
         key: CacheKey,
         strategy: CachingStrategy,
@@ -52,6 +54,7 @@ extension ForwardProxy {
         guard request.method == .GET || keyed, response.head.status < 500,
             let target = CacheTransaction.storeTarget(
                 request: request,
+                owner: owner,
                 strategy: strategy,
                 url: url,
                 key: key,

@@ -14,6 +14,7 @@ extension ForwardProxy {
     /// - Parameters:
     ///   - cacheStatus: the `Cache-Status` to send; by default a hit with its `ttl`.
     ///   - disconnected: the answer stands in for an origin that could not answer (`Larder-Offline: 1`).
+    ///   - access: for a declared request's answer, the CORS grant it is given with.
     func serveCached(
         _ entry: CachedEntry,
         request: HTTPRequestHead,
@@ -21,15 +22,18 @@ extension ForwardProxy {
         detail: String?,
         now: Date,
         cacheStatus: CacheStatus? = nil,
-        disconnected: Bool = false
+        disconnected: Bool = false,
+        access: DeclaredAnswerAccess = .open
     ) async throws -> Outcome? {
         let freshness = self.freshness(of: entry)
         let age = freshness.currentAge(now: now)
         let cacheStatus = cacheStatus ?? CacheStatus.hit(ttl: Int(freshness.lifetime) - age, detail: detail)
         self.usage.recordUse(entry.key)
+        var stored = entry.storedForAnswer
+        stored.headers = access.headers(stored.headers)
         guard
             let answer = StoredAnswer.plan(
-                entry.storedForAnswer, request: StoredAnswer.Request(head: request), age: age, cacheStatus: cacheStatus,
+                stored, request: StoredAnswer.Request(head: request), age: age, cacheStatus: cacheStatus,
                 disconnected: disconnected)
         else {
             return nil

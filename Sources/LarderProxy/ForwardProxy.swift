@@ -72,35 +72,51 @@ final class ForwardProxy: Sendable {
 
     /// Serves a GET or HEAD without a request body, or a `keyed` request (docs/SERVING.md,
     /// "Requests with bodies"): runs a ``CacheTransaction`` to its answer, doing the I/O each of
-    /// its actions asks for.
-    func serveCacheable(_ head: HTTPRequestHead, url: HTTPURL, writer: ResponseWriter, keyed: KeyedServing? = nil) async throws -> Outcome {
+    /// its actions asks for. `client` says where the request comes from, for personal answers
+    /// (``AnswerOwner``).
+    func serveCacheable(
+        _ head: HTTPRequestHead, url: HTTPURL, client: AnswerOwner.Client, writer: ResponseWriter, keyed: KeyedServing? = nil
+    ) async throws -> Outcome {
+        let owner = AnswerOwner(client: client, request: head.headers)
         let key = keyed?.key ?? CacheKey(url: url, filter: self.configuration.queryFilter)
         let route = self.configuration.route(for: keyed?.request.urlKey ?? key)
         if let commit = self.committing.flight(for: key) {
             // The answer before this one (the client's previous request, say) is being stored.
             _ = await commit.wait(timeout: .seconds(5))
         }
-        var lookup = await self.lookup(key, request: head)
+        let now = self.configuration.now()
+        // A declared GET's answer is the user's (docs/SERVING.md, "Declared answers are the
+        // user's"): a request that may not have it is neither answered from the cache nor stored,
+        // so it cannot replace the user's copy either.
+        var access: DeclaredAnswerAccess? = keyed?.access ?? .open
+        let declaredGet = keyed == nil ? self.configuration.declaredGet(key, now: now) : nil
+        if let declaredGet {
+            access = self.configuration.access(to: declaredGet, headers: head.headers, client: client, now: now)
+        }
+        var lookup = access == nil ? CacheTransaction.Lookup.miss : await self.lookup(key, request: head, owner: owner)
         var partial: CacheTransaction.Candidate?
-        if lookup.candidate == nil, keyed == nil {
-            lookup.standIn = await self.standIn(for: key, url: url, request: head, match: route?.offlineMatch ?? .ignoreCacheBusters)
+        if lookup.candidate == nil, keyed == nil, access != nil {
+            lookup.standIn = await self.standIn(
+                for: key, url: url, request: head, owner: owner, match: route?.offlineMatch ?? .ignoreCacheBusters)
             if head.method == .GET {
                 partial = await self.partialLookup(key)
             }
         }
-        let now = self.configuration.now()
         var transaction = CacheTransaction(
             CacheTransaction.Start(
                 request: head,
+                owner: owner,
                 url: url,
                 key: key,
                 lookup: lookup,
-                strategy: keyed != nil
-                    ? CachingStrategy.networkFirst
-                    : route?.strategy
-                        ?? CacheTransaction.defaultStrategy(
-                            for: url, entry: lookup.candidate?.entry,
-                            declared: lookup.candidate?.entry.kind == .precached && self.configuration.declaresGet(key, now: now)),
+                strategy: access == nil
+                    ? .networkOnly
+                    : keyed != nil
+                        ? CachingStrategy.networkFirst
+                        : route?.strategy
+                            ?? CacheTransaction.defaultStrategy(
+                                for: url, entry: lookup.candidate?.entry,
+                                declared: lookup.candidate?.entry.kind == .precached && declaredGet != nil),
                 routed: route?.strategy != nil,
                 routeMaxAge: route?.maxAge,
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
@@ -128,14 +144,14 @@ final class ForwardProxy: Sendable {
                 guard
                     let outcome = try await self.serveCached(
                         entry, request: head, writer: writer, detail: detail, now: self.configuration.now(), cacheStatus: cacheStatus,
-                        disconnected: disconnected)
+                        disconnected: disconnected, access: access ?? .open)
                 else {
                     action = transaction.storedAnswerFailed()
                     continue
                 }
                 transaction.answered()
                 if refresh {
-                    self.refreshInBackground(key: key, url: url, request: head, entry: entry)
+                    self.refreshInBackground(key: key, url: url, request: head, owner: owner, entry: entry)
                 }
                 return outcome
             case .answerPage(let page, let cacheStatus):
@@ -151,7 +167,7 @@ final class ForwardProxy: Sendable {
                 case .follower(let flight):
                     var shared: CacheTransaction.Candidate?
                     if await flight.wait(timeout: self.configuration.idleTimeout) {
-                        shared = await self.lookup(key, request: head).candidate
+                        shared = await self.lookup(key, request: head, owner: owner).candidate
                     }
                     action = transaction.followerWoke(shared, now: Date())
                 }
@@ -168,7 +184,7 @@ final class ForwardProxy: Sendable {
                             headTimeout: plan.headTimeout,
                             late: { late in
                                 await self.absorb(
-                                    late, request: head, url: url, key: key, strategy: strategy, keyed: keyed != nil,
+                                    late, request: head, owner: owner, url: url, key: key, strategy: strategy, keyed: keyed != nil,
                                     validating: plan.validating, requestTime: requestTime)
                             })
                     }
@@ -281,7 +297,7 @@ final class ForwardProxy: Sendable {
     // MARK: - The cache's side
 
     /// The stored response that answers `request`, with its freshness, or why none does.
-    private func lookup(_ key: CacheKey, request: HTTPRequestHead) async -> CacheTransaction.Lookup {
+    private func lookup(_ key: CacheKey, request: HTTPRequestHead, owner: AnswerOwner) async -> CacheTransaction.Lookup {
         let candidates: [CachedEntry]
         do {
             candidates = try await self.store.variants(of: key)
@@ -290,10 +306,10 @@ final class ForwardProxy: Sendable {
             return .miss
         }
         guard !candidates.isEmpty else { return .miss }
-        for entry in candidates where entry.isSelected(for: request.headers) {
-            return CacheTransaction.Lookup(candidate: .init(entry: entry, freshness: self.freshness(of: entry)), missReason: .uriMiss)
+        guard let entry = candidates.selected(for: request.headers, owner: owner) else {
+            return CacheTransaction.Lookup(candidate: nil, missReason: .varyMiss)
         }
-        return CacheTransaction.Lookup(candidate: nil, missReason: .varyMiss)
+        return CacheTransaction.Lookup(candidate: .init(entry: entry, freshness: self.freshness(of: entry)), missReason: .uriMiss)
     }
 
     /// The partial response stored for `key` (``CacheKey/partial``), when it is one Larder keeps.
@@ -314,14 +330,15 @@ final class ForwardProxy: Sendable {
     /// What may stand in for a request with nothing stored of its own, should the origin not
     /// answer: the newest response for the same path whose query `match` accepts, else, for a
     /// navigation, the app shell declared for its origin (``NavigationFallback``).
-    private func standIn(for key: CacheKey, url: HTTPURL, request: HTTPRequestHead, match: OfflineMatch) async -> CacheTransaction.StandIn?
-    {
+    private func standIn(
+        for key: CacheKey, url: HTTPURL, request: HTTPRequestHead, owner: AnswerOwner, match: OfflineMatch
+    ) async -> CacheTransaction.StandIn? {
         if match != .exact {
             do {
                 // The newest few are enough: a path stored under hundreds of queries answers with
                 // one of its recent ones, at the same cost for any cache size.
                 for entry in try await self.store.entries(withBase: key.base, limit: 16)
-                where match.accepts(entry.key, for: key) && entry.isSelected(for: request.headers) {
+                where match.accepts(entry.key, for: key) && entry.isSelected(for: request.headers, owner: owner) {
                     return CacheTransaction.StandIn(
                         candidate: .init(entry: entry, freshness: self.freshness(of: entry)), reason: "query-ignored")
                 }
@@ -335,7 +352,7 @@ final class ForwardProxy: Sendable {
             return nil
         }
         let shell = CacheKey(url: fallback.shell, filter: self.configuration.queryFilter)
-        guard shell != key, let candidate = await self.lookup(shell, request: request).candidate else { return nil }
+        guard shell != key, let candidate = await self.lookup(shell, request: request, owner: owner).candidate else { return nil }
         return CacheTransaction.StandIn(candidate: candidate, reason: "navigation-fallback")
     }
 

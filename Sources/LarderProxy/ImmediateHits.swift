@@ -146,10 +146,11 @@ struct ImmediateHits: Sendable {
         return hit
     }
 
-    /// Whether `entry` answers any request for its key: it varies on no request header Larder
-    /// selects by, or it is precached (always selected, see ``VaryKey/selects(_:for:)``).
+    /// Whether `entry` answers any request for its key: it is shared (not one owner's, see
+    /// ``AnswerOwner``), and it varies on no request header Larder selects by or it is precached
+    /// (always selected, see ``VaryKey/selects(storedHeaders:varyRequestHeaders:precached:for:owner:)``).
     private static func isSelectedWhateverTheRequest(_ entry: CachedEntry) -> Bool {
-        entry.kind == .precached || VaryKey.names(entry.headers.filter { $0.hasName("vary") }.map(\.value)) == []
+        !entry.isPersonal && (entry.kind == .precached || VaryKey.names(entry.headers.filter { $0.hasName("vary") }.map(\.value)) == [])
     }
 
     /// Writes `name: value\r\n` for each field, as NIO's response encoder does.

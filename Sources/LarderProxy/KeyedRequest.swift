@@ -35,7 +35,12 @@ extension ProxyConfiguration {
     /// Whether a declared GET without a body key asks for `key` now: its answer, stored pinned,
     /// is served network-first, as the declared request's app expects today's answer online.
     func declaresGet(_ key: CacheKey, now: Date) -> Bool {
-        self.declaredRequests.contains { declared in
+        self.declaredGet(key, now: now) != nil
+    }
+
+    /// The declared GET without a body key that asks for `key` now.
+    func declaredGet(_ key: CacheKey, now: Date) -> DeclaredRequest? {
+        self.declaredRequests.first { declared in
             declared.method == "GET" && declared.bodyKey != .graphql
                 && (try? declared.resolvedURL(TextTemplate.Context(now: now, timeZone: declared.timeZone))).map {
                     CacheKey(url: $0, filter: self.queryFilter) == key
@@ -43,12 +48,27 @@ extension ProxyConfiguration {
         }
     }
 
+    /// How `declared`'s answer may answer a request from `client` with `headers`
+    /// (``DeclaredAnswerAccess``), nil when it may not (or the request cannot be made now).
+    func access(
+        to declared: DeclaredRequest, headers: some HeaderFields, client: AnswerOwner.Client, now: Date
+    ) -> DeclaredAnswerAccess? {
+        let context = TextTemplate.Context(now: now, timeZone: declared.timeZone)
+        guard let resolved = try? declared.resolve(context, queryFilter: self.queryFilter, readFile: DeclaredRequestRunner.readBodyFile)
+        else { return nil }
+        return DeclaredAnswerAccess.decide(declared: declared, resolvedHeaders: resolved.headers, request: headers, client: client)
+    }
+
     /// How a request with `body` (nil: a GraphQL GET form) is keyed, nil when it is not. As a
     /// declared request only when it asks exactly what that request asks now: the same method,
     /// URL key and body digest (the app's other requests to that URL, its writes and other
-    /// queries, are its own, and are neither stored nor answered as the declared one's); else by
-    /// the first route covering the URL key when it opts the method in.
-    func keyedServing(method: String, url: HTTPURL, body: ByteBuffer?) -> KeyedServing? {
+    /// queries, are its own, and are neither stored nor answered as the declared one's), and
+    /// when `headers` from `client` may have its answer (``DeclaredAnswerAccess``; a request
+    /// that may not is not keyed at all, so no route stores or answers it under that key);
+    /// else by the first route covering the URL key when it opts the method in.
+    func keyedServing(
+        method: String, url: HTTPURL, body: ByteBuffer?, headers: some HeaderFields, client: AnswerOwner.Client
+    ) -> KeyedServing? {
         let isGet = method == "GET"
         let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
         func digest(_ bodyKey: BodyKey) -> String? {
@@ -63,8 +83,14 @@ extension ProxyConfiguration {
                     readFile: DeclaredRequestRunner.readBodyFile),
                 resolved.key == urlKey.keyed(method: method, bodyKey: declared.bodyKey, digest: digest)
             else { continue }
-            return KeyedServing(
+            guard
+                let access = DeclaredAnswerAccess.decide(
+                    declared: declared, resolvedHeaders: resolved.headers, request: headers, client: client)
+            else { return nil }
+            var serving = KeyedServing(
                 KeyedRequest(urlKey: urlKey, bodyKey: declared.bodyKey, reason: .declared), method: method, digest: digest, body: body)
+            serving.access = access
+            return serving
         }
         guard let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet), let digest = digest(bodyKey) else {
             return nil
@@ -81,6 +107,8 @@ struct KeyedServing: Sendable {
     var key: CacheKey
     /// The body sent upstream (nil for a GraphQL GET form).
     var body: ByteBuffer?
+    /// How a declared request's stored answer answers this request.
+    var access: DeclaredAnswerAccess = .open
 
     /// `request` for a body (or GraphQL GET form) with `digest`, sent with `method`.
     init(_ request: KeyedRequest, method: String, digest: String, body: ByteBuffer?) {

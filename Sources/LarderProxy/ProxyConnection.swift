@@ -42,6 +42,13 @@ struct ProxyConnection {
         var port: Int
     }
 
+    /// Where the client connects from, for personal answers (``AnswerOwner``). A connection
+    /// already closed has no address any more: counted as another machine, which only refuses more.
+    var client: AnswerOwner.Client {
+        guard let address = self.channel.channel.remoteAddress else { return .remote(address: "") }
+        return CIDR.isLoopback(address) ? .local : .remote(address: address.ipAddress ?? "\(address)")
+    }
+
     /// Serves requests one after another until the connection should close.
     func serveRequests(
         _ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
@@ -135,12 +142,13 @@ struct ProxyConnection {
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
             }
             if head.method == .GET, url.hasGraphQLQuery,
-                let keyed = self.proxy.configuration.keyedServing(method: method, url: url, body: nil)
+                let keyed = self.proxy.configuration.keyedServing(
+                    method: method, url: url, body: nil, headers: head.headers, client: self.client)
             {
-                return try await self.proxy.serveCacheable(head, url: url, writer: writer, keyed: keyed)
+                return try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
             }
             if head.method == .GET || head.method == .HEAD {
-                return try await self.proxy.serveCacheable(head, url: url, writer: writer)
+                return try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer)
             }
             let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
             if let rule = self.proxy.configuration.writeQueue.rule(method: method, key: key, body: []) {
@@ -161,10 +169,13 @@ struct ProxyConnection {
                 if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: Array(body.readableBytesView)) {
                     return try await self.proxy.serveQueueable(head, url: url, body: body, rule: rule, writer: writer)
                 }
-                guard let keyed = self.proxy.configuration.keyedServing(method: method, url: url, body: body) else {
+                guard
+                    let keyed = self.proxy.configuration.keyedServing(
+                        method: method, url: url, body: body, headers: head.headers, client: self.client)
+                else {
                     return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer)
                 }
-                return try await self.proxy.serveCacheable(head, url: url, writer: writer, keyed: keyed)
+                return try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
             case .larger(let chunks):
                 readAhead = chunks
             case .cut:

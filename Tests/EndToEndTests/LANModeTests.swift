@@ -92,36 +92,50 @@ struct LANModeTests {
         .enabled(if: ProcessInfo.processInfo.environment["LARDER_SKIP_NETNS"] != "1", "LARDER_SKIP_NETNS=1 skips it")
     )
     func classroom() async throws {
-        guard getuid() == 0, Self.run(["ip", "-V"]).status == 0 else {
-            Issue.record(
-                "LAN mode's test needs root and ip (iproute2) to create network namespaces; run it as root (CI does) or set LARDER_SKIP_NETNS=1 to skip it"
-            )
-            return
-        }
+        guard Self.mayCreateNetworks() else { return }
         // Its interfaces would make a page load in a browser test beside it fail.
         try await HostNetworkChanges.shared.whileChanging { try await self.classroomInNamespaces() }
     }
 
-    private func classroomInNamespaces() async throws {
+    /// Runs `body` with two client networks created for it, removed after it.
+    static func withTwoNetworks(_ body: (ClientNetwork, ClientNetwork) async throws -> Void) async throws {
         let pid = Int(getpid())
         let third = (pid % 120) * 2 + 10
-        let allowed = ClientNetwork(
+        let first = ClientNetwork(
             namespace: "larder-a-\(pid)", hostInterface: "lra\(pid % 10_000_000)", hostAddress: "10.213.\(third).1",
             clientAddress: "10.213.\(third).2", subnet: "10.213.\(third).0/24")
-        let other = ClientNetwork(
+        let second = ClientNetwork(
             namespace: "larder-b-\(pid)", hostInterface: "lrb\(pid % 10_000_000)", hostAddress: "10.213.\(third + 1).1",
             clientAddress: "10.213.\(third + 1).2", subnet: "10.213.\(third + 1).0/24")
-        for network in [allowed, other] {
+        for network in [first, second] {
             Self.remove(network)
         }
         defer {
-            for network in [allowed, other] {
+            for network in [first, second] {
                 Self.remove(network)
             }
         }
-        try Self.create(allowed)
-        try Self.create(other)
+        try Self.create(first)
+        try Self.create(second)
+        try await body(first, second)
+    }
 
+    /// Whether this process may create network namespaces; records why not when it may not.
+    static func mayCreateNetworks() -> Bool {
+        guard getuid() == 0, Self.run(["ip", "-V"]).status == 0 else {
+            Issue.record(
+                "LAN mode's test needs root and ip (iproute2) to create network namespaces; run it as root (CI does) or set LARDER_SKIP_NETNS=1 to skip it"
+            )
+            return false
+        }
+        return true
+    }
+
+    private func classroomInNamespaces() async throws {
+        try await Self.withTwoNetworks { allowed, other in try await self.classroom(allowed: allowed, other: other) }
+    }
+
+    private func classroom(allowed: ClientNetwork, other: ClientNetwork) async throws {
         let origin = try await TestOrigin.start()
         defer { Task { try? await origin.stop() } }
         origin.setRoute(
@@ -178,5 +192,73 @@ struct LANModeTests {
         #expect(origin.requestCount("/never-fetched.html") == 0)
         let cached = Self.curl(in: allowed, ["-x", proxy, origin.url("/lesson.html")])
         #expect(cached.body == "<p>today's lesson</p>")
+    }
+
+    @Test(
+        "one pupil's logged-in and private pages never answer another pupil or the box's own user, online or offline; each pupil keeps their own",
+        .enabled(if: ProcessInfo.processInfo.environment["LARDER_SKIP_NETNS"] != "1", "LARDER_SKIP_NETNS=1 skips it")
+    )
+    func privatePagesStayTheirs() async throws {
+        guard Self.mayCreateNetworks() else { return }
+        try await HostNetworkChanges.shared.whileChanging {
+            try await Self.withTwoNetworks { alice, bob in try await self.privatePages(alice: alice, bob: bob) }
+        }
+    }
+
+    private func privatePages(alice: ClientNetwork, bob: ClientNetwork) async throws {
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.stop() } }
+        // Each page names the cookie it was asked with: a leak shows as another pupil's name.
+        for (path, cacheControl) in [("/grades.html", "private, max-age=600"), ("/notes.html", "private, no-cache")] {
+            origin.setRoute(
+                path,
+                .dynamic { request in
+                    let cookie = request.headers.first { $0.name.lowercased() == "cookie" }?.value ?? "nobody"
+                    return .text("<p>\(path) of \(cookie)</p>", contentType: "text/html", headers: [("Cache-Control", cacheControl)])
+                })
+        }
+        let larder = try await LarderProcess(serve: ["--host", alice.hostAddress, "--allow", alice.subnet, "--allow", bob.subnet])
+        defer { Task { await larder.tearDown() } }
+        let proxy = "http://\(alice.hostAddress):\(larder.port)"
+        let grades = origin.url("/grades.html")
+        let notes = origin.url("/notes.html")
+
+        let aliceFirst = Self.curl(in: alice, ["-x", proxy, "-H", "Cookie: pupil=alice", grades])
+        #expect(aliceFirst.body == "<p>/grades.html of pupil=alice</p>", "\(aliceFirst.head) \(aliceFirst.error)")
+        await entriesStored(in: larder)
+        let aliceAgain = Self.curl(in: alice, ["-x", proxy, "-H", "Cookie: pupil=alice", grades])
+        #expect(aliceAgain.body == "<p>/grades.html of pupil=alice</p>")
+        #expect(aliceAgain.head.lowercased().contains("cache-status: larder; hit"), "her own page is a hit: \(aliceAgain.head)")
+        #expect(origin.requestCount("/grades.html") == 1)
+
+        // Bob, with no cookie, then with his own: never Alice's page, always the origin's answer to him.
+        let bobAnonymous = Self.curl(in: bob, ["-x", proxy, grades])
+        #expect(bobAnonymous.body == "<p>/grades.html of nobody</p>", "\(bobAnonymous.head)")
+        let bobOwn = Self.curl(in: bob, ["-x", proxy, "-H", "Cookie: pupil=bob", grades])
+        #expect(bobOwn.body == "<p>/grades.html of pupil=bob</p>", "\(bobOwn.head)")
+        // Another login on Alice's machine is not Alice.
+        let otherLogin = Self.curl(in: alice, ["-x", proxy, "-H", "Cookie: pupil=mallory", grades])
+        #expect(otherLogin.body == "<p>/grades.html of pupil=mallory</p>", "\(otherLogin.head)")
+        #expect(origin.requestCount("/grades.html") == 4)
+
+        let aliceNotes = Self.curl(in: alice, ["-x", proxy, "-H", "Cookie: pupil=alice", notes])
+        #expect(aliceNotes.body == "<p>/notes.html of pupil=alice</p>")
+        await entriesStored(in: larder, count: 5)
+
+        // The box goes offline: Alice still has her own pages; nobody else gets them.
+        try await origin.stop()
+        let aliceOffline = Self.curl(in: alice, ["-x", proxy, "-H", "Cookie: pupil=alice", notes])
+        #expect(aliceOffline.status == 200, "\(aliceOffline.head)")
+        #expect(aliceOffline.body == "<p>/notes.html of pupil=alice</p>")
+        for (client, cookie) in [(bob, nil), (bob, "pupil=bob"), (alice, nil)] as [(ClientNetwork, String?)] {
+            for url in [grades, notes] {
+                let answer = Self.curl(in: client, ["-x", proxy] + (cookie.map { ["-H", "Cookie: \($0)"] } ?? []) + [url])
+                #expect(
+                    !answer.body.contains("alice"), "\(client.namespace) \(cookie ?? "no cookie") \(url): \(answer.head) \(answer.body)")
+            }
+        }
+        // The box's own user, from its own address.
+        let boxUser = try await Curl.run(notes, proxy: proxy)
+        #expect(!String(decoding: boxUser.body, as: UTF8.self).contains("alice"), "the box's own user: \(boxUser.status)")
     }
 }

@@ -17,7 +17,7 @@ extension ImmediateHitsTests.Fixture {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { outbound.finish() }
-                _ = try await self.proxy.serveCacheable(request, url: try HTTPURL(parsing: request.uri), writer: writer)
+                _ = try await self.proxy.serveCacheable(request, url: try HTTPURL(parsing: request.uri), client: .local, writer: writer)
             }
             var parts: [ProxyOutbound] = []
             for await part in sink {

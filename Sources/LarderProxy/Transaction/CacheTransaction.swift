@@ -59,6 +59,8 @@ struct CacheTransaction: Sendable {
     /// Everything known when the transaction starts.
     struct Start: Sendable {
         var request: HTTPRequestHead
+        /// Who asks: a personal answer is stored for this owner alone (``AnswerOwner``).
+        var owner: AnswerOwner
         var url: HTTPURL
         var key: CacheKey
         var lookup: Lookup
@@ -562,7 +564,10 @@ struct CacheTransaction: Sendable {
         var relay = Relay(
             forwardReason: forwardReason, storeAs: nil, notStoredReason: nil,
             partial: PartialRelay(joining: joining, result: result, whole: whole))
-        if storability == .storable {
+        if storability == .storable, AnswerOwner.isPersonal(request: start.request.headers, response: headers) {
+            // A part is looked up by key alone, not by owner: a personal one is not kept.
+            relay.notStoredReason = "personal-partial"
+        } else if storability == .storable {
             let key = result.isComplete ? start.key : start.key.partial
             relay.storeAs = StoreTarget(key: key, url: start.url, requestTime: requestTime, varyValues: [])
         } else if case .notStorable(let reason) = storability {
@@ -575,6 +580,7 @@ struct CacheTransaction: Sendable {
         self.state = .done
         let target = Self.storeTarget(
             request: self.start.request,
+            owner: self.start.owner,
             strategy: self.start.strategy,
             url: self.start.url,
             key: self.start.key,
@@ -588,9 +594,11 @@ struct CacheTransaction: Sendable {
     }
 
     /// Where (and whether) an upstream answer to a GET or HEAD is stored; for a `keyed` request,
-    /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept).
+    /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept). A personal
+    /// answer is stored for `owner` alone (``VaryKey/recordedValues(response:request:owner:)``).
     static func storeTarget(
         request: HTTPRequestHead,
+        owner: AnswerOwner,
         strategy: CachingStrategy,
         url: HTTPURL,
         key: CacheKey,
@@ -601,7 +609,7 @@ struct CacheTransaction: Sendable {
     ) -> (storeAs: StoreTarget?, notStoredReason: String?) {
         if keyed {
             guard (200..<300).contains(status) else { return (nil, "status-\(status)") }
-            let values = VaryKey.values(headers["vary"], request: request.headers)
+            let values = VaryKey.recordedValues(response: headers, request: request.headers, owner: owner)
             return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
         }
         let storability = Storability.forwarded(
@@ -615,7 +623,7 @@ struct CacheTransaction: Sendable {
             if case .notStorable(let reason) = storability { return (nil, reason) }
             return (nil, nil)
         }
-        let values = VaryKey.values(headers["vary"], request: request.headers)
+        let values = VaryKey.recordedValues(response: headers, request: request.headers, owner: owner)
         return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
     }
 

@@ -1,0 +1,67 @@
+import Crypto
+
+/// Whose a stored answer is (docs/SERVING.md, "Private answers").
+///
+/// A response to a request that carries credentials (`Authorization`, `Cookie`), or one the
+/// origin marks `Cache-Control: private`, is personal: it is stored with the owner of the request
+/// that got it, and answers only requests with the same owner, online or offline. Any other
+/// response is shared. The owner is a digest, so no credential is stored in clear:
+/// - a client on Larder's own machine is the one user of a loopback setup; its owner is set by
+///   the `Authorization` value and whether cookies were sent (a browser's cookies change with
+///   many responses, and the one user's pages must still answer offline);
+/// - a client on another machine (LAN mode) is told apart by its address and by the exact
+///   `Authorization` and `Cookie` values, so neither another machine nor another login on the
+///   same machine is ever answered with its pages.
+public struct AnswerOwner: Hashable, Sendable {
+    /// Where a client connects from.
+    public enum Client: Hashable, Sendable {
+        /// Larder's own machine (a loopback address).
+        case local
+        /// Another machine, by its address as text.
+        case remote(address: String)
+    }
+
+    /// The name the owner is recorded under among a stored response's varied request values.
+    /// No header field can have it (a colon is not a token character), so an origin's `Vary`
+    /// cannot name it.
+    public static let recordedName = ":owner"
+
+    /// A SHA-256 digest of who the client is and the credentials it sent, in lower-case hex.
+    public let digest: String
+
+    /// The owner of `request` from `client`.
+    public init(client: Client, request: some HeaderFields) {
+        var identity: String
+        let authorization = request["authorization"].joined(separator: ",")
+        let cookie = request["cookie"].joined(separator: "; ")
+        switch client {
+        case .local:
+            identity = "local"
+            if !authorization.isEmpty { identity += "\nauthorization:" + authorization }
+            if !cookie.isEmpty { identity += "\ncookie" }
+        case .remote(let address):
+            identity = "remote:" + address
+            if !authorization.isEmpty { identity += "\nauthorization:" + authorization }
+            if !cookie.isEmpty { identity += "\ncookie:" + cookie }
+        }
+        self.digest = LowercaseHex.string(Array(SHA256.hash(data: Array(identity.utf8))))
+    }
+
+    /// Whether the answer `response` to `request` belongs to the one who asked: the request
+    /// carried credentials, or the origin marked the answer `private` (RFC 9111 section 5.2.2.7).
+    /// A qualified `private="Set-Cookie"` counts too: Larder stores whole responses.
+    public static func isPersonal(request: some HeaderFields, response: some HeaderFields) -> Bool {
+        request.contains(name: "authorization") || request.contains(name: "cookie")
+            || CacheControlDirectives(response["cache-control"]).contains("private")
+    }
+
+    /// The field that records this owner beside a personal response's varied request values.
+    public var recorded: HeaderField {
+        HeaderField(name: Self.recordedName, value: self.digest)
+    }
+
+    /// The owner digest recorded among `values`, nil for a shared response.
+    public static func recordedDigest(in values: [HeaderField]) -> String? {
+        values.first { $0.name == Self.recordedName }?.value
+    }
+}

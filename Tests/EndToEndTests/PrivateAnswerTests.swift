@@ -1,0 +1,129 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// Personal answers on one machine, and declared answers fetched with the user's token
+/// (docs/SERVING.md, "Private answers"). Clients on other machines: LANModeTests.
+@Suite("End to end: private answers", .serialized)
+struct PrivateAnswerTests {
+    @Test("on Larder's own machine, a page fetched with cookies answers requests with cookies, never one without, online or offline")
+    func loopbackCookies() async throws {
+        let origin = try await TestOrigin.start()
+        origin.setRoute(
+            "/account.html",
+            .dynamic { request in
+                .text(
+                    "<p>account of \(request.header("cookie") ?? "nobody")</p>", contentType: "text/html",
+                    headers: [("Cache-Control", "max-age=600")])
+            })
+        let larder = try await LarderProcess()
+        defer { Task { await larder.tearDown() } }
+        let account = origin.url("/account.html")
+
+        let signedIn = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Cookie: s=1"])
+        #expect(signedIn.text == "<p>account of s=1</p>")
+        await entriesStored(in: larder)
+        // The one user's browser sends other cookies as they change: still theirs.
+        let later = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Cookie: s=2"])
+        #expect(later.text == "<p>account of s=1</p>")
+        #expect(later.header("cache-status")?.contains("hit") == true, "\(later.headers)")
+        // A request without cookies (a page elsewhere reading it with credentials omitted) is not given it.
+        let anonymous = try await Curl.run(account, proxy: larder.proxyURL)
+        #expect(anonymous.text == "<p>account of nobody</p>", "\(anonymous.headers)")
+        #expect(origin.requestCount("/account.html") == 2)
+        await entriesStored(in: larder, count: 2)
+
+        try await origin.stop()
+        let offlineSignedIn = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Cookie: s=3"])
+        #expect(offlineSignedIn.text == "<p>account of s=1</p>")
+        let offlineAnonymous = try await Curl.run(account, proxy: larder.proxyURL)
+        #expect(offlineAnonymous.text == "<p>account of nobody</p>")
+    }
+
+    /// A page that reads `api` with `fetch` and reports what it read, or why it could not.
+    static func reader(of api: String) -> String {
+        """
+        <!doctype html><title>reader</title><script>
+        fetch(\(String(reflecting: api)))
+          .then(r => r.text())
+          .then(t => { window.__report = { done: true, read: t }; })
+          .catch(e => { window.__report = { done: true, failed: String(e) }; });
+        </script>
+        """
+    }
+
+    @Test(
+        "a declared answer fetched with the user's token: offline, a hostile page in Chromium cannot read it, the user's listed page can; curl without the token gets nothing",
+        .enabled(if: Chromium.isInstalled, "chromium is not installed; scripts/setup installs it (apt package chromium)")
+    )
+    func declaredTokenAnswer() async throws {
+        let api = try await TestOrigin.start()
+        let token = "Bearer s3cret-token-\(UUID().uuidString)"
+        api.setRoute(
+            "/me/inbox",
+            .dynamic { request in
+                guard request.header("authorization") == token else {
+                    return .text(
+                        #"{"error":"unauthorized"}"#, status: 401, contentType: "application/json",
+                        headers: [("Access-Control-Allow-Origin", "*")])
+                }
+                return .text(
+                    #"{"inbox":"SECRET-MAIL"}"#, contentType: "application/json",
+                    headers: [("Access-Control-Allow-Origin", "*"), ("Cache-Control", "no-store")])
+            })
+        let hostile = try await TestOrigin.start()
+        hostile.setRoute("/evil.html", .text(Self.reader(of: api.url("/me/inbox")), contentType: "text/html"))
+        let users = try await TestOrigin.start()
+        users.setRoute("/app.html", .text(Self.reader(of: api.url("/me/inbox")), contentType: "text/html"))
+        defer {
+            Task {
+                try? await hostile.stop()
+                try? await users.stop()
+            }
+        }
+        let userOrigin = String(users.url("/").dropLast())
+
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/larder.json"
+        try #"""
+        {
+          "requests": [
+            {
+              "name": "inbox",
+              "url": "\#(api.url("/me/inbox"))",
+              "headers": { "Authorization": "Bearer {{env:INBOX_TOKEN}}" },
+              "pageOrigins": ["\#(userOrigin)"]
+            }
+          ]
+        }
+        """#.write(toFile: config, atomically: true, encoding: .utf8)
+        let larder = try await LarderProcess(
+            serve: ["--config", config], environment: ["INBOX_TOKEN": String(token.dropFirst("Bearer ".count))])
+        defer { Task { await larder.tearDown() } }
+        #expect(try await eventually { try await DeclaredRequestTests.declared(larder).first?["state"] as? String == "fresh" })
+        #expect(api.requestCount("/me/inbox") == 1)
+
+        // Online, the hostile page's own request goes to the origin and is not kept.
+        let online = try await Chromium.report(hostile.url("/evil.html"), proxy: larder.proxyURL)
+        #expect((online["read"] as? String)?.contains("unauthorized") == true, "\(online)")
+
+        try await api.stop()
+        let evil = try await Chromium.report(hostile.url("/evil.html"), proxy: larder.proxyURL)
+        #expect(evil["done"] as? Bool == true, "\(evil)")
+        #expect(!"\(evil)".contains("SECRET-MAIL"), "the hostile page read the user's data: \(evil)")
+        let own = try await Chromium.report(users.url("/app.html"), proxy: larder.proxyURL)
+        #expect(own["read"] as? String == #"{"inbox":"SECRET-MAIL"}"#, "the user's listed page: \(own)")
+
+        let anonymous = try await Curl.run(api.url("/me/inbox"), proxy: larder.proxyURL)
+        #expect(!anonymous.text.contains("SECRET-MAIL"), "\(anonymous.status) \(anonymous.headers)")
+        #expect(anonymous.status >= 500)
+        let wrongToken = try await Curl.run(api.url("/me/inbox"), proxy: larder.proxyURL, arguments: ["-H", "Authorization: Bearer guess"])
+        #expect(!wrongToken.text.contains("SECRET-MAIL"))
+        let withToken = try await Curl.run(
+            api.url("/me/inbox"), proxy: larder.proxyURL,
+            arguments: ["-H", "Authorization: \(token)", "-H", "Origin: https://elsewhere.example"])
+        #expect(withToken.text == #"{"inbox":"SECRET-MAIL"}"#, "the token's holder: \(withToken.headers)")
+        #expect(withToken.header("access-control-allow-origin") == "https://elsewhere.example", "a stored * is given as the asker's origin")
+    }
+}

@@ -4,11 +4,11 @@ import Crypto
 ///
 /// A response to a request that carries credentials (`Authorization`, `Cookie`), or one the
 /// origin marks `Cache-Control: private`, is personal: it is stored with the owner of the request
-/// that got it, and answers only requests with the same owner, online or offline. Any other
-/// response is shared. The owner is a digest, so no credential is stored in clear:
-/// - a client on Larder's own machine is the one user of a loopback setup; its owner is set by
-///   the `Authorization` value and whether cookies were sent (a browser's cookies change with
-///   many responses, and the one user's pages must still answer offline);
+/// that got it, and answers only requests from the same owner that are not reads by a page of
+/// another site, online or offline. Any other response is shared. The owner is a digest, so no
+/// credential is stored in clear:
+/// - every client on Larder's own machine is its one user (a loopback setup has no other), so
+///   a fresh browser profile, or a request without cookies, still finds the user's pages;
 /// - a client on another machine (LAN mode) is told apart by its address and by the exact
 ///   `Authorization` and `Cookie` values, so neither another machine nor another login on the
 ///   same machine is ever answered with its pages.
@@ -26,25 +26,42 @@ public struct AnswerOwner: Hashable, Sendable {
     /// cannot name it.
     public static let recordedName = ":owner"
 
-    /// A SHA-256 digest of who the client is and the credentials it sent, in lower-case hex.
+    /// A SHA-256 digest of who the client is (and, on another machine, the credentials it sent),
+    /// in lower-case hex.
     public let digest: String
+    /// Whether the request is a read by a page of another site (``isCrossSite(_:url:)``), which
+    /// a personal answer never answers: it is what a hostile page sends to read the user's data.
+    public let isCrossSite: Bool
 
-    /// The owner of `request` from `client`.
-    public init(client: Client, request: some HeaderFields) {
+    /// The owner of `request` for `url` from `client`.
+    public init(client: Client, request: some HeaderFields, url: HTTPURL) {
         var identity: String
-        let authorization = request["authorization"].joined(separator: ",")
-        let cookie = request["cookie"].joined(separator: "; ")
         switch client {
         case .local:
             identity = "local"
-            if !authorization.isEmpty { identity += "\nauthorization:" + authorization }
-            if !cookie.isEmpty { identity += "\ncookie" }
         case .remote(let address):
             identity = "remote:" + address
+            let authorization = request["authorization"].joined(separator: ",")
+            let cookie = request["cookie"].joined(separator: "; ")
             if !authorization.isEmpty { identity += "\nauthorization:" + authorization }
             if !cookie.isEmpty { identity += "\ncookie:" + cookie }
         }
         self.digest = LowercaseHex.string(Array(SHA256.hash(data: Array(identity.utf8))))
+        self.isCrossSite = Self.isCrossSite(request, url: url)
+    }
+
+    /// Whether `request` comes from a page of another site than `url`'s: as the browser says in
+    /// `Sec-Fetch-Site`, else (a browser that does not send it) when its `Origin` is not `url`'s
+    /// own (`null` included). A request with neither (a navigation in an older browser, curl, an
+    /// app) is not.
+    public static func isCrossSite(_ request: some HeaderFields, url: HTTPURL) -> Bool {
+        if let site = request.first(name: "sec-fetch-site") {
+            return site.trimmingWhitespace().lowercased() == "cross-site"
+        }
+        if let origin = request.first(name: "origin") {
+            return HTTPURL.canonicalOrigin(origin.trimmingWhitespace()) != url.origin
+        }
+        return false
     }
 
     /// Whether the answer `response` to `request` belongs to the one who asked: the request

@@ -37,9 +37,10 @@ public enum VaryKey {
     }
 
     /// Whether a stored response answers a request with these headers from `owner`: a personal
-    /// response only its owner (``AnswerOwner``), and then when its varied headers match, or it is
-    /// precached (an out-of-band contract, always served; the runner records no request values,
-    /// and a CDN's `Vary: Origin` must not make a precached game unplayable).
+    /// response only its owner, and never a page of another site (``AnswerOwner``); then when its
+    /// varied headers match, or it is precached (an out-of-band contract, always served; the
+    /// runner records no request values, and a CDN's `Vary: Origin` must not make a precached
+    /// game unplayable).
     public static func selects(
         storedHeaders: [HeaderField],
         varyRequestHeaders: [HeaderField],
@@ -47,7 +48,7 @@ public enum VaryKey {
         for request: some HeaderFields,
         owner: AnswerOwner
     ) -> Bool {
-        if let digest = AnswerOwner.recordedDigest(in: varyRequestHeaders), digest != owner.digest {
+        if let digest = AnswerOwner.recordedDigest(in: varyRequestHeaders), digest != owner.digest || owner.isCrossSite {
             return false
         }
         return precached || self.matches(storedVary: storedHeaders["vary"], storedValues: varyRequestHeaders, request: request)

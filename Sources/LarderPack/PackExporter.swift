@@ -125,12 +125,15 @@ public struct PackExporter: Sendable {
     private static func collect(_ selection: PackSelection, from snapshot: IndexSnapshot, now: Date) throws -> SnapshotRead {
         var found = SnapshotRead()
         var included = Set<String>()
+        // A personal answer (docs/SERVING.md, "Private answers") is one user's: a pack goes to
+        // other devices, so it never carries one.
         func include(_ entries: [CachedEntry], owner: String) -> [String] {
-            for entry in entries where included.insert(entry.key.rawValue).inserted {
+            let shared = entries.filter { AnswerOwner.recordedDigest(in: $0.varyRequestHeaders) == nil }
+            for entry in shared where included.insert(entry.key.rawValue).inserted {
                 found.entries.append(entry)
                 found.owners[entry.key.rawValue] = owner
             }
-            return entries.map(\.key.rawValue)
+            return shared.map(\.key.rawValue)
         }
         for game in selection.games {
             guard let record = try snapshot.game(root: game.root) else {
@@ -167,11 +170,12 @@ public struct PackExporter: Sendable {
         let pageRecords = Dictionary(try snapshot.pages().map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         for page in selection.pages {
             let entries = try snapshot.entries(for: page.key)
-            guard !entries.isEmpty else {
-                found.missing.append(PackMissing(owner: "page", url: page.url, reason: "not in this cache"))
+            let keys = include(entries, owner: "page")
+            guard !keys.isEmpty else {
+                let reason = entries.isEmpty ? "not in this cache" : "only personal copies are stored (fetched with credentials)"
+                found.missing.append(PackMissing(owner: "page", url: page.url, reason: reason))
                 continue
             }
-            let keys = include(entries, owner: "page")
             let lastRun = pageRecords[page.key]?.lastRun ?? now
             found.pages.append(PackPage(key: page.key.rawValue, url: page.url, lastRun: lastRun.timeIntervalSince1970, entryKeys: keys))
         }

@@ -77,7 +77,7 @@ final class ForwardProxy: Sendable {
     func serveCacheable(
         _ head: HTTPRequestHead, url: HTTPURL, client: AnswerOwner.Client, writer: ResponseWriter, keyed: KeyedServing? = nil
     ) async throws -> Outcome {
-        let owner = AnswerOwner(client: client, request: head.headers)
+        let owner = AnswerOwner(client: client, request: head.headers, url: url)
         let key = keyed?.key ?? CacheKey(url: url, filter: self.configuration.queryFilter)
         let route = self.configuration.route(for: keyed?.request.urlKey ?? key)
         if let commit = self.committing.flight(for: key) {

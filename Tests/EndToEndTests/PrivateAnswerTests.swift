@@ -6,7 +6,9 @@ import Testing
 /// (docs/SERVING.md, "Private answers"). Clients on other machines: LANModeTests.
 @Suite("End to end: private answers", .serialized)
 struct PrivateAnswerTests {
-    @Test("on Larder's own machine, a page fetched with cookies answers requests with cookies, never one without, online or offline")
+    @Test(
+        "on Larder's own machine, a page fetched with cookies is the one user's: answered to their requests with or without cookies, never to a read by a page of another site, online or offline"
+    )
     func loopbackCookies() async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute(
@@ -23,21 +25,26 @@ struct PrivateAnswerTests {
         let signedIn = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Cookie: s=1"])
         #expect(signedIn.text == "<p>account of s=1</p>")
         await entriesStored(in: larder)
-        // The one user's browser sends other cookies as they change: still theirs.
-        let later = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Cookie: s=2"])
-        #expect(later.text == "<p>account of s=1</p>")
-        #expect(later.header("cache-status")?.contains("hit") == true, "\(later.headers)")
-        // A request without cookies (a page elsewhere reading it with credentials omitted) is not given it.
-        let anonymous = try await Curl.run(account, proxy: larder.proxyURL)
-        #expect(anonymous.text == "<p>account of nobody</p>", "\(anonymous.headers)")
+        // The one user's browser sends other cookies as they change, or none in a fresh profile: still theirs.
+        for cookie in [["-H", "Cookie: s=2"], []] {
+            let again = try await Curl.run(account, proxy: larder.proxyURL, arguments: cookie + ["-H", "Sec-Fetch-Site: same-origin"])
+            #expect(again.text == "<p>account of s=1</p>")
+            #expect(again.header("cache-status")?.contains("hit") == true, "\(again.headers)")
+        }
+        // A page of another site reading it (credentials omitted, or not) is not given it.
+        let crossSite = try await Curl.run(
+            account, proxy: larder.proxyURL, arguments: ["-H", "Sec-Fetch-Site: cross-site", "-H", "Origin: https://evil.example"])
+        #expect(crossSite.text == "<p>account of nobody</p>", "\(crossSite.headers)")
         #expect(origin.requestCount("/account.html") == 2)
+        let oldBrowser = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Origin: https://evil.example"])
+        #expect(!oldBrowser.text.contains("s=1"), "\(oldBrowser.headers)")
         await entriesStored(in: larder, count: 2)
 
         try await origin.stop()
-        let offlineSignedIn = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Cookie: s=3"])
-        #expect(offlineSignedIn.text == "<p>account of s=1</p>")
-        let offlineAnonymous = try await Curl.run(account, proxy: larder.proxyURL)
-        #expect(offlineAnonymous.text == "<p>account of nobody</p>")
+        let offlineOwn = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Sec-Fetch-Site: none"])
+        #expect(offlineOwn.text == "<p>account of s=1</p>")
+        let offlineCrossSite = try await Curl.run(account, proxy: larder.proxyURL, arguments: ["-H", "Sec-Fetch-Site: cross-site"])
+        #expect(!offlineCrossSite.text.contains("s=1"), "\(offlineCrossSite.status) \(offlineCrossSite.text)")
     }
 
     /// A page that reads `api` with `fetch` and reports what it read, or why it could not.

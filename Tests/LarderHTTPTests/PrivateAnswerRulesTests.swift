@@ -25,41 +25,62 @@ struct PrivateAnswerRulesTests {
         #expect(AnswerOwner.isPersonal(request: Self.fields(request), response: Self.fields(response)) == expected)
     }
 
-    @Test("on Larder's machine, cookies count by presence; on another, by value and by address")
+    private static let page = try! HTTPURL(parsing: "https://app.example/account")
+
+    @Test("on Larder's machine every request is the one user's; on another, the address and exact credentials tell owners apart")
     func owners() {
-        let cookieA = Self.fields([("Cookie", "session=a")])
-        let cookieB = Self.fields([("Cookie", "session=b")])
-        let none = Self.fields([])
-        #expect(AnswerOwner(client: .local, request: cookieA) == AnswerOwner(client: .local, request: cookieB))
-        #expect(AnswerOwner(client: .local, request: cookieA) != AnswerOwner(client: .local, request: none))
-        #expect(
-            AnswerOwner(client: .local, request: Self.fields([("Authorization", "Bearer 1")]))
-                != AnswerOwner(client: .local, request: Self.fields([("Authorization", "Bearer 2")])))
+        func owner(_ client: AnswerOwner.Client, _ pairs: [(String, String)]) -> AnswerOwner {
+            AnswerOwner(client: client, request: Self.fields(pairs), url: Self.page)
+        }
+        #expect(owner(.local, [("Cookie", "session=a")]).digest == owner(.local, []).digest)
+        #expect(owner(.local, [("Authorization", "Bearer 1")]).digest == owner(.local, [("Cookie", "b")]).digest)
         let pupil = AnswerOwner.Client.remote(address: "192.168.1.20")
-        #expect(AnswerOwner(client: pupil, request: cookieA) != AnswerOwner(client: pupil, request: cookieB))
-        #expect(AnswerOwner(client: pupil, request: cookieA) != AnswerOwner(client: .remote(address: "192.168.1.21"), request: cookieA))
-        #expect(AnswerOwner(client: pupil, request: none) != AnswerOwner(client: .local, request: none))
+        #expect(owner(pupil, [("Cookie", "session=a")]).digest != owner(pupil, [("Cookie", "session=b")]).digest)
+        #expect(owner(pupil, [("Cookie", "session=a")]).digest == owner(pupil, [("Cookie", "session=a")]).digest)
+        #expect(owner(pupil, [("Authorization", "Bearer 1")]).digest != owner(pupil, [("Authorization", "Bearer 2")]).digest)
+        #expect(owner(pupil, [("Cookie", "a")]).digest != owner(.remote(address: "192.168.1.21"), [("Cookie", "a")]).digest)
+        #expect(owner(pupil, []).digest != owner(.local, []).digest)
         // The digest carries no credential in clear.
-        let owner = AnswerOwner(client: pupil, request: Self.fields([("Cookie", "session=SECRET-VALUE")]))
-        #expect(!owner.recorded.value.contains("SECRET"))
-        #expect(owner.recorded.value.count == 64)
+        let recorded = owner(pupil, [("Cookie", "session=SECRET-VALUE")]).recorded.value
+        #expect(!recorded.contains("SECRET"))
+        #expect(recorded.count == 64)
     }
 
-    @Test("a personal answer is recorded with its owner and selected by that owner alone")
+    @Test(
+        "a read by a page of another site, as Sec-Fetch-Site says, else as Origin says",
+        arguments: [
+            ([], false),
+            ([("Sec-Fetch-Site", "same-origin")], false),
+            ([("Sec-Fetch-Site", "same-site"), ("Origin", "https://www.app.example")], false),
+            ([("Sec-Fetch-Site", "none")], false),
+            ([("Sec-Fetch-Site", "Cross-Site")], true),
+            ([("Origin", "https://APP.example:443")], false),
+            ([("Origin", "https://evil.example")], true),
+            ([("Origin", "null")], true),
+        ])
+    func crossSite(request: [(String, String)], expected: Bool) {
+        #expect(AnswerOwner.isCrossSite(Self.fields(request), url: Self.page) == expected)
+    }
+
+    @Test("a personal answer is recorded with its owner and selected by that owner alone, never for a page of another site")
     func selection() {
         let request = Self.fields([("Cookie", "session=a"), ("Accept-Language", "en")])
         let response = Self.fields([("Vary", "Accept-Language"), ("Cache-Control", "max-age=60")])
-        let owner = AnswerOwner(client: .remote(address: "10.0.0.2"), request: request)
+        let pupil = AnswerOwner.Client.remote(address: "10.0.0.2")
+        let owner = AnswerOwner(client: pupil, request: request, url: Self.page)
         let recorded = VaryKey.recordedValues(response: response, request: request, owner: owner)
         #expect(recorded == Self.fields([("accept-language", "en"), (AnswerOwner.recordedName, owner.digest)]))
-        func selects(_ request: [HeaderField], _ owner: AnswerOwner, precached: Bool = false) -> Bool {
-            VaryKey.selects(storedHeaders: response, varyRequestHeaders: recorded, precached: precached, for: request, owner: owner)
+        func selects(_ request: [HeaderField], _ client: AnswerOwner.Client = pupil, precached: Bool = false) -> Bool {
+            VaryKey.selects(
+                storedHeaders: response, varyRequestHeaders: recorded, precached: precached, for: request,
+                owner: AnswerOwner(client: client, request: request, url: Self.page))
         }
-        #expect(selects(request, owner))
-        #expect(!selects(request, AnswerOwner(client: .remote(address: "10.0.0.3"), request: request)))
-        #expect(selects(request, owner, precached: true))
-        #expect(!selects(request, AnswerOwner(client: .local, request: request), precached: true))
-        #expect(!selects(Self.fields([("Cookie", "session=a")]), owner))
+        #expect(selects(request))
+        #expect(selects(request, precached: true))
+        #expect(!selects(request, .remote(address: "10.0.0.3")))
+        #expect(!selects(request, .remote(address: "10.0.0.3"), precached: true))
+        #expect(!selects(Self.fields([("Cookie", "session=a")])), "its Vary still applies")
+        #expect(!selects(request + Self.fields([("Sec-Fetch-Site", "cross-site")])))
         // A shared answer is recorded without an owner and selected for anyone.
         let shared = VaryKey.recordedValues(response: response, request: Self.fields([("Accept-Language", "en")]), owner: owner)
         #expect(AnswerOwner.recordedDigest(in: shared) == nil)

@@ -53,6 +53,34 @@ struct PackRoundTripTests {
     }
 
     @Test
+    func aPersonalCopyOfAPageIsNeverPacked() async throws {
+        try await withTemporaryDirectory { directory in
+            let source = try Store(directory: directory + "/a")
+            defer { try? source.close() }
+            try await self.fill(source, lastRun: 1_000, date: 1_000, seed: 1)
+            // A pupil's logged-in visit to the same page, stored for that pupil alone.
+            let owner = AnswerOwner(
+                client: .remote(address: "10.0.0.2"), request: [HeaderField(name: "Cookie", value: "s=alice")],
+                url: try HTTPURL(parsing: Self.about))
+            let body = Array("alice's page".utf8)
+            let writer = try source.makeBodyWriter()
+            try writer.write(contentsOf: body)
+            let head = StoredResponseHead(
+                url: Self.about, status: 200, headers: [HeaderField(name: "Date", value: httpDate(2_000))],
+                requestTime: Date(timeIntervalSince1970: 2_000), responseTime: Date(timeIntervalSince1970: 2_000),
+                varyRequestHeaders: [owner.recorded])
+            let personal = VaryKey.storageKey(try CacheKey(url: Self.about), values: [owner.recorded])
+            try await writer.commit(key: personal, head: head, kind: .runtime, expectedLength: Int64(body.count))
+
+            let manifest = try await self.export(source, to: directory + "/pack.tar")
+            let keys = manifest.entries.map(\.key)
+            #expect(keys.contains(try CacheKey(url: Self.about).rawValue))
+            #expect(!keys.contains(personal.rawValue))
+            #expect(manifest.pages.first?.entryKeys == [try CacheKey(url: Self.about).rawValue])
+        }
+    }
+
+    @Test
     func aPackMakesTheGamesReadyInAnotherCacheAndImportingAgainChangesNothing() async throws {
         try await withTemporaryDirectory { directory in
             let source = try Store(directory: directory + "/a")

@@ -57,7 +57,7 @@ struct CacheTransactionTests {
         CacheTransaction(
             CacheTransaction.Start(
                 request: HTTPRequestHead(version: .http1_1, method: method, uri: url.absoluteString, headers: HTTPHeaders(headers)),
-                owner: AnswerOwner(client: .local, request: headers.map { HeaderField(name: $0.0, value: $0.1) }),
+                owner: AnswerOwner(client: .local, request: headers.map { HeaderField(name: $0.0, value: $0.1) }, url: url),
                 url: url,
                 key: CacheKey(url: url),
                 lookup: CacheTransaction.Lookup(candidate: candidate, missReason: missReason, standIn: standIn),

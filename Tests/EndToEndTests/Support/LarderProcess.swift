@@ -38,8 +38,9 @@ final class LarderProcess: @unchecked Sendable {
         "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
     ]
 
-    /// Starts `larder serve --port 0 --cache-dir DIR ARGS` and waits until it listens.
-    init(serve arguments: [String] = [], cacheDirectory: String? = nil) async throws {
+    /// Starts `larder serve --port 0 --cache-dir DIR ARGS`, with `environment` added to the test's
+    /// own, and waits until it listens.
+    init(serve arguments: [String] = [], cacheDirectory: String? = nil, environment added: [String: String] = [:]) async throws {
         self.cacheDirectory = cacheDirectory ?? Self.temporaryDirectory()
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw E2EError("no larder binary at \(Self.binary): run `swift build --build-tests` first (scripts/test does)")
@@ -50,7 +51,7 @@ final class LarderProcess: @unchecked Sendable {
         for name in Self.proxyVariables {
             environment.removeValue(forKey: name)
         }
-        self.process.environment = environment
+        self.process.environment = environment.merging(added) { $1 }
         self.process.standardOutput = self.output
         self.process.standardError = self.output
         self.output.fileHandleForReading.readabilityHandler = { [weak self] handle in

@@ -211,6 +211,9 @@ struct PrivacyTests {
             let offline = try await Curl.run(appURL, proxy: larder.proxyURL)
             #expect(offline.status == 200)
             #expect(offline.header("larder-offline") == "1")
+            // Another URL with the token, never stored: an offline miss, and the host's last error.
+            #expect(try await Curl.run(origin.url("/feed?key=\(secret)&v=2"), proxy: larder.proxyURL).status >= 500)
+            #expect(try await eventually { try await report().contains("v=2") }, "the miss is listed")
             texts += try await shown()
 
             #expect(texts.contains { $0.1.contains("{{env:LARDER_E2E_SECRET}}") }, "the placeholder is shown")

@@ -82,8 +82,8 @@ struct PrecacheAPI: Sendable {
         let submission: PrecacheSubmission
         if let origin, !isOwnOrigin {
             // A page's own job: only its URLs, and a bounded number of jobs per origin.
-            let limited = self.pageJobs.submit(from: origin, isUnfinished: { self.jobs.status($0).map { $0.state != "finished" } ?? false })
-            {
+            let isUnfinished: (String) -> Bool = { self.jobs.status($0).map { $0.state != "finished" } ?? false }
+            let limited = self.pageJobs.submit(from: origin, isUnfinished: isUnfinished) {
                 self.jobs.submit(lines: lines, extraURLs: [], source: "request", requestedBy: origin, allowed: { $0.origin == origin })
             }
             guard let limited else {

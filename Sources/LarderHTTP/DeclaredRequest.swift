@@ -99,8 +99,9 @@ public struct DeclaredRequest: Sendable {
         }
     }
 
-    /// The environment variables its URL, headers and inline body name (`{{env:NAME}}`); a body
-    /// file is read at each run and not looked into.
+    /// The environment variables its URL, headers and inline body name (`{{env:NAME}}`), whose
+    /// values what Larder shows never carries (``SubstitutedSecrets``); a body file is read at
+    /// each run and not looked into.
     public var environmentNames: [String] {
         var names = self.url.environmentNames + self.headers.flatMap(\.value.environmentNames)
         switch self.body {
@@ -113,13 +114,6 @@ public struct DeclaredRequest: Sendable {
         case .file, nil: break
         }
         return names
-    }
-
-    /// `text` with the values of the environment variables the request names put back as
-    /// `{{env:NAME}}` (``SubstitutedSecrets``): what is recorded and shown (a URL, an error naming
-    /// it) never carries a token.
-    public func redacting(_ text: String, environment: [String: String]) -> String {
-        SubstitutedSecrets([self], environment: environment).redacting(text)
     }
 
     /// The request as sent at `context.now`: placeholders replaced, the body read and keyed.

@@ -224,6 +224,20 @@ struct PrivacyTests {
             let search = try await Curl.run(larder.proxyURL + "/dev/offline/entries.json?q=\(secret)", proxy: nil)
             let found = try JSONSerialization.jsonObject(with: Data(search.body)) as? [String: Any]
             #expect(found?["total"] as? Int == 0)
+
+            // The entry list shows the key with its placeholder; purging by that key removes the entry.
+            let listed = try await Curl.run(larder.proxyURL + "/dev/offline/entries.json", proxy: nil)
+            let entries = (try JSONSerialization.jsonObject(with: Data(listed.body)) as? [String: Any])?["entries"] as? [[String: Any]]
+            let key = try #require(entries?.first?["key"] as? String)
+            #expect(key.contains("{{env:LARDER_E2E_SECRET}}"))
+            let purged = try await Curl.run(
+                larder.proxyURL + "/dev/offline/actions/purge-entry", proxy: nil,
+                arguments: ["-X", "POST", "-H", "Origin: \(larder.proxyURL)", "--data-urlencode", "key=\(key)"])
+            #expect(purged.status == 303)
+            #expect(purged.header("location")?.contains("Purged") == true, "\(purged.header("location") ?? "")")
+            #expect(purged.header("location")?.contains(secret) == false)
+            let after = try await Curl.run(larder.proxyURL + "/dev/offline/entries.json", proxy: nil)
+            #expect((try JSONSerialization.jsonObject(with: Data(after.body)) as? [String: Any])?["total"] as? Int == 0)
         } catch {
             print("larder log:\n\(larder.log)")
             await larder.tearDown()

@@ -127,7 +127,8 @@ struct QueueCommand: AsyncParsableCommand {
                     id: write.id, origin: write.origin, method: write.method, url: url, headers: fields.map { [$0.name, $0.value] },
                     body: body,
                     bodyError: bodyError, state: write.state.rawValue, createdAt: write.createdAt, attempts: write.attempts,
-                    lastError: write.lastError, deadReason: write.deadReason)
+                    // A failed delivery's error names the URL it was sent to.
+                    lastError: write.lastError?.replacingOccurrences(of: write.url, with: url), deadReason: write.deadReason)
                 data += try encoder.encode(line) + Data("\n".utf8)
             }
             if let output = self.output {

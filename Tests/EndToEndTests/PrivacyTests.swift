@@ -114,6 +114,8 @@ struct PrivacyTests {
                 arguments: ["-X", "PUT", "--data", "{}", "-H", "X-App: kept"] + credentials.flatMap { ["-H", "\($0.0): \($0.1)"] })
             #expect(sent.status == 202)
             let cache = ["--cache-dir", larder.cacheDirectory]
+            // Its replays fail meanwhile, and their error, which names the URL, is exported too.
+            #expect(try await eventually { try await LarderCLI.run(["queue", "list"] + cache).stdout.contains("attempt") })
             func exported(_ arguments: [String]) async throws -> (url: String, headers: [[String]], text: String) {
                 let run = try await LarderCLI.run(["queue", "export"] + arguments + cache)
                 #expect(run.exitCode == 0, "\(run.stderr)")
@@ -311,8 +313,13 @@ struct PrivacyTests {
     @Test("a page origin may have five precache jobs queued or running; the sixth gets 429, another origin's does not")
     func pageJobsBounded() async throws {
         let origin = try await TestOrigin.start()
-        // The first job waits on this answer while the next ones queue behind it.
-        origin.setRoute("/slow.html", .text("slow", contentType: "text/html", faults: [.delayHead(.seconds(20))]))
+        // The first job reads this page, a byte every half second, until the origin stops: the
+        // next ones queue behind it however slowly they are sent.
+        origin.setRoute(
+            "/slow.html",
+            TestResponse(
+                headers: [("Content-Type", "text/html")], body: .bytes(Array(repeating: UInt8(ascii: " "), count: 4000)),
+                faults: [.chunkSize(1), .delayChunks(.milliseconds(500))]))
         origin.setRoute("/page.html", .text("page", contentType: "text/html"))
         let other = try await TestOrigin.start()
         other.setRoute("/page.html", .text("page", contentType: "text/html"))

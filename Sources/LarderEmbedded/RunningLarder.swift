@@ -55,6 +55,7 @@ final class RunningLarder: Sendable {
         } catch {
             throw .cacheDirectory(configuration.cacheDirectory, error)
         }
+        PrivateDirectory.warnIfLoose(store.directory, logger: Logger(label: "larder.store"))
         let interception: Interception?
         let client: UpstreamClient
         do throws(LarderError) {

@@ -105,10 +105,10 @@ public struct DeclaredRequest: Sendable {
         }
     }
 
-    /// `text` with the values of the environment variables the request's URL, headers and inline
-    /// body name put back as `{{env:NAME}}`: what is recorded and shown (a URL, an error naming
-    /// it) never carries a token.
-    public func redacting(_ text: String, environment: [String: String]) -> String {
+    /// The environment variables its URL, headers and inline body name (`{{env:NAME}}`), whose
+    /// values what Larder shows never carries (``SubstitutedSecrets``); a body file is read at
+    /// each run and not looked into.
+    public var environmentNames: [String] {
         var names = self.url.environmentNames + self.headers.flatMap(\.value.environmentNames)
         switch self.body {
         case .text(let template): names += template.environmentNames
@@ -119,16 +119,7 @@ public struct DeclaredRequest: Sendable {
             }
         case .file, nil: break
         }
-        var redacted = text
-        for name in Set(names) {
-            guard let value = environment[name], !value.isEmpty else { continue }
-            redacted = redacted.replacingOccurrences(of: value, with: "{{env:\(name)}}")
-            // Also as it appears percent-encoded in a URL.
-            if let encoded = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != value {
-                redacted = redacted.replacingOccurrences(of: encoded, with: "{{env:\(name)}}")
-            }
-        }
-        return redacted
+        return names
     }
 
     /// The request as sent at `context.now`: placeholders replaced, the body read and keyed.

@@ -36,6 +36,9 @@ final class ForwardProxy: Sendable {
     let background: BackgroundWork
     /// What the cache could not answer while the origin could not, for /dev/offline.
     let offlineMisses = OfflineMisses()
+    /// The declared requests' token values, which URLs Larder shows or logs carry only as their
+    /// placeholders (docs/SERVING.md, "What is private and where it is kept").
+    let shownSecrets: SubstitutedSecrets
 
     init(
         store: Store,
@@ -58,6 +61,7 @@ final class ForwardProxy: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.storeFailures = StoreWriteFailures(logger: logger)
+        self.shownSecrets = SubstitutedSecrets(configuration.declaredRequests, environment: ProcessInfo.processInfo.environment)
     }
 
     /// What happened to one request, for logs and for whether the connection may be reused.

@@ -9,10 +9,13 @@ import NIOHTTP1
 /// `CACHE_GAME_URLS`.
 ///
 /// The body is JSON `{"urls": [...]}` or text lines, with the grammar of games.txt. A request
-/// without `Origin` (curl, a native app) or from the proxy's own origin may list any URL (a client
-/// on another machine with a loopback `Origin` is not on the proxy's origin: ``SameOriginCheck``); a web
-/// page on another origin may only list URLs of its own origin (so a page cannot make Larder
-/// fetch someone else's site), and gets CORS headers for that origin.
+/// without `Origin` (curl, a native app) or from the proxy's own origin may list any URL, and its
+/// job also precaches the user's extra URLs (a client on another machine with a loopback `Origin`
+/// is not on the proxy's origin: ``SameOriginCheck``). A web page on another origin may only list
+/// URLs of its own origin (so a page cannot make Larder fetch someone else's site), its job
+/// fetches only what it listed (never the user's extra URLs, which its report would name), it may
+/// have ``PageJobLimit/maximumUnfinished`` jobs unfinished (`429` beyond), and it gets CORS headers
+/// for that origin.
 struct PrecacheAPI: Sendable {
     static let path = "/dev/offline/precache"
     /// The largest request body accepted.
@@ -23,6 +26,8 @@ struct PrecacheAPI: Sendable {
     let store: Store
     /// `http://127.0.0.1:PORT` and the other spellings of this proxy's own origin.
     let ownOrigins: Set<String>
+    /// The jobs each page origin has unfinished.
+    let pageJobs = PageJobLimit()
 
     /// Answers `request`; `clientIsLoopback` says whether the connection comes from this machine.
     func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool, writer: ResponseWriter) async throws
@@ -74,12 +79,29 @@ struct PrecacheAPI: Sendable {
         }
         let id: String
         let problems: [String]
-        switch try await self.jobs.submit(
-            lines: lines, source: "request", requestedBy: origin, store: self.store,
-            allowed: { url in
-                origin == nil || isOwnOrigin || url.origin == origin
-            })
-        {
+        let submission: PrecacheSubmission
+        if let origin, !isOwnOrigin {
+            // A page's own job: only its URLs, and a bounded number of jobs per origin.
+            let isUnfinished: (String) -> Bool = { self.jobs.status($0).map { $0.state != "finished" } ?? false }
+            let limited = self.pageJobs.submit(from: origin, isUnfinished: isUnfinished) {
+                self.jobs.submit(lines: lines, extraURLs: [], source: "request", requestedBy: origin, allowed: { $0.origin == origin })
+            }
+            guard let limited else {
+                try await self.json(
+                    [
+                        "error":
+                            "a page on \(origin) may have at most \(PageJobLimit.maximumUnfinished) precache jobs queued or running; "
+                            + "ask again when one has finished (GET \(Self.path)/ID says)"
+                    ],
+                    status: .tooManyRequests, cors: cors, writer: writer)
+                return 429
+            }
+            submission = limited
+        } else {
+            submission = try await self.jobs.submit(
+                lines: lines, source: "request", requestedBy: origin, store: self.store, allowed: { _ in true })
+        }
+        switch submission {
         case .nothingToPrecache(let problems):
             try await self.json(
                 ["error": "no URL to precache" + (problems.isEmpty ? "" : ": " + problems.joined(separator: "; "))], status: .badRequest,

@@ -320,7 +320,8 @@ struct ProxyConnection {
     }
 
     func log(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
-        RequestLog(statistics: self.statistics, logger: self.logger).record(head, status: status, cacheStatus: cacheStatus, since: started)
+        RequestLog(statistics: self.statistics, logger: self.logger, secrets: self.proxy.shownSecrets).record(
+            head, status: status, cacheStatus: cacheStatus, since: started)
     }
 }
 

@@ -186,7 +186,7 @@ public final class ProxyServer: Service, Sendable {
                             localAddress: channel.localAddress?.ipAddress
                         ),
                         rules: self.configuration.routeRules,
-                        log: RequestLog(statistics: self.statistics, logger: self.logger),
+                        log: RequestLog(statistics: self.statistics, logger: self.logger, secrets: self.proxy.shownSecrets),
                         prepared: preparedHits
                     )
                     try operations.addHandler(
@@ -230,7 +230,8 @@ public final class ProxyServer: Service, Sendable {
             statusOrigins: self.configuration.statusOrigins,
             declaredRequests: self.declaredRequests,
             writeReplayer: self.writeReplayer,
-            templates: try DevOfflineTemplates()
+            templates: try DevOfflineTemplates(),
+            secrets: self.proxy.shownSecrets
         )
         let pages = OwnPages(
             proxyAuthority: authority,

@@ -7,15 +7,19 @@ import NIOHTTP1
 struct RequestLog: Sendable {
     let statistics: ProxyStatistics
     let logger: Logger
+    /// Token values the URL is recorded and logged without (a client may send the URL a declared
+    /// request's `{{env:NAME}}` made).
+    var secrets = SubstitutedSecrets.none
 
     func record(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
+        let url = self.secrets.redacting(head.uri)
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         self.statistics.record(
             ProxyStatistics.RecentRequest(
                 time: Date(),
                 method: head.method.wireName,
-                url: head.uri,
+                url: url,
                 status: status,
                 cacheStatus: cacheStatus?.description,
                 outcome: .classify(status: status, cacheStatus: cacheStatus),
@@ -23,7 +27,7 @@ struct RequestLog: Sendable {
             )
         )
         self.logger.info(
-            "\(head.method.wireName) \(head.uri) \(status)",
+            "\(head.method.wireName) \(url) \(status)",
             metadata: [
                 "cache": "\(cacheStatus?.description ?? "-")",
                 "ms": "\(String(format: "%.1f", milliseconds))",

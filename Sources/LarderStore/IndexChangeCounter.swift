@@ -22,7 +22,7 @@ final class IndexChangeCounter: Sendable {
 
     /// Maps the counter file at `path`, creating it (zero) when missing.
     init(path: String) throws(StoreError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, PrivateDirectory.fileMode)
         guard descriptor >= 0 else {
             throw .io(path: path, operation: "open", errno: errno)
         }

@@ -11,10 +11,11 @@ import LarderHTTP
 
 /// Thin wrappers over the POSIX calls the store needs, throwing ``StoreError/io(path:operation:errno:)``.
 enum POSIXFile {
-    /// Creates one directory; an existing one is fine. Returns whether it was created.
+    /// Creates one directory, private to the user (``PrivateDirectory/folderMode``); an existing
+    /// one is fine. Returns whether it was created.
     @discardableResult
     static func makeDirectory(_ path: String) throws(StoreError) -> Bool {
-        if mkdir(path, 0o755) == 0 {
+        if mkdir(path, PrivateDirectory.folderMode) == 0 {
             return true
         }
         guard errno == EEXIST else {
@@ -116,10 +117,10 @@ enum POSIXFile {
     static func createLockedFile(in folder: String, suffix: String) throws(StoreError) -> (path: String, descriptor: Int32) {
         while true {
             let path = "\(folder)/\(self.randomName())\(suffix)"
-            var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, PrivateDirectory.fileMode)
             if descriptor < 0, errno == ENOENT {
                 try self.makeDirectory(folder)
-                descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, PrivateDirectory.fileMode)
             }
             guard descriptor >= 0 else {
                 throw .io(path: path, operation: "create", errno: errno)
@@ -184,7 +185,7 @@ enum POSIXFile {
     /// Runs `body` holding an exclusive `flock` on the file at `path` (created if needed), which
     /// excludes other processes and other descriptors in this process alike.
     static func withExclusiveLock<T>(path: String, _ body: () throws -> T) throws -> T {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, PrivateDirectory.fileMode)
         guard descriptor >= 0 else {
             throw StoreError.io(path: path, operation: "open", errno: errno)
         }

@@ -96,6 +96,7 @@ extension Store {
                         sql: "UPDATE queued_write SET state = ?, dead_reason = ?, in_flight = 0 WHERE id = ?",
                         arguments: [QueuedWrite.State.deadLetter.rawValue, reason, id]
                     )
+                    try Self.forgetCredentials(db, ids: [id])
                     self.logger.error("A queued write lost its body; dead-lettered", metadata: ["id": "\(id)", "reason": "\(reason)"])
                 }
             }

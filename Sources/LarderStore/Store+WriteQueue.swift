@@ -172,13 +172,31 @@ extension Store {
         _ = try await self.dropWrite(id: id)
     }
 
-    /// Dead-letters the write: kept and shown, never retried automatically.
+    /// Dead-letters the write: kept and shown, never retried automatically, and without its
+    /// credentials (``forgetCredentials(_:ids:)``).
     public func deadLetterWrite(id: Int64, reason: String) async throws {
         try await self.pool.write { db in
             try db.execute(
                 sql: "UPDATE queued_write SET state = ?, dead_reason = ?, in_flight = 0 WHERE id = ?",
                 arguments: [QueuedWrite.State.deadLetter.rawValue, reason, id]
             )
+            try Self.forgetCredentials(db, ids: [id])
+        }
+    }
+
+    /// Removes the credential headers (``CredentialRedaction/isCredentialHeader(_:)``) of the
+    /// writes `ids`, in the caller's transaction: credentials rest on disk only while a write is
+    /// pending (docs/SERVING.md, "What is private and where it is kept"). A delivered or dropped
+    /// write's row is deleted; a dead letter keeps its other headers, and is sent without the
+    /// credentials if the user retries it.
+    static func forgetCredentials(_ db: Database, ids: [Int64]) throws {
+        for id in ids {
+            guard let encoded = try String.fetchOne(db, sql: "SELECT headers FROM queued_write WHERE id = ?", arguments: [id]),
+                let headers = HeaderListCoding.decode(encoded)
+            else { continue }
+            let kept = CredentialRedaction.removingCredentials(from: headers)
+            guard kept.count < headers.count else { continue }
+            try db.execute(sql: "UPDATE queued_write SET headers = ? WHERE id = ?", arguments: [HeaderListCoding.encode(kept), id])
         }
     }
 
@@ -231,6 +249,9 @@ extension Store {
     /// one being delivered. Returns how many.
     public func expireWrites(createdBefore date: Date) async throws -> Int {
         try await self.pool.write { db in
+            let expiring = try Int64.fetchAll(
+                db, sql: "SELECT id FROM queued_write WHERE state = ? AND in_flight = 0 AND created_at < ?",
+                arguments: [QueuedWrite.State.pending.rawValue, date.timeIntervalSince1970])
             try db.execute(
                 sql: "UPDATE queued_write SET state = ?, dead_reason = ? WHERE state = ? AND in_flight = 0 AND created_at < ?",
                 arguments: [
@@ -238,7 +259,9 @@ extension Store {
                     date.timeIntervalSince1970,
                 ]
             )
-            return db.changesCount
+            let expired = db.changesCount
+            try Self.forgetCredentials(db, ids: expiring)
+            return expired
         }
     }
 

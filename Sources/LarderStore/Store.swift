@@ -79,9 +79,15 @@ public final class Store: Sendable {
         self.runsDirectory = directory + "/runs"
         self.logger = logger
 
-        for folder in [directory, self.bodiesDirectory, self.temporaryDirectory, self.runsDirectory] {
+        do {
+            // An existing directory keeps its mode (PrivateDirectory.warnIfLoose says so).
+            try PrivateDirectory.create(directory)
+        } catch {
+            throw StoreError.cannotOpen(directory: directory, reason: "cannot create \(directory): \(error)")
+        }
+        for folder in [self.bodiesDirectory, self.temporaryDirectory, self.runsDirectory] {
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try POSIXFile.makeDirectory(folder)
             } catch {
                 throw StoreError.cannotOpen(directory: directory, reason: "cannot create \(folder): \(error)")
             }
@@ -121,6 +127,8 @@ public final class Store: Sendable {
         // game's rows installed from staged_entry) would otherwise spill them to a temporary file.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // Deleted rows (a delivered write's credentials) are zeroed in the pages written anyway.
+            try db.execute(sql: "PRAGMA secure_delete = FAST")
         }
         let indexPath = directory + "/index.sqlite"
         do {
@@ -128,6 +136,7 @@ public final class Store: Sendable {
             // once, without waiting for the busy timeout, when two connections switch a new index to WAL
             // together; and GRDB's migrator checks for applied migrations outside its transaction.
             self.pool = try POSIXFile.withExclusiveLock(path: directory + "/index.lock") {
+                try Self.createIndexFile(indexPath)
                 let pool = try DatabasePool(path: indexPath, configuration: configuration)
                 if let lastMigration {
                     try StoreSchema.migrator.migrate(pool, upTo: lastMigration)
@@ -155,6 +164,17 @@ public final class Store: Sendable {
 
     deinit {
         POSIXFile.closeDescriptor(self.runMarker.descriptor)
+    }
+
+    /// Creates an empty index file with ``PrivateDirectory/fileMode`` when there is none: SQLite
+    /// would create it with the process's umask (0644 as a rule), and gives its `-wal` and `-shm`
+    /// files the mode of the index file. An empty file is an empty database to SQLite.
+    private static func createIndexFile(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, PrivateDirectory.fileMode)
+        guard descriptor >= 0 else {
+            throw StoreError.io(path: path, operation: "create", errno: errno)
+        }
+        POSIXFile.closeDescriptor(descriptor)
     }
 
     /// The stored entry for `key`, or nil.

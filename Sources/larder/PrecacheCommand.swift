@@ -97,6 +97,7 @@ struct PrecacheCommand: AsyncParsableCommand {
         }
         let directory = self.cacheDirectory.resolved()
         let store = try CommandSupport.openStore(directory)
+        PrivateDirectory.warnIfLoose(store.directory, logger: Logger(label: "larder.store"))
         list.add(extraURLs: try await store.extraURLs())
         let upstream = try CurlUpstream(
             configuration: .init(trust: self.upstreamCA.trust, proxy: parent), logger: Logger(label: "larder.upstream"))

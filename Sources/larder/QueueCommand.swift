@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LarderHTTP
 import LarderProxy
 import LarderStore
 
@@ -89,16 +90,17 @@ struct QueueCommand: AsyncParsableCommand {
             discussion: """
                 Each line: id, origin, method, url, headers ([name, value] pairs), body (base64; null with \
                 bodyError when it cannot be read), state, createdAt, attempts, lastError, deadReason. \
-                Credentials (Authorization, Cookie, and headers named like tokens or API keys) are \
-                written as "[redacted]" unless --include-credentials is given; the file is created \
-                readable by its owner only. The queue is not changed.
+                Credentials (Authorization, Cookie, headers named like tokens, passwords or keys, and \
+                query parameters such as access_token or key) are written as "[redacted]" unless \
+                --include-credentials is given (the rule: docs/SERVING.md, "What is private and where \
+                it is kept"); the file is created readable by its owner only. The queue is not changed.
                 """
         )
 
         @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
         var output: String?
 
-        @Flag(help: "Export credential headers (Authorization, Cookie, tokens) as they are.")
+        @Flag(help: "Export credentials (Authorization, Cookie, token headers and query parameters) as they are.")
         var includeCredentials = false
 
         @OptionGroup var cacheDirectory: CacheDirectoryOption
@@ -119,13 +121,14 @@ struct QueueCommand: AsyncParsableCommand {
                     // One damaged write does not keep the others from being exported.
                     bodyError = "\(error)"
                 }
-                let headers = write.headers.map { field in
-                    [field.name, self.includeCredentials || !QueueCommand.isCredential(field.name) ? field.value : "[redacted]"]
-                }
+                let fields = self.includeCredentials ? write.headers : CredentialRedaction.redacting(write.headers)
+                let url = self.includeCredentials ? write.url : CredentialRedaction.redactingQuery(of: write.url)
                 let line = ExportedWrite(
-                    id: write.id, origin: write.origin, method: write.method, url: write.url, headers: headers, body: body,
+                    id: write.id, origin: write.origin, method: write.method, url: url, headers: fields.map { [$0.name, $0.value] },
+                    body: body,
                     bodyError: bodyError, state: write.state.rawValue, createdAt: write.createdAt, attempts: write.attempts,
-                    lastError: write.lastError, deadReason: write.deadReason)
+                    // A failed delivery's error names the URL it was sent to.
+                    lastError: write.lastError?.replacingOccurrences(of: write.url, with: url), deadReason: write.deadReason)
                 data += try encoder.encode(line) + Data("\n".utf8)
             }
             if let output = self.output {
@@ -157,14 +160,6 @@ struct QueueCommand: AsyncParsableCommand {
         if !unknown.isEmpty {
             throw CommandFailure("no queued write has the id \(unknown.map(String.init).joined(separator: ", "))")
         }
-    }
-
-    /// Whether a header carries a credential: `Authorization`, `Cookie`, or a name saying token,
-    /// key, secret or session.
-    static func isCredential(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return ["authorization", "cookie"].contains(lower)
-            || ["token", "api-key", "apikey", "secret", "session", "auth"].contains { lower.contains($0) }
     }
 
     /// One line of `larder queue export`.

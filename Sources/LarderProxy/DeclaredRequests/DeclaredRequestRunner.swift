@@ -63,6 +63,8 @@ public struct DeclaredRequestRunner: Sendable {
             self.logger.error("cannot read declared request records", metadata: ["error": "\(error)"])
         }
         let environment = ProcessInfo.processInfo.environment
+        // What is recorded, stored as the entry's URL, logged and returned never carries a token.
+        let secrets = SubstitutedSecrets([request], environment: environment)
         record.method = request.method
         record.lastAttempt = now
         let outcome: Outcome
@@ -70,9 +72,9 @@ public struct DeclaredRequestRunner: Sendable {
             let resolved = try request.resolve(
                 TextTemplate.Context(now: now, timeZone: request.timeZone, environment: environment), queryFilter: self.queryFilter,
                 readFile: Self.readBodyFile)
-            record.url = request.redacting(resolved.url.absoluteString, environment: environment)
-            let sent = await self.send(resolved, method: request.method)
-            outcome = sent.outcome
+            record.url = secrets.redacting(resolved.url.absoluteString)
+            let sent = await self.send(resolved, method: request.method, shownURL: record.url)
+            outcome = sent.outcome.redacted(by: secrets)
             record.lastStatus = sent.status ?? record.lastStatus
             if case .stored(_, let bytes) = outcome {
                 let previousKey = record.key.map(CacheKey.init(storedRawValue:))
@@ -83,14 +85,14 @@ public struct DeclaredRequestRunner: Sendable {
                 record.bodySize = bytes
                 if let previousKey, previousKey != resolved.key {
                     // Yesterday's answer to a request naming the day answers nothing the app asks today.
-                    await self.remove(previousKey)
+                    await self.remove(previousKey, of: request.name)
                 }
             }
         } catch {
-            outcome = .failed(reason: error.description, connectFailure: false)
+            outcome = .failed(reason: secrets.redacting(error.description), connectFailure: false)
         }
         if case .failed(let reason, _) = outcome {
-            record.lastError = request.redacting(reason, environment: environment)
+            record.lastError = reason
             record.consecutiveFailures += 1
             self.logger.notice("declared request failed", metadata: ["name": "\(request.name)", "reason": "\(record.lastError ?? "")"])
         }
@@ -103,16 +105,18 @@ public struct DeclaredRequestRunner: Sendable {
         return outcome
     }
 
-    private func remove(_ key: CacheKey) async {
+    private func remove(_ key: CacheKey, of name: String) async {
         do {
             try await self.store.removeEntry(for: key)
         } catch {
-            self.logger.warning("cannot remove a declared request's previous answer", metadata: ["key": "\(key)", "error": "\(error)"])
+            // Named, not keyed: the key may hold a token.
+            self.logger.warning("cannot remove a declared request's previous answer", metadata: ["name": "\(name)", "error": "\(error)"])
         }
     }
 
-    /// Sends the request and stores a 2xx answer; the status is the answer's, if one came.
-    private func send(_ resolved: DeclaredRequest.Resolved, method: String) async -> (outcome: Outcome, status: Int?) {
+    /// Sends the request and stores a 2xx answer, as the URL `shownURL` (its tokens redacted: the
+    /// entry list shows and searches it); the status is the answer's, if one came.
+    private func send(_ resolved: DeclaredRequest.Resolved, method: String, shownURL: String) async -> (outcome: Outcome, status: Int?) {
         var headers = resolved.headers.map { (name: $0.name, value: $0.value) }
         if !headers.contains(where: { $0.name.lowercased() == "accept-encoding" }) {
             // Stored coded; the proxy decodes for a client that cannot take it (EncodingNegotiation).
@@ -151,7 +155,7 @@ public struct DeclaredRequestRunner: Sendable {
             }
             let fields = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
             let head = StoredResponseHead(
-                url: resolved.url.absoluteString,
+                url: shownURL,
                 status: response.head.status,
                 headers: HopByHopHeaders.removing(from: fields),
                 requestTime: requestTime,
@@ -165,5 +169,13 @@ public struct DeclaredRequestRunner: Sendable {
         } catch {
             return (.failed(reason: "cannot store the answer: \(error)", connectFailure: false), status)
         }
+    }
+}
+
+extension DeclaredRequestRunner.Outcome {
+    /// The outcome with the values of `secrets` in its reason shown as their placeholders.
+    func redacted(by secrets: SubstitutedSecrets) -> Self {
+        guard case .failed(let reason, let connectFailure) = self else { return self }
+        return .failed(reason: secrets.redacting(reason), connectFailure: connectFailure)
     }
 }

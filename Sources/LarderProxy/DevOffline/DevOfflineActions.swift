@@ -115,9 +115,11 @@ struct DevOfflineActions {
     }
 
     private func purgeEntry(_ fields: FormFields, back: String) async throws -> DevOfflinePages.Response {
-        guard let text = fields["key"] ?? fields["url"], !text.isEmpty else {
+        guard let shown = fields["key"] ?? fields["url"], !shown.isEmpty else {
             return self.pages.notice(.badRequest, heading: "Which entry?", paragraphs: ["The form names no entry (a key or url field)."])
         }
+        // The entry list shows a declared request's token as its placeholder; what is said back shows it so too.
+        let text = self.pages.secrets.restoring(shown)
         var key: CacheKey
         do {
             key = try CacheKey(url: text, filter: self.pages.queryFilter)
@@ -133,9 +135,9 @@ struct DevOfflineActions {
         }
         let result = try await self.pages.store.purgeEntry(key)
         guard result.removed else {
-            return Self.redirect(back, flash: "\(text) was not cached.")
+            return Self.redirect(back, flash: "\(shown) was not cached.")
         }
-        var message = "Purged \(key.rawValue)."
+        var message = "Purged \(self.pages.secrets.redacting(key.rawValue))."
         if !result.gamesAffected.isEmpty {
             message += " No longer ready offline: \(result.gamesAffected.joined(separator: ", "))."
         }

@@ -46,6 +46,9 @@ struct DevOfflinePages: Sendable {
     /// the pages alone).
     let writeReplayer: WriteReplayer?
     let templates: DevOfflineTemplates
+    /// The declared requests' token values, shown as their placeholders in every URL, key and
+    /// error these pages show.
+    var secrets = SubstitutedSecrets.none
 
     /// A complete response.
     struct Response: Sendable {
@@ -132,16 +135,22 @@ struct DevOfflinePages: Sendable {
         report.startedAt = self.statistics.startedAt
         report.requests = RequestCounts(self.statistics.counts())
         report.storeWriteFailures = self.storeFailures.current.map {
-            StoreWriteFailuresReport(since: $0.since, failures: $0.failures, lastError: $0.lastError)
+            StoreWriteFailuresReport(since: $0.since, failures: $0.failures, lastError: self.secrets.redacting($0.lastError))
         }
         report.upstream = self.hostReports(now: now)
-        report.add(offlineMisses: self.offlineMisses.snapshot(), capacity: self.offlineMisses.capacity)
+        let misses = self.offlineMisses.snapshot().map { miss in
+            var shown = miss
+            shown.url = self.secrets.redacting(miss.url)
+            shown.referer = miss.referer.map(self.secrets.redacting)
+            return shown
+        }
+        report.add(offlineMisses: misses, capacity: self.offlineMisses.capacity)
         report.recentRequests = self.statistics.recentRequests()
         if let replayer = self.writeReplayer {
             report.writeQueue = WriteQueueReport(try await self.store.queuedWrites(), replay: replayer.snapshot(), now: now)
         }
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
-        report.entries = EntryListReport(query: nil, sort: .recent, page: page)
+        report.entries = EntryListReport(query: nil, sort: .recent, page: self.shown(page))
         return report
     }
 
@@ -170,7 +179,7 @@ struct DevOfflinePages: Sendable {
         let sort = query["sort"].flatMap(EntrySort.init(rawValue:)) ?? .recent
         let pageNumber = query["page"].flatMap { Int($0) }.map { max($0, 1) } ?? 1
         let page = try await self.store.listEntries(matching: search, sort: sort, page: pageNumber, pageSize: Self.pageSize)
-        let list = EntryListReport(query: search, sort: sort, page: page)
+        let list = EntryListReport(query: search, sort: sort, page: self.shown(page))
         if json {
             return try Self.json(list)
         }
@@ -229,9 +238,27 @@ struct DevOfflinePages: Sendable {
 
     // MARK: - Helpers
 
+    /// `page` with the URL and key of each entry as these pages show them (``secrets``); a purge
+    /// form posts the key back, and ``DevOfflineActions`` restores it.
+    func shown(_ page: EntryPage) -> EntryPage {
+        guard !self.secrets.isEmpty else { return page }
+        var shown = page
+        shown.entries = page.entries.map { entry in
+            var entry = entry
+            entry.url = self.secrets.redacting(entry.url)
+            entry.key = CacheKey(storedRawValue: self.secrets.redacting(entry.key.rawValue))
+            return entry
+        }
+        return shown
+    }
+
     func hostReports(now: Date) -> [HostReport] {
         self.health.snapshot()
-            .map { HostReport(origin: $0.key, health: $0.value, now: now) }
+            .map { origin, health in
+                var report = HostReport(origin: origin, health: health, now: now)
+                report.lastError = report.lastError.map(self.secrets.redacting)
+                return report
+            }
             .sorted { ($0.state == "ok" ? 1 : 0, $0.origin) < ($1.state == "ok" ? 1 : 0, $1.origin) }
     }
 

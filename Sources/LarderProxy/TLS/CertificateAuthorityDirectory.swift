@@ -1,4 +1,5 @@
 import Foundation
+import LarderStore
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +17,8 @@ struct CertificateAuthorityDirectory: Sendable {
 
     /// `<cacheDir>/ca`, mode 0700.
     var path: String { self.cacheDirectory + "/ca" }
-    /// `<cacheDir>/ca/ca.pem`, the CA certificate, mode 0644.
+    /// `<cacheDir>/ca/ca.pem`, the CA certificate, mode 0644: it is public (clients install it to
+    /// trust Larder), and the `ca` folder around it is private anyway.
     var certificatePath: String { self.path + "/" + Self.certificateFileName }
     /// `<cacheDir>/ca/ca-key.pem`, the CA private key, mode 0600.
     var privateKeyPath: String { self.path + "/" + Self.privateKeyFileName }
@@ -70,7 +72,7 @@ struct CertificateAuthorityDirectory: Sendable {
     ///   there (another process won the race, or a CA existed), in which case nothing was changed.
     func install(certificatePEM: String, privateKeyPEM: String) throws(CertificateAuthorityError) -> Bool {
         do {
-            try FileManager.default.createDirectory(atPath: self.cacheDirectory, withIntermediateDirectories: true)
+            try PrivateDirectory.create(self.cacheDirectory)
         } catch {
             throw CertificateAuthorityError(
                 .fileSystem,

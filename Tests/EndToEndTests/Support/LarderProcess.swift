@@ -38,8 +38,8 @@ final class LarderProcess: @unchecked Sendable {
         "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
     ]
 
-    /// Starts `larder serve --port 0 --cache-dir DIR ARGS` and waits until it listens, with
-    /// `environment` added to this process's (proxy variables removed).
+    /// Starts `larder serve --port 0 --cache-dir DIR ARGS`, with `environment` added to the test's
+    /// own, and waits until it listens.
     init(serve arguments: [String] = [], cacheDirectory: String? = nil, environment added: [String: String] = [:]) async throws {
         self.cacheDirectory = cacheDirectory ?? Self.temporaryDirectory()
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
@@ -51,8 +51,7 @@ final class LarderProcess: @unchecked Sendable {
         for name in Self.proxyVariables {
             environment.removeValue(forKey: name)
         }
-        environment.merge(added) { _, new in new }
-        self.process.environment = environment
+        self.process.environment = environment.merging(added) { $1 }
         self.process.standardOutput = self.output
         self.process.standardError = self.output
         self.output.fileHandleForReading.readabilityHandler = { [weak self] handle in

@@ -143,6 +143,28 @@ public struct ByteRangeRequest: Sendable, Hashable {
         return min(Int64(text) ?? Int64.max, Int64.max - 1)
     }
 
+    /// The one `first-last` range a request asks of a body whose length is not known before it is
+    /// decoded, when its `If-Range` allows (as in ``resolution(_:isGet:status:length:etag:lastModified:)``);
+    /// nil for no range, several, or one that runs to the body's end (`first-`, `-suffix`), which
+    /// only the whole body answers.
+    public static func boundedRange(
+        _ request: some HeaderFields,
+        isGet: Bool,
+        status: Int,
+        etag: String?,
+        lastModified: String?
+    ) -> Range<Int64>? {
+        let values = request["range"]
+        guard isGet, status == 200, !values.isEmpty,
+            let range = ByteRangeRequest(values.joined(separator: ",")), range.specs.count == 1,
+            case .from(let first, let last?) = range.specs[0],
+            self.ifRangeAllowsRange(request["if-range"].first, etag: etag, lastModified: lastModified)
+        else {
+            return nil
+        }
+        return first..<(last + 1)
+    }
+
     /// How to answer a request's `Range` (with its `If-Range`) from a full body of `length` bytes
     /// with these validators: `.full` when the request asks for no usable range (only a GET of a
     /// 200 is answered in part).

@@ -72,19 +72,3 @@ public struct CacheRoute: Sendable {
         self.pattern.matches(key)
     }
 }
-
-/// A compiled regular expression for a route, safe to share between connections.
-public struct RouteRegex: @unchecked Sendable {
-    // Swift's Regex is not Sendable; matching does not mutate it.
-    let regex: Regex<AnyRegexOutput>
-
-    /// Compiles `source`; throws when it is not a valid regular expression.
-    public init(_ source: String) throws {
-        self.regex = try Regex(source)
-    }
-
-    /// Whether the expression matches anywhere in `subject`.
-    public func matches(_ subject: String) -> Bool {
-        subject.contains(self.regex)
-    }
-}

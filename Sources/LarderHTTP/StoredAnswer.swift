@@ -17,6 +17,10 @@ public struct StoredAnswer: Sendable, Hashable {
         case bytes(Range<Int64>)
         /// The whole stored body with this coding undone (its length known only at the end).
         case decoded(ContentCoding)
+        /// This range of the stored body with this coding undone: a 206 whose `Content-Range` and
+        /// `Content-Length` are known once the body was decoded up to the range's end, never
+        /// further (``decodedPart(_:decoded:complete:)``).
+        case decodedRange(ContentCoding, Range<Int64>)
     }
 
     /// The stored response an answer is made from.
@@ -142,7 +146,16 @@ public struct StoredAnswer: Sendable, Hashable {
         case .decode(let coding):
             EncodingNegotiation.decodedHeaders(&headers)
             let hasBody = !request.isHead && Self.mayHaveBody(stored.status)
-            if hasBody {
+            if hasBody,
+                let range = ByteRangeRequest.boundedRange(
+                    request.headers, isGet: !request.isHead, status: stored.status, etag: headers.first(name: "etag"),
+                    lastModified: lastModified)
+            {
+                // Decoding the whole body to send a few bytes of it would cost the whole; the
+                // answer is framed by its length once the range is decoded.
+                answer.status = 206
+                answer.body = .decodedRange(coding, range)
+            } else if hasBody {
                 if let chunked = Self.unknownLengthFraming(supportsChunked: request.supportsChunked) {
                     headers.append(chunked)
                 } else {
@@ -210,6 +223,17 @@ public struct StoredAnswer: Sendable, Hashable {
         return StoredAnswer(
             status: 206, storedPart: Self.withVia(headers, stored: stored.headers["via"]), age: age, cacheStatus: cacheStatus,
             close: !request.keepAlive, body: .bytes(partial.bodyOffsets(of: range)))
+    }
+
+    /// What a ``Body/decodedRange(_:_:)`` answer sends once its body was decoded up to the range's
+    /// end or its own: `decoded` bytes, all of the decoded body when `complete`. The bytes of the
+    /// range there are and their `Content-Range` (complete length `*` when decoding stopped
+    /// before the end, RFC 9110 section 14.4); nil when the body ends before the range starts (a
+    /// 416, ``unsatisfiable(length:cacheStatus:close:)`` with `decoded`).
+    public static func decodedPart(_ range: Range<Int64>, decoded: Int64, complete: Bool) -> (range: Range<Int64>, contentRange: String)? {
+        guard decoded > range.lowerBound else { return nil }
+        let sent = range.lowerBound..<min(range.upperBound, decoded)
+        return (sent, "bytes \(sent.lowerBound)-\(sent.upperBound - 1)/\(complete ? String(decoded) : "*")")
     }
 
     /// A 416 for a range no byte of a body of `length` satisfies: `Content-Range: bytes */length`

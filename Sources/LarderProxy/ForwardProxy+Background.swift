@@ -63,7 +63,9 @@ extension ForwardProxy {
                 headers: headers,
                 requestTime: requestTime
             ).storeAs,
-            let storing = StoringBody(store: self.store, target: target, failures: self.storeFailures)
+            let storing = StoringBody(
+                store: self.store, target: target, failures: self.storeFailures, budget: self.budget,
+                declaredLength: HopByHopHeaders.removing(from: headers).contentLength, logger: self.logger)
         else {
             return
         }

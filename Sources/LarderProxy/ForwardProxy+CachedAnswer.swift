@@ -100,7 +100,80 @@ extension ForwardProxy {
             try? await handle.close()
             try await writer.end()
             return done
+        case .decodedRange(let coding, let range):
+            guard let handle = await self.openBody(entry) else { return nil }
+            let outcome: Outcome?
+            do {
+                outcome = try await self.serveDecodedRange(
+                    range, of: handle, coding: coding, entry: entry, headers: headers, writer: writer, answer: answer, done: done)
+            } catch {
+                try? await handle.close()
+                throw error
+            }
+            try? await handle.close()
+            return outcome
         }
+    }
+
+    /// Answers a range of a stored body Larder decodes for the client (``StoredAnswer/Body/decodedRange(_:_:)``):
+    /// decodes up to the range's end to learn what of it there is, then again to send it, never
+    /// decoding past the range. Nil, having written nothing, when the body does not decode there.
+    private func serveDecodedRange(
+        _ range: Range<Int64>, of handle: ReadFileHandle, coding: ContentCoding, entry: CachedEntry, headers: HTTPHeaders,
+        writer: ResponseWriter, answer: StoredAnswer, done: Outcome
+    ) async throws -> Outcome? {
+        // A file's chunk sequence is read once: each pass makes its own.
+        func decodedPieces() -> DecodedBody<FileChunks> {
+            handle.readChunks(in: 0..<entry.bodySize, chunkLength: .kibibytes(64)).decoded(coding)
+        }
+        var decoded: Int64 = 0
+        var complete = true
+        do {
+            for try await piece in decodedPieces() {
+                decoded += Int64(piece.readableBytes)
+                if decoded >= range.upperBound {
+                    complete = false
+                    break
+                }
+            }
+        } catch let error as ContentDecodingError {
+            self.logger.error("cached body does not decode", metadata: ["key": "\(entry.key)", "error": "\(error)"])
+            return nil
+        }
+        guard let part = StoredAnswer.decodedPart(range, decoded: decoded, complete: complete) else {
+            let unsatisfiable = StoredAnswer.unsatisfiable(length: decoded, cacheStatus: answer.cacheStatus, close: answer.close)
+            try await writer.whole(.rangeNotSatisfiable, HTTPHeaders(unsatisfiable.headers.map { ($0.name, $0.value) }), body: nil)
+            return Outcome(status: 416, cacheStatus: answer.cacheStatus, reusable: !answer.close)
+        }
+        var partHeaders = headers
+        partHeaders.add(name: "content-range", value: part.contentRange)
+        partHeaders.add(name: "content-length", value: String(part.range.count))
+        try await writer.head(.partialContent, partHeaders)
+        var position: Int64 = 0
+        var sent: Int64 = 0
+        do {
+            for try await piece in decodedPieces() {
+                let start = position
+                position += Int64(piece.readableBytes)
+                let lower = max(start, part.range.lowerBound)
+                let upper = min(position, part.range.upperBound)
+                if lower < upper, let bytes = piece.getSlice(at: piece.readerIndex + Int(lower - start), length: Int(upper - lower)) {
+                    sent += Int64(bytes.readableBytes)
+                    try await writer.body(bytes)
+                }
+                if position >= part.range.upperBound {
+                    break
+                }
+            }
+        } catch is ContentDecodingError {
+            // It decoded a moment ago: the file changed under us.
+        }
+        guard sent == Int64(part.range.count) else {
+            self.logger.error("cached body changed while it was read", metadata: ["key": "\(entry.key)"])
+            return Outcome(status: 206, cacheStatus: answer.cacheStatus, reusable: false)
+        }
+        try await writer.end()
+        return done
     }
 
     /// Opens a stored body for reading; nil (logged) when it cannot be.

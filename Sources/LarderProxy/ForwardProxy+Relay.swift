@@ -27,7 +27,11 @@ extension ForwardProxy {
         let status = HTTPResponseStatus(statusCode: response.head.status, reasonPhrase: response.head.reason)
         let mayHaveBody = !isHead && status.mayHaveResponseBody
 
-        let storing = relay.storeAs.flatMap { StoringBody(store: self.store, target: $0, failures: self.storeFailures) }
+        let storing = relay.storeAs.flatMap {
+            StoringBody(
+                store: self.store, target: $0, failures: self.storeFailures, budget: self.budget, declaredLength: declaredLength,
+                logger: self.logger)
+        }
         if let partial = relay.partial, partial.whole {
             return try await self.relayCompleted(
                 response, request: request, writer: writer, relay: relay, partial: partial, storing: storing, committing: committing)
@@ -38,6 +42,8 @@ extension ForwardProxy {
         var cacheStatus = CacheStatus.forward(forwardReason, status: response.head.status, stored: claimsStored)
         if let notStoredReason = relay.notStoredReason, forwardReason != .method {
             cacheStatus.detail = "not-stored-\(notStoredReason)"
+        } else if relay.storeAs != nil, self.budget.isOverEntryLimit(declaredLength) {
+            cacheStatus.detail = "not-stored-too-large"
         }
 
         var headers = upstreamHeaders

@@ -3,10 +3,18 @@ import Logging
 import Synchronization
 
 /// Keeps the store within `--max-size`: after commits, evicts runtime entries least recently used
-/// first, off the request path, one eviction at a time however many commits ask for one.
+/// first, off the request path, one eviction at a time however many commits ask for one; and
+/// bounds what one entry may take (``entryLimit``).
 final class StoreBudget: Sendable {
+    /// One entry may take at most the budget divided by this (docs/SERVING.md, "Bounds").
+    static let entryShare: Int64 = 2
+
     private let store: Store
     private let budget: Int64?
+    /// The most bytes one body may have to be stored, half the budget (nil without a budget): a
+    /// larger one, or an endless one, is relayed but not stored (``StoringBody``), so one response
+    /// can neither fill the disk nor evict more than half the cache.
+    let entryLimit: Int64?
     private let usage: UsageRecorder
     private let logger: Logger
     private let requests: AsyncStream<Void>
@@ -17,6 +25,7 @@ final class StoreBudget: Sendable {
     init(store: Store, budget: Int64?, usage: UsageRecorder, logger: Logger) {
         self.store = store
         self.budget = budget
+        self.entryLimit = budget.map { max(1, $0 / Self.entryShare) }
         self.usage = usage
         self.logger = logger
         // Requests made while an eviction runs collapse into one more run.
@@ -26,6 +35,12 @@ final class StoreBudget: Sendable {
     /// Set when precached entries alone exceed the budget (they are never evicted for runtime space).
     var warning: String? {
         self.warningText.withLock { $0 }
+    }
+
+    /// Whether a body of `length` bytes (nil: not known yet) is over ``entryLimit``.
+    func isOverEntryLimit(_ length: Int64?) -> Bool {
+        guard let length, let limit = self.entryLimit else { return false }
+        return length > limit
     }
 
     /// Asks for an eviction pass soon. O(1), no I/O.

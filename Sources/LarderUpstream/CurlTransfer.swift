@@ -282,7 +282,14 @@ final class CurlTransfer: @unchecked Sendable {
             return bytes.count
         }
         do {
-            switch try self.headParser.consume(bytes) {
+            let progress = try self.headParser.consume(bytes)
+            if progress != .needMore, !self.headParser.droppedFields.isEmpty {
+                self.logger.notice(
+                    "dropped upstream header fields holding a CR, LF or NUL byte",
+                    metadata: ["url": "\(self.request.url)", "fields": "\(self.headParser.droppedFields.joined(separator: ", "))"]
+                )
+            }
+            switch progress {
             case .complete:
                 if let parent = self.parent, let status = self.headParser.head?.status, UpstreamProxy.isParentFailure(status: status) {
                     // The parent's gateway error: the origin could not be reached, so fallbacks apply.

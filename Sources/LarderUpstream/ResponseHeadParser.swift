@@ -6,6 +6,11 @@ import LarderHTTP
 /// blank line at the end of each head. Interim (1xx) heads other than `100 Continue` (which answers the
 /// request's sender, curl) are reported one by one, to be relayed (`102 Processing`, `103 Early Hints`); the
 /// first final head is the result.
+///
+/// A field whose line holds a CR, LF or NUL byte (curl splits lines at LF only, so a bare CR
+/// stays inside one) is dropped, never relayed: written to a client as it is, it could end the
+/// field early and add fields or a body the origin's head did not have. Its name is kept in
+/// ``droppedFields`` for the log.
 struct ResponseHeadParser {
     /// What one line completed.
     enum Progress: Equatable {
@@ -32,6 +37,10 @@ struct ResponseHeadParser {
 
     /// The interim head ``consume(_:)`` last returned ``Progress/interim`` for.
     private(set) var interim: UpstreamResponseHead?
+
+    /// The names of the fields of the head read last (or being read) that were dropped for a
+    /// CR, LF or NUL byte.
+    private(set) var droppedFields: [String] = []
 
     /// Takes one header line, with or without its CRLF.
     mutating func consume(_ rawLine: some Collection<UInt8>) throws(MalformedLine) -> Progress {
@@ -70,12 +79,23 @@ struct ResponseHeadParser {
         guard self.status != nil else {
             throw MalformedLine(reason: "header line before a status line: \(quoted())")
         }
+        let hasLineBreakOrNUL = line.contains(where: Self.isLineBreakOrNUL)
         if Self.isWhitespace(line[0]) {
             // obs-fold: a continuation of the previous field's value.
             guard let last = self.headers.indices.last else {
+                if hasLineBreakOrNUL { return .needMore }
                 throw MalformedLine(reason: "continuation line without a header field: \(quoted())")
             }
+            if hasLineBreakOrNUL {
+                self.droppedFields.append(self.headers.removeLast().name)
+                return .needMore
+            }
             self.headers[last].value += " " + text(Self.trimmingWhitespace(line[...]))
+            return .needMore
+        }
+        if hasLineBreakOrNUL {
+            let name = line[..<(line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex)]
+            self.droppedFields.append(text(name.prefix { !Self.isLineBreakOrNUL($0) }))
             return .needMore
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
@@ -87,6 +107,10 @@ struct ResponseHeadParser {
         }
         self.headers.append((name: text(name), value: text(Self.trimmingWhitespace(line[(colon + 1)...]))))
         return .needMore
+    }
+
+    private static func isLineBreakOrNUL(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n") || byte == 0
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
@@ -111,8 +135,11 @@ struct ResponseHeadParser {
         }
         self.httpVersion = String(parts[0].dropFirst("HTTP/".count))
         self.status = status
-        self.reason = parts.count > 2 ? parts[2].trimmingWhitespace() : ""
+        let reason = parts.count > 2 ? parts[2].trimmingWhitespace() : ""
+        // The reason phrase is relayed too: one with a line break or NUL is left out.
+        self.reason = reason.utf8.contains(where: Self.isLineBreakOrNUL) ? "" : reason
         self.headers = []
+        self.droppedFields = []
     }
 
     private mutating func endOfHead() throws(MalformedLine) -> Progress {

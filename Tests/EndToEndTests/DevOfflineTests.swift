@@ -369,6 +369,10 @@ struct DevOfflineTests {
         let page = try await Curl.run(proxy + location, proxy: nil)
         #expect(page.text.contains("Purged http://127.0.0.1:\(origin.port)/games/flipart/assets/index-s5wVp7Ny.js."))
         #expect(page.text.contains("Not ready: Flip Art (3 of 4)"))
+        // A flash in a link made elsewhere is not Larder's: it is not shown.
+        let forged = try await Curl.run(proxy + "/dev/offline?flash=Your+account+is+locked", proxy: nil)
+        #expect(forged.status == 200)
+        #expect(!forged.text.contains("Your account is locked"))
 
         let game = try await Self.control(larder, "purge-game", form: ["game": "wordbox"], origin: "http://localhost:\(larder.port)")
         #expect(game.status == 303)

@@ -25,6 +25,52 @@ struct StoredAnswerTests {
         #expect(partial.headers["content-range"] == ["bytes 0-1/10"])
     }
 
+    struct DecodedRangeCase: Sendable, CustomTestStringConvertible {
+        var request: [String: String]
+        var body: StoredAnswer.Body
+        var testDescription: String { "\(self.request)" }
+    }
+
+    static let decodedRangeCases = [
+        // One bounded range: decoded up to its end only.
+        DecodedRangeCase(request: ["Range": "bytes=100-199"], body: .decodedRange(.gzip, 100..<200)),
+        DecodedRangeCase(request: ["Range": "bytes=0-0"], body: .decodedRange(.gzip, 0..<1)),
+        DecodedRangeCase(request: ["Range": "bytes=5-9", "If-Range": "Tue, 01 Jan 2030 00:00:00 GMT"], body: .decodedRange(.gzip, 5..<10)),
+        // What runs to the end needs the whole body, as do several ranges; a strong If-Range never
+        // matches the decoded representation's weak ETag.
+        DecodedRangeCase(request: ["Range": "bytes=100-"], body: .decoded(.gzip)),
+        DecodedRangeCase(request: ["Range": "bytes=-100"], body: .decoded(.gzip)),
+        DecodedRangeCase(request: ["Range": "bytes=0-1,5-6"], body: .decoded(.gzip)),
+        DecodedRangeCase(request: ["Range": "bytes=0-1", "If-Range": "\"v1\""], body: .decoded(.gzip)),
+        DecodedRangeCase(request: [:], body: .decoded(.gzip)),
+    ]
+
+    @Test(
+        "a range of a body decoded for the client is a 206 decoded up to the range's end, or the whole body", arguments: decodedRangeCases)
+    func decodedRange(_ example: DecodedRangeCase) throws {
+        let stored = [("Content-Encoding", "gzip"), ("ETag", "\"v1\""), ("Last-Modified", "Tue, 01 Jan 2030 00:00:00 GMT")]
+        let answer = try #require(Self.plan(stored, request: example.request.map { ($0.key, $0.value) }))
+        #expect(answer.body == example.body)
+        if case .decodedRange = example.body {
+            #expect(answer.status == 206)
+            // Content-Range and Content-Length are the writer's, once it decoded the range.
+            #expect(answer.headers["content-range"].isEmpty)
+            #expect(answer.headers["transfer-encoding"].isEmpty)
+        } else {
+            #expect(answer.status == 200)
+            #expect(answer.headers["transfer-encoding"] == ["chunked"])
+        }
+        #expect(answer.headers["content-encoding"].isEmpty)
+    }
+
+    @Test("what a decoded range sends: the bytes there are, the complete length once known, a 416 past the end")
+    func decodedPart() {
+        #expect(StoredAnswer.decodedPart(100..<200, decoded: 200, complete: false)! == (100..<200, "bytes 100-199/*"))
+        #expect(StoredAnswer.decodedPart(100..<200, decoded: 150, complete: true)! == (100..<150, "bytes 100-149/150"))
+        #expect(StoredAnswer.decodedPart(100..<200, decoded: 100, complete: true) == nil)
+        #expect(StoredAnswer.decodedPart(0..<1, decoded: 0, complete: true) == nil)
+    }
+
     @Test("a coding the client does not accept: gzip undone, another registered one refused, an unregistered one sent as stored")
     func codings() {
         func plan(_ coding: String, accept: [String]) -> EncodingNegotiation.Plan {

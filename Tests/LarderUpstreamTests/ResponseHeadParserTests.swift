@@ -28,6 +28,49 @@ struct ResponseHeadParserTests {
         #expect(head.headers.map(\.value) == ["text/html", "spaced value"])
     }
 
+    struct ControlByteCase: Sendable, CustomTestStringConvertible {
+        var line: String
+        var dropped: String
+        var testDescription: String { self.line.debugDescription }
+    }
+
+    static let controlByteCases: [ControlByteCase] = [
+        ControlByteCase(line: "Location: /a\rSet-Cookie: stolen=1\r\n", dropped: "Location"),
+        ControlByteCase(line: "Set-Cookie: a=1\rX-Injected: yes\r\n", dropped: "Set-Cookie"),
+        ControlByteCase(line: "X-Nul: a\u{0}b\r\n", dropped: "X-Nul"),
+        ControlByteCase(line: "X-Bare-LF: a\nb\r\n", dropped: "X-Bare-LF"),
+        ControlByteCase(line: "X-\rName: a\r\n", dropped: "X-"),
+    ]
+
+    @Test(
+        "a field with a CR, LF or NUL inside its line is dropped, named for the log; the fields around it stay", arguments: controlByteCases
+    )
+    func controlBytesDropField(_ example: ControlByteCase) throws {
+        let (parser, progress) = try self.parse([
+            "HTTP/1.1 302 Found\r\n", "Content-Type: text/plain\r\n", example.line, "Cache-Control: no-store\r\n", "\r\n",
+        ])
+        #expect(progress.last == .complete)
+        let head = try #require(parser.head)
+        #expect(head.headers.map(\.name) == ["Content-Type", "Cache-Control"])
+        #expect(parser.droppedFields == [example.dropped])
+        #expect(!head.headers.contains { ($0.name + $0.value).utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } })
+    }
+
+    @Test("a continuation line with a CR drops the field it continues; a reason phrase with one is left out")
+    func controlBytesInFoldAndReason() throws {
+        let (parser, _) = try self.parse([
+            "HTTP/1.1 200 OK\rSet-Cookie: a=1\r\n", "X-A: one\r\n", " two\rX-B: 1\r\n", "X-C: three\r\n", "\r\n",
+        ])
+        let head = try #require(parser.head)
+        #expect(head.status == 200)
+        #expect(head.reason == "")
+        #expect(head.headers.map(\.name) == ["X-C"])
+        #expect(parser.droppedFields == ["X-A"])
+
+        let (next, _) = try self.parse(["HTTP/1.1 200 OK\r\n", "X-A: a\rb\r\n", "\r\n", "HTTP/1.1 200 OK\r\n"])
+        #expect(next.droppedFields.isEmpty, "each head names its own dropped fields")
+    }
+
     @Test("HTTP/2 status lines have no reason")
     func http2() throws {
         let (parser, _) = try self.parse(["HTTP/2 200 \r\n", "date: today\r\n", "\r\n"])

@@ -7,7 +7,8 @@ import NIOHTTP1
 /// The controls of /dev/offline: POST forms (`application/x-www-form-urlencoded`) to
 /// `/dev/offline/actions/NAME`, accepted only from Larder's own pages (``SameOriginCheck``), each
 /// answered with a 303 redirect back to the page it came from (post/redirect/get), carrying a
-/// one-line message in the `flash` query parameter.
+/// one-line message in the `flash` query parameter, signed so that only Larder's own messages
+/// are shown (``FlashSignature``).
 ///
 /// - `purge-entry` (`key` or `url`): removes one entry; a game listing it is no longer ready.
 /// - `purge-game` (`game`: a slug): removes the game's entries that nothing else lists; it shows as
@@ -247,11 +248,16 @@ struct DevOfflineActions {
         return path
     }
 
-    /// A 303 to `path` with `flash` added to its query (replacing an earlier one).
+    /// A 303 to `path` with `flash` and its signature (``FlashSignature``) added to its query
+    /// (replacing earlier ones).
     static func redirect(_ path: String, flash: String) -> DevOfflinePages.Response {
         let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var pairs = FormFields(parts.count > 1 ? String(parts[1]) : nil).pairs.filter { $0.name != "flash" }.map { ($0.name, $0.value) }
-        pairs.append(("flash", String(flash.prefix(Self.maximumFlashLength))))
+        var pairs = FormFields(parts.count > 1 ? String(parts[1]) : nil).pairs
+            .filter { $0.name != "flash" && $0.name != FlashSignature.parameter }
+            .map { ($0.name, $0.value) }
+        let text = String(flash.prefix(Self.maximumFlashLength))
+        pairs.append(("flash", text))
+        pairs.append((FlashSignature.parameter, FlashSignature.sign(text)))
         var headers = HTTPHeaders()
         headers.add(name: "Location", value: "\(parts[0])?\(FormFields.encode(pairs))")
         headers.add(name: "Cache-Control", value: "no-store")

@@ -264,7 +264,8 @@ struct DevOfflinePages: Sendable {
 
     func frame(title: String, returnPath: String, query: FormFields, now: Date) -> DevOfflineViews.Frame {
         let backingOff = self.health.snapshot().values.filter { !$0.shouldAttempt(now: now) }.count
-        let flash = query["flash"].map { String($0.prefix(DevOfflineActions.maximumFlashLength)) }
+        // Only a message Larder wrote: a link from elsewhere cannot put its own text here.
+        let flash = query["flash"].flatMap { FlashSignature.isValid(query[FlashSignature.parameter], for: $0) ? $0 : nil }
         return DevOfflineViews.Frame(
             title: title, offline: self.offline.isOffline, hostsBackingOff: backingOff, returnPath: returnPath, flash: flash)
     }

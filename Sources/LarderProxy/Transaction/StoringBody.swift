@@ -7,14 +7,26 @@ import NIOCore
 /// An upstream body on its way into the store, for every path that stores one (a relay to a
 /// client, an answer absorbed in the background): chunks go to a ``BodyWriter`` as they arrive, a
 /// write failure stops storing (the answer itself goes on), and `commit` indexes the whole body.
-/// Failures are counted in ``StoreWriteFailures`` for the log and /dev/offline.
+/// Failures are counted in ``StoreWriteFailures`` for the log and /dev/offline. A body that grows
+/// past the budget's per-entry limit (``StoreBudget/entryLimit``) stops being stored before the
+/// byte that would pass it is written: its temporary file goes, and the answer goes on.
 final class StoringBody {
     private var writer: BodyWriter?
     private let target: CacheTransaction.StoreTarget
     private let failures: StoreWriteFailures
+    private let entryLimit: Int64?
+    private let logger: Logger
 
-    /// Starts storing for `target`; nil when no body file can be made (the failure is recorded).
-    init?(store: Store, target: CacheTransaction.StoreTarget, failures: StoreWriteFailures) {
+    /// Starts storing for `target`; nil when `declaredLength` (the `Content-Length`) is over the
+    /// budget's per-entry limit (logged) or no body file can be made (the failure is recorded).
+    init?(
+        store: Store, target: CacheTransaction.StoreTarget, failures: StoreWriteFailures, budget: StoreBudget, declaredLength: Int64?,
+        logger: Logger
+    ) {
+        if budget.isOverEntryLimit(declaredLength) {
+            Self.logTooLarge(url: target.url, length: "\(declaredLength ?? 0)", limit: budget.entryLimit, logger: logger)
+            return nil
+        }
         do {
             self.writer = try store.makeBodyWriter()
         } catch {
@@ -23,6 +35,15 @@ final class StoringBody {
         }
         self.target = target
         self.failures = failures
+        self.entryLimit = budget.entryLimit
+        self.logger = logger
+    }
+
+    private static func logTooLarge(url: HTTPURL, length: String, limit: Int64?, logger: Logger) {
+        logger.notice(
+            "not stored: the body is over the per-entry limit (half of --max-size)",
+            metadata: ["url": "\(url.absoluteString)", "length": "\(length)", "limit": "\(limit ?? 0)"]
+        )
     }
 
     /// Whether the body is still being stored.
@@ -30,9 +51,16 @@ final class StoringBody {
         self.writer != nil
     }
 
-    /// Appends a chunk; after a write failure, stops storing.
+    /// Appends a chunk; after a write failure, or when the chunk would take the body past the
+    /// per-entry limit, stops storing.
     func write(_ chunk: ByteBuffer) {
         guard let writer = self.writer else { return }
+        if let limit = self.entryLimit, writer.bytesWritten + Int64(chunk.readableBytes) > limit {
+            Self.logTooLarge(url: self.target.url, length: "more than \(limit)", limit: limit, logger: self.logger)
+            writer.discard()
+            self.writer = nil
+            return
+        }
         do {
             try chunk.withUnsafeReadableBytes { try writer.write($0) }
         } catch {

@@ -114,7 +114,7 @@ struct DevOfflineActionsTests {
     }
 
     @Test("the return path is kept to /dev/offline pages: no other site, no scheme-relative URL")
-    func returnPath() {
+    func returnPath() throws {
         #expect(DevOfflineActions.returnPath("/dev/offline/entries?q=x") == "/dev/offline/entries?q=x")
         #expect(DevOfflineActions.returnPath("/dev/offline") == "/dev/offline")
         for hostile in [
@@ -123,8 +123,31 @@ struct DevOfflineActionsTests {
         ] {
             #expect(DevOfflineActions.returnPath(hostile) == "/dev/offline", "\(hostile ?? "nil")")
         }
-        let redirect = DevOfflineActions.redirect("/dev/offline?flash=old&x=1", flash: "new <b>")
-        #expect(redirect.headers.first(name: "location") == "/dev/offline?x=1&flash=new%20%3Cb%3E")
+        let redirect = DevOfflineActions.redirect("/dev/offline?flash=old&x=1&flash-signature=00", flash: "new <b>")
+        let location = try #require(redirect.headers.first(name: "location"))
+        #expect(location.hasPrefix("/dev/offline?x=1&flash=new%20%3Cb%3E&flash-signature="))
+    }
+
+    @Test("a flash in a link from elsewhere is not shown: only messages Larder's controls wrote, signed, are")
+    func unsignedFlash() async throws {
+        let fixture = try DevOfflineFixture()
+        let forged = "Your account is locked"
+        for target in [
+            "/dev/offline?flash=Your+account+is+locked",
+            "/dev/offline?flash=Your+account+is+locked&flash-signature=" + String(repeating: "0", count: 64),
+            "/dev/offline/entries?flash=Your%20account%20is%20locked",
+        ] {
+            let page = await fixture.get(target)
+            #expect(page.status == .ok)
+            #expect(!page.body.contains(forged), "\(target)")
+            #expect(!page.body.contains("class=\"flash\""), "\(target)")
+        }
+        // A signature is for its own text only.
+        let signed = try #require(
+            DevOfflineActions.redirect("/dev/offline", flash: "Removed 3 runtime entries").headers.first(name: "location"))
+        let signature = try #require(FormFields(String(signed.split(separator: "?")[1]))[FlashSignature.parameter])
+        #expect(await fixture.get(signed).body.contains("Removed 3 runtime entries"))
+        #expect(!(await fixture.get("/dev/offline?flash=Your+account+is+locked&flash-signature=\(signature)").body.contains(forged)))
     }
 
     @Test("a control that is not a form, or names nothing, gets a clear 4xx")

@@ -39,6 +39,9 @@ extension ForwardProxy {
         if let notStoredReason = relay.notStoredReason, forwardReason != .method {
             cacheStatus.detail = "not-stored-\(notStoredReason)"
         }
+        if let detail = relay.detail {
+            cacheStatus.detail = detail
+        }
 
         var headers = upstreamHeaders
         headers.remove(name: "content-length")

@@ -68,8 +68,9 @@ struct DevOfflineViews {
         }
 
         values["hasWriteQueue"] = report.writeQueue?.origins.isEmpty == false
-        values["writeQueueNote"] = report.writeQueue.map { "\($0.pending) pending · \($0.deadLetters) dead-lettered" } ?? ""
-        values["writeQueueGroups"] = report.writeQueue.map(self.writeQueueGroups) ?? []
+        if let queue = report.writeQueue {
+            values.merge(self.writeQueueValues(queue)) { _, new in new }
+        }
         values["hasDeclared"] = report.declaredRequests?.isEmpty == false
         values["declaredRows"] = self.declaredRequestRows(report.declaredRequests ?? [])
         values["extraRows"] = report.extraURLs.map { extra in self.extraRow(extra, games: report.games) }

@@ -41,7 +41,8 @@ extension WriteQueueConfiguration {
             let memberPath = path.appending(member: "maxBytes")
             let bytes = try LarderConfigFile.size(member.value, at: memberPath, reader: reader)
             guard bytes >= 1 else {
-                throw reader.error("the queue must keep at least one byte; give a size such as \"64MiB\"", at: memberPath, line: member.value.line)
+                throw reader.error(
+                    "the queue must keep at least one byte; give a size such as \"64MiB\"", at: memberPath, line: member.value.line)
             }
             self.limits.maxBytes = bytes
         }

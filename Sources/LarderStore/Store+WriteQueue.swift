@@ -106,7 +106,8 @@ extension Store {
 
     /// The writes and bytes the queue keeps, from the counters.
     private static func queueTotals(_ db: Database) throws -> (writes: Int, bytes: Int64) {
-        let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(writes), 0) AS writes, COALESCE(SUM(bytes), 0) AS bytes FROM queued_write_totals")
+        let row = try Row.fetchOne(
+            db, sql: "SELECT COALESCE(SUM(writes), 0) AS writes, COALESCE(SUM(bytes), 0) AS bytes FROM queued_write_totals")
         return (row?["writes"] ?? 0, row?["bytes"] ?? 0)
     }
 

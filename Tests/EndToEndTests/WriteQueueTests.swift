@@ -473,7 +473,8 @@ struct WriteQueueTests {
 
     /// An update of `game` to `elapsed`, as a GraphQL POST.
     private static func update(game: String, elapsed: Int) -> Write {
-        let body = #"{"operationName":"updateGameplay","query":"mutation { x }","variables":{"gameplayID":"\#(game)","elapsed":\#(elapsed)}}"#
+        let body =
+            #"{"operationName":"updateGameplay","query":"mutation { x }","variables":{"gameplayID":"\#(game)","elapsed":\#(elapsed)}}"#
         return Write(method: "POST", path: "/graphql", body: Array(body.utf8))
     }
 
@@ -503,7 +504,9 @@ struct WriteQueueTests {
                 let refused = try await Self.send(attack, to: origin, through: larder, headers: headers)
                 #expect(refused.status == 502 || refused.status == 504, "\(headers): \(refused.status)")
                 #expect(refused.header("larder-queued") == nil)
-                #expect(refused.header("cache-status")?.contains("write-not-queued-cross-site") == true, "\(refused.header("cache-status") ?? "")")
+                #expect(
+                    refused.header("cache-status")?.contains("write-not-queued-cross-site") == true,
+                    "\(refused.header("cache-status") ?? "")")
             }
             #expect(larder.log.contains("write not queued: it comes from a page of another site"))
 
@@ -590,7 +593,8 @@ struct WriteQueueTests {
         try await Self.withLarder(["--config", config, "--offline"]) { larder in
             for index in 0..<60 {
                 _ = Self.queuedID(
-                    try await Self.send(Write(method: "POST", path: "/items/\(index)", body: Array("\(index)".utf8)), to: origin, through: larder))
+                    try await Self.send(
+                        Write(method: "POST", path: "/items/\(index)", body: Array("\(index)".utf8)), to: origin, through: larder))
             }
             // A write's row: its method and URL in one cell (the recent requests list the URL alone).
             func row(_ index: Int) -> String { "POST " + origin.url("/items/\(index)") + "</td>" }
@@ -598,6 +602,7 @@ struct WriteQueueTests {
             #expect(page.status == 200)
             #expect(page.text.contains("60 pending"))
             #expect(page.text.contains("Showing 50 of 60 writes"))
+            #expect(page.text.contains("Queued writes hold 110 B besides, not in this budget, under their own limit of 64.0 MiB."))
             #expect(page.text.contains(row(49)))
             #expect(!page.text.contains(row(50)))
             let next = try #require(

@@ -75,7 +75,8 @@ struct WriteQueueConfigTests {
         let rule = try #require(queue.rule(method: "POST", key: try CacheKey(url: "https://api.example/graphql"), body: body))
         #expect(rule.terminal)
         let json = [HeaderField(name: "Content-Type", value: "application/json")]
-        #expect(rule.supersedeValue(url: try HTTPURL(parsing: "https://api.example/graphql"), headers: json, body: body) == "gameplay\u{0}42")
+        #expect(
+            rule.supersedeValue(url: try HTTPURL(parsing: "https://api.example/graphql"), headers: json, body: body) == "gameplay\u{0}42")
     }
 
     @Test(

@@ -114,11 +114,13 @@ struct WriteQueueRuleTests {
                 SupersedeCase(
                     name: "a JSON number reads as its plain text",
                     rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
-                    url: "https://api.example/graphql", headers: Self.json, body: #"{"variables":{"gameplayID":42.0}}"#, value: "gameplay\u{0}42"),
+                    url: "https://api.example/graphql", headers: Self.json, body: #"{"variables":{"gameplayID":42.0}}"#,
+                    value: "gameplay\u{0}42"),
                 SupersedeCase(
                     name: "a JSON string of the same digits is the same thing",
                     rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
-                    url: "https://api.example/graphql", headers: Self.json, body: #"{"variables":{"gameplayID":"42"}}"#, value: "gameplay\u{0}42"),
+                    url: "https://api.example/graphql", headers: Self.json, body: #"{"variables":{"gameplayID":"42"}}"#,
+                    value: "gameplay\u{0}42"),
                 SupersedeCase(
                     name: "a JSON object names no single thing",
                     rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables")),
@@ -147,7 +149,8 @@ struct WriteQueueRuleTests {
                 SupersedeCase(
                     name: "text/plain is read when the route says supersedeAnyContentType",
                     rule: WriteQueueRule(
-                        pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay", supersedeAnyContentType: true),
+                        pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay", supersedeAnyContentType: true
+                    ),
                     url: "https://api.example/graphql", headers: [HeaderField(name: "Content-Type", value: "text/plain")],
                     body: Self.updateGameplay, value: "gameplay\u{0}g-1"),
                 SupersedeCase(

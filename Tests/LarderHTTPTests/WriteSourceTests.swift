@@ -24,7 +24,9 @@ struct WriteSourceTests {
         Case(name: "another site's page", origin: "https://evil.example", source: .otherSite),
         Case(name: "an opaque origin (a sandboxed frame, a data: URL)", origin: "null", source: .otherSite),
         Case(name: "an Origin that is no origin", origin: "not a url", source: .otherSite),
-        Case(name: "the browser says same-site (a sibling subdomain)", origin: "https://www.example", fetchSite: "same-site", source: .ownPage),
+        Case(
+            name: "the browser says same-site (a sibling subdomain)", origin: "https://www.example", fetchSite: "same-site",
+            source: .ownPage),
         Case(name: "the browser says same-origin", origin: "https://api.example", fetchSite: "same-origin", source: .ownPage),
         Case(name: "Sec-Fetch-Site alone, same-origin, any case", fetchSite: " Same-Origin ", source: .ownPage),
         Case(name: "the user's own action (typed, a bookmark)", fetchSite: "none", source: .ownPage),

@@ -110,7 +110,9 @@ struct WriteQueueLimitTests {
             let old = try Store(directory: directory, migratingUpTo: "v10")
             // Rows as a v10 store wrote them (its code is gone; the body files do not matter here).
             try await old.pool.write { db in
-                for (origin, size, state) in [(WriteQueueTests.api, 10, "pending"), (WriteQueueTests.api, 5, "pending"), ("http://b.example", 7, "dead-letter")] {
+                for (origin, size, state) in [
+                    (WriteQueueTests.api, 10, "pending"), (WriteQueueTests.api, 5, "pending"), ("http://b.example", 7, "dead-letter"),
+                ] {
                     try db.execute(
                         sql: """
                             INSERT INTO queued_write (origin, method, url, headers, body_size, terminal, created_at, state)
@@ -134,7 +136,8 @@ struct WriteQueueLimitTests {
             defer { try? store.close() }
             var ids: [Int64] = []
             for index in 0..<7 {
-                ids.append(try await Queue.enqueue(store, "w\(index)", origin: index % 2 == 0 ? WriteQueueTests.api : "http://b.example").id)
+                ids.append(
+                    try await Queue.enqueue(store, "w\(index)", origin: index % 2 == 0 ? WriteQueueTests.api : "http://b.example").id)
             }
             #expect(try await store.queuedWrites(after: nil, limit: 3).map(\.id) == Array(ids[0..<3]))
             #expect(try await store.queuedWrites(after: ids[2], limit: 3).map(\.id) == Array(ids[3..<6]))

@@ -130,7 +130,8 @@ extension ForwardProxy {
             self.logger.warning("write not queued", metadata: ["url": "\(url.absoluteString)", "reason": "\(exceeded)"])
             return try await self.notKept(
                 head, url: url, title: "Write queue full", reason: "\(exceeded)",
-                advice: "The write was not kept; the writes already queued are. Send it again once they are delivered, or drop some at /dev/offline.",
+                advice:
+                    "The write was not kept; the writes already queued are. Send it again once they are delivered, or drop some at /dev/offline.",
                 cacheStatus: CacheStatus.forward(.method, detail: "queue-full"), writer: writer)
         } catch {
             self.logger.error("cannot queue a write", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
@@ -168,7 +169,9 @@ extension ForwardProxy {
         let page = StatusPage(
             status: .serviceUnavailable,
             title: title,
-            paragraphs: ["The origin could not take this \(head.method.wireName), and Larder could not keep it to send later: \(reason).", advice],
+            paragraphs: [
+                "The origin could not take this \(head.method.wireName), and Larder could not keep it to send later: \(reason).", advice,
+            ],
             url: url.absoluteString
         )
         try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)

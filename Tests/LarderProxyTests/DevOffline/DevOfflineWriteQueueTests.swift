@@ -77,7 +77,8 @@ struct DevOfflineWriteQueueTests {
         let fixture = try DevOfflineFixture()
         var ids: [Int64] = []
         for index in 0..<120 {
-            ids.append(try await self.enqueue(fixture, "/save/\(index)", origin: index % 3 == 0 ? "http://b.example" : "http://api.example"))
+            ids.append(
+                try await self.enqueue(fixture, "/save/\(index)", origin: index % 3 == 0 ? "http://b.example" : "http://api.example"))
         }
         let report = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
         let queue = try #require(report["writeQueue"] as? [String: Any])

@@ -6,28 +6,27 @@ public enum WriteSource: Sendable, Hashable {
     /// Neither `Origin` nor `Sec-Fetch-Site`: not from a page (curl, a native app). Queued as the
     /// route says.
     case noPage
-    /// The URL's own origin, its own site (`Sec-Fetch-Site: same-origin` or `same-site`, which
-    /// the browser works out with the public suffix list), the user's own action
-    /// (`Sec-Fetch-Site: none`), or an origin the route lists in `pageOrigins`.
+    /// A page of the URL's own site (``AnswerOwner/isCrossSite(_:url:)`` says no: the browser
+    /// says `same-origin`, `same-site` or `none`, working the site out with the public suffix
+    /// list, or, without `Sec-Fetch-Site`, the `Origin` is the URL's own), or one whose origin
+    /// the route lists in `pageOrigins`.
     case ownPage
     /// Another site, or an opaque origin (`Origin: null`): forwarded, never queued.
     case otherSite
 
-    /// Where a write to `url` with these `Origin` and `Sec-Fetch-Site` values comes from;
-    /// `pageOrigins` are normalised origins (``HTTPURL/canonicalOrigin(_:)``).
-    public init(url: HTTPURL, origin: String?, fetchSite: String?, pageOrigins: Set<String>) {
-        let site = fetchSite?.trimmingWhitespace().lowercased()
-        if let site, ["same-origin", "same-site", "none"].contains(site) {
+    /// Where a write to `url` with `request`'s headers comes from; `pageOrigins` are normalised
+    /// origins (``HTTPURL/canonicalOrigin(_:)``).
+    public init(url: HTTPURL, request: some HeaderFields, pageOrigins: Set<String>) {
+        let origin = request.first(name: "origin")
+        if let origin, let canonical = HTTPURL.canonicalOrigin(origin.trimmingWhitespace()), pageOrigins.contains(canonical) {
             self = .ownPage
-            return
-        }
-        if let origin, let canonical = HTTPURL.canonicalOrigin(origin.trimmingWhitespace()),
-            canonical == url.origin || pageOrigins.contains(canonical)
-        {
+        } else if AnswerOwner.isCrossSite(request, url: url) {
+            self = .otherSite
+        } else if origin == nil && !request.contains(name: "sec-fetch-site") {
+            self = .noPage
+        } else {
             self = .ownPage
-            return
         }
-        self = origin == nil && site == nil ? .noPage : .otherSite
     }
 
     /// Whether a queue route may queue the write (and let it replace another).

@@ -21,9 +21,7 @@ extension ForwardProxy {
         rule: WriteQueueRule,
         writer: ResponseWriter
     ) async throws -> Outcome {
-        let source = WriteSource(
-            url: url, origin: head.headers.first(name: "origin"), fetchSite: head.headers.first(name: "sec-fetch-site"),
-            pageOrigins: rule.pageOrigins)
+        let source = WriteSource(url: url, request: head.headers, pageOrigins: rule.pageOrigins)
         guard source.mayQueue else {
             self.logger.notice(
                 "write not queued: it comes from a page of another site",

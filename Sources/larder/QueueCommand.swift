@@ -187,7 +187,7 @@ struct QueueText {
     var text: String {
         guard !self.report.origins.isEmpty else { return "Queued writes: none\n" }
         var header =
-            "Queued writes: \(self.report.pending) pending, \(self.report.deadLetters) dead-lettered, \(HumanFormat.bytes(self.report.bytes))"
+            "Queued writes: \(self.report.pending) pending, \(self.report.deadLetters) dead-lettered, \(HumanFormat.bytes(self.report.bytes ?? 0))"
         if let maxWrites = self.report.maxWrites, let maxBytes = self.report.maxBytes {
             header += " (limit \(maxWrites) writes, \(HumanFormat.bytes(maxBytes)))"
         }

@@ -108,9 +108,9 @@ struct DevOfflineViews {
             values["budgetFull"] = false
         }
         // Queued writes are kept apart from the budget (docs/SERVING.md, "Write queue limits"): said here, not hidden.
-        if let queue = report.writeQueue, queue.bytes > 0, let text = values["budgetText"] as? String {
+        if let queue = report.writeQueue, let bytes = queue.bytes, bytes > 0, let text = values["budgetText"] as? String {
             let limit = queue.maxBytes.map { ", under their own limit of \(HumanFormat.bytes($0))" } ?? ""
-            values["budgetText"] = text + " Queued writes hold \(HumanFormat.bytes(queue.bytes)) besides, not in this budget\(limit)."
+            values["budgetText"] = text + " Queued writes hold \(HumanFormat.bytes(bytes)) besides, not in this budget\(limit)."
         }
 
         let requests = report.requests ?? RequestCounts([:])

@@ -45,8 +45,9 @@ public struct WriteQueueReport: Sendable, Codable {
         public var origin: String
         public var pending: Int
         public var deadLetters: Int
-        /// The body bytes of its writes, pending and dead-lettered.
-        public var bytes: Int64
+        /// The body bytes of its writes, pending and dead-lettered (optional, so that `larder
+        /// status` reads the report of a proxy older than the queue's limits).
+        public var bytes: Int64?
         /// Failed deliveries in a row (nil without a running proxy).
         public var consecutiveFailures: Int?
         /// When the replayer tries again (nil: at once, or without a running proxy).
@@ -61,8 +62,8 @@ public struct WriteQueueReport: Sendable, Codable {
     public var pending: Int
     public var deadLetters: Int
     /// The body bytes of every kept write, pending and dead-lettered (the queue's own budget,
-    /// apart from the store's).
-    public var bytes: Int64
+    /// apart from the store's; optional as ``Origin/bytes``).
+    public var bytes: Int64?
     /// `queue.maxWrites` (nil when the report was made without the config).
     public var maxWrites: Int?
     /// `queue.maxBytes` (nil when the report was made without the config).
@@ -101,7 +102,7 @@ public struct WriteQueueReport: Sendable, Codable {
         }
         self.pending = self.origins.reduce(0) { $0 + $1.pending }
         self.deadLetters = self.origins.reduce(0) { $0 + $1.deadLetters }
-        self.bytes = self.origins.reduce(0) { $0 + $1.bytes }
+        self.bytes = self.origins.reduce(0) { $0 + ($1.bytes ?? 0) }
         self.maxWrites = limits?.maxWrites
         self.maxBytes = limits?.maxBytes
         self.after = after

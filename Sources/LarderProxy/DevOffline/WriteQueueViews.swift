@@ -4,7 +4,7 @@ extension DevOfflineViews {
     /// The write queue's part of the overview: its note (counts, bytes, limits), the groups of
     /// this page, and links to the next and first pages.
     func writeQueueValues(_ report: WriteQueueReport) -> [String: Any] {
-        var note = "\(report.pending) pending · \(report.deadLetters) dead-lettered · \(HumanFormat.bytes(report.bytes))"
+        var note = "\(report.pending) pending · \(report.deadLetters) dead-lettered · \(HumanFormat.bytes(report.bytes ?? 0))"
         if let maxWrites = report.maxWrites, let maxBytes = report.maxBytes {
             note += " of \(HumanFormat.bytes(maxBytes)), at most \(maxWrites) writes"
         }

@@ -150,15 +150,7 @@ public struct LarderConfigFile: Sendable {
             self.allowCrossOrigin = try reader.bool(allowCrossOrigin.value, at: root.appending(member: "allowCrossOrigin"))
         }
         if let statusOrigins = members["statusOrigins"] {
-            let path = root.appending(member: "statusOrigins")
-            let expected = "an origin such as \"https://app.example\" (scheme, host and port only)"
-            for (index, element) in try reader.elements(of: statusOrigins.value, at: path, expected: "an array of origins").enumerated() {
-                let text = try reader.string(element, at: path.appending(index: index), expected: expected)
-                guard let origin = HTTPURL.canonicalOrigin(text) else {
-                    throw reader.mismatch(element, at: path.appending(index: index), expected: expected)
-                }
-                self.statusOrigins.append(origin)
-            }
+            self.statusOrigins = try reader.origins(statusOrigins.value, at: root.appending(member: "statusOrigins"))
         }
         if let upstreamProxy = members["upstreamProxy"] {
             let path = root.appending(member: "upstreamProxy")
@@ -183,7 +175,7 @@ public struct LarderConfigFile: Sendable {
     }
 
     /// `maxSize`: a size such as `"2GiB"` or `"512MB"`, or a whole number of bytes.
-    private static func size(_ value: JSONValue, at path: ConfigKeyPath, reader: ConfigReader) throws(ConfigFileError) -> Int64 {
+    static func size(_ value: JSONValue, at path: ConfigKeyPath, reader: ConfigReader) throws(ConfigFileError) -> Int64 {
         let expected = "a size such as \"2GiB\" or \"512MB\", or a whole number of bytes"
         switch value.kind {
         case .string(let text):

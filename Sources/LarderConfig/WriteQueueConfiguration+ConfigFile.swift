@@ -2,7 +2,7 @@ import LarderHTTP
 
 extension WriteQueueConfiguration {
     /// The settings `queue` may have.
-    static let configKeys = ["routes", "retention", "retry"]
+    static let configKeys = ["routes", "retention", "retry", "maxWrites", "maxBytes"]
     /// The shortest and longest `retention` accepted.
     static let retentionRange = Duration.seconds(1)...Duration.seconds(365 * 86_400)
     /// The shortest and longest `retry` waits accepted (`step` may be zero).
@@ -28,6 +28,23 @@ extension WriteQueueConfiguration {
         }
         if let retry = members["retry"] {
             self.backoff = try Self.backoff(retry.value, at: path.appending(member: "retry"), reader: reader)
+        }
+        if let member = members["maxWrites"] {
+            let memberPath = path.appending(member: "maxWrites")
+            guard case .number(let number) = member.value.kind, let count = number.integerValue, count >= 1, count <= Int64(Int32.max)
+            else {
+                throw reader.mismatch(member.value, at: memberPath, expected: "a whole number of writes, at least 1, such as 1000")
+            }
+            self.limits.maxWrites = Int(count)
+        }
+        if let member = members["maxBytes"] {
+            let memberPath = path.appending(member: "maxBytes")
+            let bytes = try LarderConfigFile.size(member.value, at: memberPath, reader: reader)
+            guard bytes >= 1 else {
+                throw reader.error(
+                    "the queue must keep at least one byte; give a size such as \"64MiB\"", at: memberPath, line: member.value.line)
+            }
+            self.limits.maxBytes = bytes
         }
     }
 

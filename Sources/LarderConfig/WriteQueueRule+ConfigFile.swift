@@ -2,7 +2,10 @@ import LarderHTTP
 
 extension WriteQueueRule {
     /// The settings a `queue.routes` entry may have.
-    static let configKeys = ["match", "regex", "methods", "when", "supersedeKey", "group", "terminal", "queueOn5xx", "answer"]
+    static let configKeys = [
+        "match", "regex", "methods", "when", "supersedeKey", "supersedeAnyContentType", "group", "terminal", "queueOn5xx", "answer",
+        "pageOrigins",
+    ]
     /// Methods that read, never write: a queue route may not name them.
     static let readingMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "CONNECT"]
 
@@ -39,6 +42,12 @@ extension WriteQueueRule {
         }
         if let member = members["answer"] {
             self.answer = try Self.answer(member.value, at: path.appending(member: "answer"), reader: reader)
+        }
+        if let member = members["pageOrigins"] {
+            self.pageOrigins = Set(try reader.origins(member.value, at: path.appending(member: "pageOrigins")))
+        }
+        if let member = members["supersedeAnyContentType"] {
+            self.supersedeAnyContentType = try reader.bool(member.value, at: path.appending(member: "supersedeAnyContentType"))
         }
     }
 

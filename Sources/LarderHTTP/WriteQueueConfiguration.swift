@@ -10,12 +10,18 @@ public struct WriteQueueConfiguration: Sendable {
     public var retention: Duration
     /// `queue.retry`: the wait between replays of an origin's failing head.
     public var backoff: ReplayBackoff
+    /// `queue.maxWrites` and `queue.maxBytes`: how much the queue keeps.
+    public var limits: WriteQueueLimits
 
     /// A configuration; the default queues nothing.
-    public init(rules: [WriteQueueRule] = [], retention: Duration = Self.defaultRetention, backoff: ReplayBackoff = .standard) {
+    public init(
+        rules: [WriteQueueRule] = [], retention: Duration = Self.defaultRetention, backoff: ReplayBackoff = .standard,
+        limits: WriteQueueLimits = WriteQueueLimits()
+    ) {
         self.rules = rules
         self.retention = retention
         self.backoff = backoff
+        self.limits = limits
     }
 
     /// The first rule that queues this request, or nil.

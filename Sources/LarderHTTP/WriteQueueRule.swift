@@ -21,6 +21,12 @@ public struct WriteQueueRule: Sendable {
     public var queueOn5xx: Bool
     /// What the client gets when its write is queued.
     public var answer: QueuedAnswer
+    /// `pageOrigins`: origins of pages on another site that may queue writes here, normalised
+    /// (``HTTPURL/canonicalOrigin(_:)``); the URL's own origin and site always may (``WriteSource``).
+    public var pageOrigins: Set<String>
+    /// `supersedeAnyContentType`: whether a `json` supersede key is read from a body whatever its
+    /// `Content-Type` says; by default only from one sent as JSON (``JSONMediaType``).
+    public var supersedeAnyContentType: Bool
 
     /// A rule.
     public init(
@@ -31,7 +37,9 @@ public struct WriteQueueRule: Sendable {
         group: String? = nil,
         terminal: Bool = false,
         queueOn5xx: Bool = false,
-        answer: QueuedAnswer = .accepted
+        answer: QueuedAnswer = .accepted,
+        pageOrigins: Set<String> = [],
+        supersedeAnyContentType: Bool = false
     ) {
         self.pattern = pattern
         self.methods = methods
@@ -41,6 +49,8 @@ public struct WriteQueueRule: Sendable {
         self.terminal = terminal
         self.queueOn5xx = queueOn5xx
         self.answer = answer
+        self.pageOrigins = pageOrigins
+        self.supersedeAnyContentType = supersedeAnyContentType
     }
 
     /// Whether a request with `method` for the URL with `key` and this body is queued by this rule.
@@ -51,7 +61,8 @@ public struct WriteQueueRule: Sendable {
 
     /// The supersede key of a request: `<group or origin>\u{0}<value>`, nil when the rule has no
     /// `supersedeKey` or the request lacks the value (such a write never supersedes, nor is
-    /// superseded). A capture is taken from the cache key `filter` makes of `url`.
+    /// superseded). A capture is taken from the cache key `filter` makes of `url`; a JSON field
+    /// only from a body whose `Content-Type` says JSON, unless ``supersedeAnyContentType``.
     public func supersedeValue(
         url: HTTPURL,
         headers: [HeaderField],
@@ -68,6 +79,7 @@ public struct WriteQueueRule: Sendable {
             else { return nil }
             value = captures[group]
         case .jsonField(let path):
+            guard self.supersedeAnyContentType || JSONMediaType.names(headers.first(name: "content-type")) else { return nil }
             value = body.flatMap { try? JSONParser.parse($0) }?.value(atPath: path)?.scalarText
         case .header(let name):
             value = headers.first(name: name)?.trimmingWhitespace()

@@ -45,6 +45,9 @@ extension ForwardProxy {
         } else if relay.storeAs != nil, self.budget.isOverEntryLimit(declaredLength) {
             cacheStatus.detail = "not-stored-too-large"
         }
+        if let detail = relay.detail {
+            cacheStatus.detail = detail
+        }
 
         var headers = upstreamHeaders
         headers.remove(name: "content-length")

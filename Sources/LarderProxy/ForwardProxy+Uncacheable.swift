@@ -8,15 +8,21 @@ extension ForwardProxy {
     // MARK: - Everything else
 
     /// Forwards a request that the cache does not answer (unsafe methods, requests with bodies).
+    /// `detail`, when given, is added to the answer's `Cache-Status` detail (after a `+` when
+    /// there is one already).
     func serveUncacheable(
         _ head: HTTPRequestHead,
         url: HTTPURL,
         body: UpstreamRequestBody?,
-        writer: ResponseWriter
+        writer: ResponseWriter,
+        detail: String? = nil
     ) async throws -> Outcome {
         let isHead = head.method == .HEAD
+        func details(_ own: String) -> String {
+            detail.map { own + "+" + $0 } ?? own
+        }
         if self.offline.isOffline {
-            let status = CacheStatus.forward(.method, detail: "offline")
+            let status = CacheStatus.forward(.method, detail: details("offline"))
             let page = StatusPage(
                 status: .gatewayTimeout,
                 title: "Offline",
@@ -38,7 +44,7 @@ extension ForwardProxy {
             if error.isConnectFailure {
                 self.health.recordConnectFailure(origin: url.origin, description: error.description)
             }
-            let status = CacheStatus.forward(.method, detail: "upstream-unreachable")
+            let status = CacheStatus.forward(.method, detail: details("upstream-unreachable"))
             let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
             let page = StatusPage.upstreamFailure(url: url.absoluteString, status: code, reason: error.description, cachedButUnusable: "")
             self.offlineMisses.record(head, url: url, cacheStatus: status)
@@ -51,7 +57,7 @@ extension ForwardProxy {
         }
         return try await self.relay(
             response, request: head, writer: writer,
-            relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil))
+            relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil, detail: detail))
     }
 
     /// After an unsafe method succeeds, the stored responses for its target URI and for the

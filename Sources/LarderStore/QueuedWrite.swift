@@ -105,3 +105,20 @@ public struct NewQueuedWrite: Sendable {
         self.createdAt = createdAt
     }
 }
+
+/// How many writes of one origin in one state the queue keeps, and their body bytes
+/// (``Store/queuedWriteTotals()``).
+public struct QueuedWriteTotal: Sendable, Hashable {
+    public var origin: String
+    public var state: QueuedWrite.State
+    public var writes: Int
+    public var bytes: Int64
+
+    /// A total.
+    public init(origin: String, state: QueuedWrite.State, writes: Int, bytes: Int64) {
+        self.origin = origin
+        self.state = state
+        self.writes = writes
+        self.bytes = bytes
+    }
+}

@@ -24,7 +24,13 @@ extension Store {
     /// rule. A write with a supersede key removes the older pending, non-terminal writes with that
     /// key that no delivery holds (``beginDelivery(id:at:)``), whether it is terminal or not; a
     /// terminal write is never removed by it. Returns the stored write and the ids it superseded.
-    public func enqueueWrite(_ write: NewQueuedWrite) async throws -> (write: QueuedWrite, superseded: [Int64]) {
+    ///
+    /// Throws ``WriteQueueError/full(_:)``, keeping nothing and removing nothing, when the queue
+    /// with this write (less those it supersedes) would pass `limits`; the check reads the
+    /// counters, never the queue.
+    public func enqueueWrite(_ write: NewQueuedWrite, limits: WriteQueueLimits = WriteQueueLimits()) async throws -> (
+        write: QueuedWrite, superseded: [Int64]
+    ) {
         // Locked while it lives, so the leftover pass never takes it for a crashed writer's file.
         let (temporaryPath, descriptor) = try POSIXFile.createLockedFile(in: self.temporaryDirectory, suffix: ".queued")
         defer { POSIXFile.closeDescriptor(descriptor) }
@@ -41,6 +47,10 @@ extension Store {
                 do {
                     try db.beginTransaction(.immediate)
                     let superseded = try Self.supersede(db, key: supersedeKey)
+                    let kept = try Self.queueTotals(db)
+                    if let exceeded = limits.exceeded(writes: kept.writes, bytes: kept.bytes, adding: Int64(write.body.count)) {
+                        throw WriteQueueError.full(exceeded)
+                    }
                     try db.execute(
                         sql: """
                             INSERT INTO queued_write (origin, method, url, headers, body_size, supersede_key, terminal, created_at, state)
@@ -94,10 +104,39 @@ extension Store {
         return ids
     }
 
+    /// The writes and bytes the queue keeps, from the counters.
+    private static func queueTotals(_ db: Database) throws -> (writes: Int, bytes: Int64) {
+        let row = try Row.fetchOne(
+            db, sql: "SELECT COALESCE(SUM(writes), 0) AS writes, COALESCE(SUM(bytes), 0) AS bytes FROM queued_write_totals")
+        return (row?["writes"] ?? 0, row?["bytes"] ?? 0)
+    }
+
     /// Every queued write, pending and dead-lettered, by id (the order of arrival).
     public func queuedWrites() async throws -> [QueuedWrite] {
         try await self.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM queued_write ORDER BY id").map(Self.queuedWrite)
+        }
+    }
+
+    /// At most `limit` queued writes, pending and dead-lettered, by id from the first after
+    /// `after` (nil: from the first): one page, read from the primary key, whatever the queue holds.
+    public func queuedWrites(after: Int64?, limit: Int) async throws -> [QueuedWrite] {
+        try await self.pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM queued_write WHERE id > ? ORDER BY id LIMIT ?", arguments: [after ?? 0, max(limit, 0)]
+            ).map(Self.queuedWrite)
+        }
+    }
+
+    /// How many writes, and their body bytes, the queue keeps per origin and state, from the
+    /// counters (a row per origin and state with writes), by origin.
+    public func queuedWriteTotals() async throws -> [QueuedWriteTotal] {
+        try await self.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT origin, state, writes, bytes FROM queued_write_totals ORDER BY origin, state").compactMap {
+                row in
+                guard let state = QueuedWrite.State(rawValue: row["state"]) else { return nil }
+                return QueuedWriteTotal(origin: row["origin"], state: state, writes: row["writes"], bytes: row["bytes"])
+            }
         }
     }
 
@@ -119,12 +158,12 @@ extension Store {
         }
     }
 
-    /// The origins with pending writes, sorted.
+    /// The origins with pending writes, sorted (from the counters).
     public func pendingWriteOrigins() async throws -> [String] {
         try await self.pool.read { db in
             try String.fetchAll(
                 db,
-                sql: "SELECT DISTINCT origin FROM queued_write WHERE state = ? ORDER BY origin",
+                sql: "SELECT origin FROM queued_write_totals WHERE state = ? ORDER BY origin",
                 arguments: [QueuedWrite.State.pending.rawValue]
             )
         }
@@ -220,11 +259,11 @@ extension Store {
         }
     }
 
-    /// How many writes are in each state (one indexed count, for /metrics).
+    /// How many writes are in each state (from the counters, for /metrics).
     public func queuedWriteCounts() async throws -> [QueuedWrite.State: Int] {
         try await self.pool.read { db in
             var counts: [QueuedWrite.State: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM queued_write GROUP BY state") {
+            for row in try Row.fetchAll(db, sql: "SELECT state, SUM(writes) AS n FROM queued_write_totals GROUP BY state") {
                 if let state = QueuedWrite.State(rawValue: row["state"]) {
                     counts[state] = row["n"]
                 }

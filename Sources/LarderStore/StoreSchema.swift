@@ -206,6 +206,13 @@ enum StoreSchema {
                     """
             )
         }
+        // Counters of the write queue per origin and state, kept by triggers in the transaction of
+        // every change, so its limits are checked on each write, and /dev/offline counts it, at a
+        // cost that does not grow with the queue (Store+WriteQueue.swift). Filling them reads the
+        // queue once, at this upgrade only.
+        migrator.registerMigration("v11") { db in
+            try db.execute(sql: Self.v11Schema)
+        }
         return migrator
     }
 
@@ -214,6 +221,38 @@ enum StoreSchema {
     static let keyBase = """
         CASE WHEN instr(key, '?') > 0 THEN substr(key, 1, instr(key, '?') - 1) \
         WHEN instr(key, '#') > 0 THEN substr(key, 1, instr(key, '#') - 1) ELSE key END
+        """
+
+    /// Migration v11: `queued_write_totals` and the triggers that keep it. A row whose count
+    /// reaches 0 is removed, so the table lists only the origins and states with writes.
+    private static let v11Schema = """
+        CREATE TABLE queued_write_totals (
+            origin TEXT NOT NULL,
+            state TEXT NOT NULL,
+            writes INTEGER NOT NULL,
+            bytes INTEGER NOT NULL,
+            PRIMARY KEY (origin, state)
+        ) WITHOUT ROWID;
+
+        INSERT INTO queued_write_totals (origin, state, writes, bytes)
+            SELECT origin, state, COUNT(*), SUM(body_size) FROM queued_write GROUP BY origin, state;
+
+        CREATE TRIGGER queued_write_inserted AFTER INSERT ON queued_write BEGIN
+            INSERT INTO queued_write_totals (origin, state, writes, bytes) VALUES (NEW.origin, NEW.state, 1, NEW.body_size)
+                ON CONFLICT (origin, state) DO UPDATE SET writes = writes + 1, bytes = bytes + excluded.bytes;
+        END;
+        CREATE TRIGGER queued_write_deleted AFTER DELETE ON queued_write BEGIN
+            UPDATE queued_write_totals SET writes = writes - 1, bytes = bytes - OLD.body_size
+                WHERE origin = OLD.origin AND state = OLD.state;
+            DELETE FROM queued_write_totals WHERE origin = OLD.origin AND state = OLD.state AND writes <= 0;
+        END;
+        CREATE TRIGGER queued_write_state_changed AFTER UPDATE OF state ON queued_write WHEN OLD.state IS NOT NEW.state BEGIN
+            UPDATE queued_write_totals SET writes = writes - 1, bytes = bytes - OLD.body_size
+                WHERE origin = OLD.origin AND state = OLD.state;
+            DELETE FROM queued_write_totals WHERE origin = OLD.origin AND state = OLD.state AND writes <= 0;
+            INSERT INTO queued_write_totals (origin, state, writes, bytes) VALUES (NEW.origin, NEW.state, 1, NEW.body_size)
+                ON CONFLICT (origin, state) DO UPDATE SET writes = writes + 1, bytes = bytes + excluded.bytes;
+        END;
         """
 
     /// Migration v3. `entry_search` is an external-content full-text index of `entry.url` (rowid =

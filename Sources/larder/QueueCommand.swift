@@ -36,7 +36,8 @@ struct QueueCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try CommandSupport.openStore(self.cacheDirectory.resolved())
             defer { try? store.close() }
-            let report = WriteQueueReport(try await store.queuedWrites(), now: Date())
+            // Every write: the queue is bounded (queue.maxWrites), and this lists it all.
+            let report = WriteQueueReport(totals: try await store.queuedWriteTotals(), page: try await store.queuedWrites(), now: Date())
             if self.json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -185,7 +186,12 @@ struct QueueText {
 
     var text: String {
         guard !self.report.origins.isEmpty else { return "Queued writes: none\n" }
-        var lines = ["Queued writes: \(self.report.pending) pending, \(self.report.deadLetters) dead-lettered"]
+        var header =
+            "Queued writes: \(self.report.pending) pending, \(self.report.deadLetters) dead-lettered, \(HumanFormat.bytes(self.report.bytes ?? 0))"
+        if let maxWrites = self.report.maxWrites, let maxBytes = self.report.maxBytes {
+            header += " (limit \(maxWrites) writes, \(HumanFormat.bytes(maxBytes)))"
+        }
+        var lines = [header]
         for origin in self.report.origins {
             lines.append("  \(origin.origin): \(origin.pending) pending, \(origin.deadLetters) dead-lettered")
             for write in origin.writes {

@@ -462,4 +462,164 @@ struct WriteQueueTests {
         }
         try? await origin.stop()
     }
+
+    /// The seed's GraphQL update route: a newer update of a game replaces an older one.
+    private static let gameplayRoutes = #"""
+        {"routes": [
+          {"regex": "/graphql$", "methods": ["POST"], "when": {"field": "operationName", "equals": "updateGameplay"},
+           "supersedeKey": {"json": "variables.gameplayID"}, "group": "gameplay"}
+        ]}
+        """#
+
+    /// An update of `game` to `elapsed`, as a GraphQL POST.
+    private static func update(game: String, elapsed: Int) -> Write {
+        let body =
+            #"{"operationName":"updateGameplay","query":"mutation { x }","variables":{"gameplayID":"\#(game)","elapsed":\#(elapsed)}}"#
+        return Write(method: "POST", path: "/graphql", body: Array(body.utf8))
+    }
+
+    @Test("a page of another site posting JSON as text/plain neither queues nor replaces the user's save; the user's is delivered")
+    func crossSiteWriteNotQueued() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(Self.gameplayRoutes, in: directory)
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/graphql", .text(#"{"data":{}}"#, contentType: "application/json"))
+        try await origin.stop()
+
+        let save = Self.update(game: "g1", elapsed: 300)
+        let attack = Self.update(game: "g1", elapsed: 0)
+        try await Self.withLarder(["--config", config]) { larder in
+            // The app's own page saves (a browser sends its Origin and Sec-Fetch-Site).
+            _ = Self.queuedID(
+                try await Self.send(
+                    save, to: origin, through: larder,
+                    headers: ["Content-Type: application/json", "Origin: \(origin.baseURL)", "Sec-Fetch-Site: same-origin"]))
+            // A hostile page's simple POSTs: text/plain needs no preflight, and the body parses as JSON.
+            for headers in [
+                ["Content-Type: text/plain;charset=UTF-8", "Origin: https://evil.example", "Sec-Fetch-Site: cross-site"],
+                ["Content-Type: text/plain", "Origin: null"],
+                ["Content-Type: application/json", "Origin: https://evil.example"],
+            ] {
+                let refused = try await Self.send(attack, to: origin, through: larder, headers: headers)
+                #expect(refused.status == 502 || refused.status == 504, "\(headers): \(refused.status)")
+                #expect(refused.header("larder-queued") == nil)
+                #expect(
+                    refused.header("cache-status")?.contains("write-not-queued-cross-site") == true,
+                    "\(refused.header("cache-status") ?? "")")
+            }
+            #expect(larder.log.contains("write not queued: it comes from a page of another site"))
+
+            try await origin.restart()
+            #expect(await eventually(within: 60) { origin.requests().count >= 1 })
+            try await Task.sleep(for: .seconds(2))
+            #expect(origin.requests().map { Write(method: $0.method, path: $0.path, body: $0.body) } == [save])
+
+            // Online, a cross-site write is forwarded as any write, its answer relayed.
+            let forwarded = try await Self.send(
+                attack, to: origin, through: larder, headers: ["Content-Type: text/plain", "Origin: https://evil.example"])
+            #expect(forwarded.status == 200)
+            #expect(forwarded.header("cache-status") == "larder; fwd=method; fwd-status=200; detail=write-not-queued-cross-site")
+        }
+        try? await origin.stop()
+    }
+
+    @Test("a same-site page's update still replaces its older one; text/plain (curl's default form type) is queued but replaces nothing")
+    func sameSiteSupersedes() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(Self.gameplayRoutes, in: directory)
+        let origin = try await TestOrigin.start()
+        origin.setRoute("/graphql", .text(#"{"data":{}}"#, contentType: "application/json"))
+        try await origin.stop()
+
+        let first = Self.update(game: "g1", elapsed: 10)
+        let second = Self.update(game: "g1", elapsed: 20)
+        let plain = Self.update(game: "g1", elapsed: 30)
+        try await Self.withLarder(["--config", config]) { larder in
+            let sameSite = ["Content-Type: application/json", "Origin: https://www.example", "Sec-Fetch-Site: same-site"]
+            _ = Self.queuedID(try await Self.send(first, to: origin, through: larder, headers: sameSite))
+            _ = Self.queuedID(try await Self.send(second, to: origin, through: larder, headers: sameSite))
+            // No Origin (curl, a native app): queued as before, but its body is not read as JSON.
+            _ = Self.queuedID(try await Self.send(plain, to: origin, through: larder, headers: ["Content-Type: text/plain"]))
+
+            try await origin.restart()
+            #expect(await eventually(within: 60) { origin.requests().count >= 2 })
+            try await Task.sleep(for: .seconds(2))
+            #expect(origin.requests().map { Write(method: $0.method, path: $0.path, body: $0.body) } == [second, plain])
+        }
+        try? await origin.stop()
+    }
+
+    @Test("past queue.maxWrites a write gets a 503 naming the limit; the writes queued before it are all delivered")
+    func countLimit() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/items/*"}], "maxWrites": 3}"#, in: directory)
+        let origin = try await TestOrigin.start()
+        let writes = (0..<4).map { Write(method: "POST", path: "/items/\($0)", body: Array("item \($0)".utf8)) }
+        for write in writes {
+            origin.setRoute(write.path, .text("ok", status: 201))
+        }
+        try await origin.stop()
+
+        try await Self.withLarder(["--config", config]) { larder in
+            for write in writes.prefix(3) {
+                _ = Self.queuedID(try await Self.send(write, to: origin, through: larder))
+            }
+            let refused = try await Self.send(writes[3], to: origin, through: larder, headers: ["Accept: application/json"])
+            #expect(refused.status == 503)
+            #expect(refused.header("larder-queued") == nil)
+            #expect(refused.header("cache-status") == "larder; fwd=method; detail=queue-full")
+            let reason = (try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any])?["reason"] as? String
+            #expect(reason?.contains("it keeps at most 3 writes (queue.maxWrites)") == true, "\(refused.text)")
+            #expect(Self.queueFiles(larder.cacheDirectory).count == 3)
+
+            try await origin.restart()
+            #expect(await eventually(within: 60) { origin.requests().count >= 3 })
+            try await Task.sleep(for: .seconds(2))
+            #expect(origin.requests().map { Write(method: $0.method, path: $0.path, body: $0.body) } == Array(writes.prefix(3)))
+        }
+        try? await origin.stop()
+    }
+
+    @Test("/dev/offline with more queued writes than a page: the count, the first 50, and a next page with the rest")
+    func pagedDevOffline() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try Self.config(#"{"routes": [{"match": "/items/*"}]}"#, in: directory)
+        let origin = try await TestOrigin.start()
+
+        try await Self.withLarder(["--config", config, "--offline"]) { larder in
+            for index in 0..<60 {
+                _ = Self.queuedID(
+                    try await Self.send(
+                        Write(method: "POST", path: "/items/\(index)", body: Array("\(index)".utf8)), to: origin, through: larder))
+            }
+            // A write's row: its method and URL in one cell (the recent requests list the URL alone).
+            func row(_ index: Int) -> String { "POST " + origin.url("/items/\(index)") + "</td>" }
+            let page = try await Curl.run(larder.proxyURL + "/dev/offline", proxy: nil)
+            #expect(page.status == 200)
+            #expect(page.text.contains("60 pending"))
+            #expect(page.text.contains("Showing 50 of 60 writes"))
+            #expect(page.text.contains("Queued writes hold 110 B besides, not in this budget, under their own limit of 64.0 MiB."))
+            #expect(page.text.contains(row(49)))
+            #expect(!page.text.contains(row(50)))
+            let next = try #require(
+                page.text.firstMatch(of: /href="(\/dev\/offline\?writesAfter=[0-9]+)#queued-writes"/).map { String($0.output.1) })
+            let second = try await Curl.run(larder.proxyURL + next, proxy: nil)
+            #expect(second.text.contains(row(50)))
+            #expect(second.text.contains(row(59)))
+            #expect(!second.text.contains(row(49)))
+            #expect(!second.text.contains(#"rel="next""#))
+
+            let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+            let queue = (try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any])?["writeQueue"] as? [String: Any]
+            #expect(queue?["pending"] as? Int == 60)
+            #expect(queue?["maxWrites"] as? Int == 1000)
+            #expect(queue?["bytes"] as? Int == (0..<60).reduce(0) { $0 + "\($1)".utf8.count })
+            #expect(((queue?["origins"] as? [[String: Any]])?.first?["writes"] as? [Any])?.count == 50)
+        }
+        try? await origin.stop()
+    }
 }

@@ -74,7 +74,9 @@ struct WriteQueueConfigTests {
         let body = Array(#"{"operationName":"completeGameplay","variables":{"gameplayID":42}}"#.utf8)
         let rule = try #require(queue.rule(method: "POST", key: try CacheKey(url: "https://api.example/graphql"), body: body))
         #expect(rule.terminal)
-        #expect(rule.supersedeValue(url: try HTTPURL(parsing: "https://api.example/graphql"), headers: [], body: body) == "gameplay\u{0}42")
+        let json = [HeaderField(name: "Content-Type", value: "application/json")]
+        #expect(
+            rule.supersedeValue(url: try HTTPURL(parsing: "https://api.example/graphql"), headers: json, body: body) == "gameplay\u{0}42")
     }
 
     @Test(
@@ -136,9 +138,53 @@ struct WriteQueueConfigTests {
                 "queue.retry.base: expected a duration such as \"15m\", \"6h\" or \"1d\" (or seconds), from 0.1 s to 1 day"
             ),
             (#"{"queue": {"retry": {"every": "1s"}}}"#, "queue.retry.every: not a retry setting"),
+            (
+                #"{"queue": {"routes": [{"match": "https://a/*", "pageOrigins": "https://www.a"}]}}"#,
+                "larder.json:1: queue.routes[0].pageOrigins: expected an array of origins"
+            ),
+            (
+                #"{"queue": {"routes": [{"match": "https://a/*", "pageOrigins": ["https://www.a/play"]}]}}"#,
+                "queue.routes[0].pageOrigins[0]: expected an origin such as \"https://app.example\" (scheme, host and port only) but found \"https://www.a/play\""
+            ),
+            (
+                #"{"queue": {"routes": [{"match": "https://a/*", "pageOrigins": ["null"]}]}}"#,
+                "queue.routes[0].pageOrigins[0]: expected an origin"
+            ),
+            (
+                #"{"queue": {"routes": [{"match": "https://a/*", "supersedeAnyContentType": "yes"}]}}"#,
+                "queue.routes[0].supersedeAnyContentType: expected true or false"
+            ),
+            (#"{"queue": {"maxWrites": 0}}"#, "queue.maxWrites: expected a whole number of writes, at least 1, such as 1000 but found 0"),
+            (#"{"queue": {"maxWrites": 2.5}}"#, "queue.maxWrites: expected a whole number of writes"),
+            (#"{"queue": {"maxWrites": "1000"}}"#, "queue.maxWrites: expected a whole number of writes"),
+            (#"{"queue": {"maxBytes": "64 parsecs"}}"#, "queue.maxBytes: '64 parsecs' is not a size"),
+            (#"{"queue": {"maxBytes": 0}}"#, "queue.maxBytes: the queue must keep at least one byte"),
+            (#"{"queue": {"maxBytes": true}}"#, "queue.maxBytes: expected a size such as"),
         ])
     func errors(json: String, message: String) {
         #expect(self.problem(json).contains(message), "\(self.problem(json))")
+    }
+
+    @Test("pageOrigins (normalised), supersedeAnyContentType, and the queue's limits (1,000 writes and 64 MiB unless set)")
+    func pageOriginsAndLimits() throws {
+        let defaults = try self.configuration(#"{"queue": {"routes": [{"match": "https://a/*"}]}}"#).writeQueue
+        #expect(defaults.limits == WriteQueueLimits(maxWrites: 1000, maxBytes: 64 << 20))
+        #expect(defaults.rules[0].pageOrigins.isEmpty)
+        #expect(!defaults.rules[0].supersedeAnyContentType)
+
+        let queue = try self.configuration(
+            #"""
+            {"queue": {
+              "routes": [{"match": "https://api.puzzmo.com/*", "pageOrigins": ["https://WWW.puzzmo.com:443", "http://localhost:3000"],
+                          "supersedeAnyContentType": true}],
+              "maxWrites": 20, "maxBytes": "1MiB"
+            }}
+            """#
+        ).writeQueue
+        #expect(queue.rules[0].pageOrigins == ["https://www.puzzmo.com", "http://localhost:3000"])
+        #expect(queue.rules[0].supersedeAnyContentType)
+        #expect(queue.limits == WriteQueueLimits(maxWrites: 20, maxBytes: 1 << 20))
+        #expect(try self.configuration(#"{"queue": {"maxBytes": 4096}}"#).writeQueue.limits.maxBytes == 4096)
     }
 
     @Test("durations: fractions, units, plain seconds")

@@ -91,6 +91,8 @@ struct WriteQueueRuleTests {
         var testDescription: String { self.name }
     }
 
+    private static let json = [HeaderField(name: "Content-Type", value: "application/json")]
+
     static var supersedeCases: [SupersedeCase] {
         get throws {
             let gameplay = try Self.regex(#"^https://api\.example/gameplay/([^/]+)/(update|complete)$"#)
@@ -108,25 +110,55 @@ struct WriteQueueRuleTests {
                 SupersedeCase(
                     name: "a JSON string, keyed by the group",
                     rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
-                    url: "https://api.example/graphql", body: Self.updateGameplay, value: "gameplay\u{0}g-1"),
+                    url: "https://api.example/graphql", headers: Self.json, body: Self.updateGameplay, value: "gameplay\u{0}g-1"),
                 SupersedeCase(
                     name: "a JSON number reads as its plain text",
                     rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
-                    url: "https://api.example/graphql", body: #"{"variables":{"gameplayID":42.0}}"#, value: "gameplay\u{0}42"),
+                    url: "https://api.example/graphql", headers: Self.json, body: #"{"variables":{"gameplayID":42.0}}"#,
+                    value: "gameplay\u{0}42"),
                 SupersedeCase(
                     name: "a JSON string of the same digits is the same thing",
                     rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
-                    url: "https://api.example/graphql", body: #"{"variables":{"gameplayID":"42"}}"#, value: "gameplay\u{0}42"),
+                    url: "https://api.example/graphql", headers: Self.json, body: #"{"variables":{"gameplayID":"42"}}"#,
+                    value: "gameplay\u{0}42"),
                 SupersedeCase(
                     name: "a JSON object names no single thing",
                     rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables")),
-                    url: "https://api.example/graphql", body: Self.updateGameplay, value: nil),
+                    url: "https://api.example/graphql", headers: Self.json, body: Self.updateGameplay, value: nil),
                 SupersedeCase(
                     name: "a missing field: none", rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.id")),
-                    url: "https://api.example/graphql", body: Self.updateGameplay, value: nil),
+                    url: "https://api.example/graphql", headers: Self.json, body: Self.updateGameplay, value: nil),
                 SupersedeCase(
                     name: "a body that is not JSON: none", rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("id")),
-                    url: "https://api.example/graphql", body: "id=3", value: nil),
+                    url: "https://api.example/graphql", headers: Self.json, body: "id=3", value: nil),
+                SupersedeCase(
+                    name: "JSON sent as text/plain (a cross-site form's type) is not read: none",
+                    rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
+                    url: "https://api.example/graphql", headers: [HeaderField(name: "Content-Type", value: "text/plain;charset=UTF-8")],
+                    body: Self.updateGameplay, value: nil),
+                SupersedeCase(
+                    name: "JSON without a Content-Type is not read: none",
+                    rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
+                    url: "https://api.example/graphql", body: Self.updateGameplay, value: nil),
+                SupersedeCase(
+                    name: "a +json type, any case, with parameters, is read",
+                    rule: WriteQueueRule(pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay"),
+                    url: "https://api.example/graphql",
+                    headers: [HeaderField(name: "content-type", value: " Application/Vnd.Game+JSON ; charset=utf-8")],
+                    body: Self.updateGameplay, value: "gameplay\u{0}g-1"),
+                SupersedeCase(
+                    name: "text/plain is read when the route says supersedeAnyContentType",
+                    rule: WriteQueueRule(
+                        pattern: graphql, supersedeKey: .jsonField("variables.gameplayID"), group: "gameplay", supersedeAnyContentType: true
+                    ),
+                    url: "https://api.example/graphql", headers: [HeaderField(name: "Content-Type", value: "text/plain")],
+                    body: Self.updateGameplay, value: "gameplay\u{0}g-1"),
+                SupersedeCase(
+                    name: "a header key needs no JSON type",
+                    rule: WriteQueueRule(pattern: graphql, supersedeKey: .header("X-Game")),
+                    url: "https://api.example/graphql",
+                    headers: [HeaderField(name: "Content-Type", value: "text/plain"), HeaderField(name: "X-Game", value: "a1")],
+                    value: "https://api.example\u{0}a1"),
                 SupersedeCase(
                     name: "a header, any case, trimmed", rule: WriteQueueRule(pattern: graphql, supersedeKey: .header("X-Game")),
                     url: "https://api.example:8443/graphql", headers: [HeaderField(name: "x-game", value: " a1 ")],

@@ -128,8 +128,9 @@ struct DevOfflinePages: Sendable {
 
     // MARK: - Pages
 
-    /// The whole report: store, live state, and the first page of entries.
-    func overviewReport(now: Date = Date()) async throws -> OfflineReport {
+    /// The whole report: store, live state, the first page of entries, and the page of queued
+    /// writes after the id `writesAfter` (nil: the first page).
+    func overviewReport(now: Date = Date(), writesAfter: Int64? = nil) async throws -> OfflineReport {
         var report = try await OfflineReport.read(from: self.store, maxSize: self.maxSize, now: now)
         report.offline = self.offline.isOffline
         report.startedAt = self.statistics.startedAt
@@ -146,9 +147,8 @@ struct DevOfflinePages: Sendable {
         }
         report.add(offlineMisses: misses, capacity: self.offlineMisses.capacity)
         report.recentRequests = self.statistics.recentRequests()
-        if let replayer = self.writeReplayer {
-            report.writeQueue = WriteQueueReport(try await self.store.queuedWrites(), replay: replayer.snapshot(), now: now)
-        }
+        report.writeQueue = try await WriteQueueReport.read(
+            from: self.store, after: writesAfter, limits: self.writeReplayer?.limits, replay: self.writeReplayer?.snapshot(), now: now)
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
         report.entries = EntryListReport(query: nil, sort: .recent, page: self.shown(page))
         return report
@@ -156,7 +156,8 @@ struct DevOfflinePages: Sendable {
 
     private func overview(query: FormFields, json: Bool, origin: String? = nil) async throws -> Response {
         let now = Date()
-        let report = try await self.overviewReport(now: now)
+        let writesAfter = query["writesAfter"].flatMap { Int64($0) }
+        let report = try await self.overviewReport(now: now, writesAfter: writesAfter)
         if json {
             var response = try Self.json(report)
             // Readable by the apps the user precached or allowed, so they can show their offline state.
@@ -167,7 +168,9 @@ struct DevOfflinePages: Sendable {
             return response
         }
         let views = DevOfflineViews(now: now)
-        let frame = self.frame(title: "Offline readiness", returnPath: Self.root, query: query, now: now)
+        // Retry and drop buttons bring the user back to the page of writes they were on.
+        let returnPath = writesAfter.map { "\(Self.root)?writesAfter=\($0)" } ?? Self.root
+        let frame = self.frame(title: "Offline readiness", returnPath: returnPath, query: query, now: now)
         let html = self.templates.render(.overview, views.overview(report, frame: frame, recentCapacity: self.statistics.recentCapacity))
         return Self.response(.ok, contentType: "text/html; charset=utf-8", body: html)
     }

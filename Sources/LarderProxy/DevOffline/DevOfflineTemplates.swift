@@ -256,6 +256,7 @@ struct DevOfflineTemplates: Sendable {
         <h2 id="queued-writes">Queued writes <small>{{writeQueueNote}}; kept while their origin could not take them, delivered in order when it can</small></h2>
         {{#writeQueueGroups}}
         <h3><span class="mono">{{origin}}</span> <small>{{note}}</small></h3>
+        {{#hasWriteRows}}
         <div class="scroll"><table>
         <thead><tr><th>#</th><th>Request</th><th>State</th><th>Queued</th><th>Attempts</th><th>Size</th><th>Last error</th><th></th></tr></thead>
         <tbody>
@@ -265,7 +266,13 @@ struct DevOfflineTemplates: Sendable {
         <form class="inline" method="post" action="/dev/offline/actions/drop-write"><input type="hidden" name="id" value="{{id}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="danger small" type="submit" title="Remove this write; it will never be delivered">Drop</button></form></td></tr>
         {{/writeRows}}
         </tbody></table></div>
+        {{/hasWriteRows}}
         {{/writeQueueGroups}}
+        {{#writeQueuePageNote}}<nav class="pager" aria-label="Pages of queued writes">
+        <span>{{#writeQueueFirstHref}}<a href="{{writeQueueFirstHref}}">← First</a>{{/writeQueueFirstHref}}</span>
+        <span class="muted">{{writeQueuePageNote}}</span>
+        <span>{{#writeQueueNextHref}}<a rel="next" href="{{writeQueueNextHref}}">Next →</a>{{/writeQueueNextHref}}</span>
+        </nav>{{/writeQueuePageNote}}
         {{/hasWriteQueue}}
 
         {{#hasDeclared}}

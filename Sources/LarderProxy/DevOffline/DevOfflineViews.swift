@@ -68,8 +68,9 @@ struct DevOfflineViews {
         }
 
         values["hasWriteQueue"] = report.writeQueue?.origins.isEmpty == false
-        values["writeQueueNote"] = report.writeQueue.map { "\($0.pending) pending · \($0.deadLetters) dead-lettered" } ?? ""
-        values["writeQueueGroups"] = report.writeQueue.map(self.writeQueueGroups) ?? []
+        if let queue = report.writeQueue {
+            values.merge(self.writeQueueValues(queue)) { _, new in new }
+        }
         values["hasDeclared"] = report.declaredRequests?.isEmpty == false
         values["declaredRows"] = self.declaredRequestRows(report.declaredRequests ?? [])
         values["extraRows"] = report.extraURLs.map { extra in self.extraRow(extra, games: report.games) }
@@ -105,6 +106,11 @@ struct DevOfflineViews {
             values["budgetText"] = "No size budget set (start with --max-size to set one)."
             values["budgetPercent"] = false
             values["budgetFull"] = false
+        }
+        // Queued writes are kept apart from the budget (docs/SERVING.md, "Write queue limits"): said here, not hidden.
+        if let queue = report.writeQueue, let bytes = queue.bytes, bytes > 0, let text = values["budgetText"] as? String {
+            let limit = queue.maxBytes.map { ", under their own limit of \(HumanFormat.bytes($0))" } ?? ""
+            values["budgetText"] = text + " Queued writes hold \(HumanFormat.bytes(bytes)) besides, not in this budget\(limit)."
         }
 
         let requests = report.requests ?? RequestCounts([:])

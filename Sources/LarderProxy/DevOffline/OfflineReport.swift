@@ -102,7 +102,7 @@ public struct OfflineReport: Sendable, Codable {
             pages: pages,
             extraURLs: try await Self.extraURLs(from: store, pages: pages),
             declaredRequests: try await store.declaredRequests().map { DeclaredRequestReport($0, now: now) },
-            writeQueue: WriteQueueReport(try await store.queuedWrites(), now: now)
+            writeQueue: try await WriteQueueReport.read(from: store, now: now)
         )
         report.series = try await SeriesReport.read(from: store, now: now)
         return report

@@ -146,6 +146,9 @@ struct CacheTransaction: Sendable {
         var notStoredReason: String?
         /// Set for a 206: how its bytes join the stored partial response.
         var partial: PartialRelay? = nil
+        /// A `Cache-Status` detail saying why the request was forwarded as it was (a write not
+        /// queued, say).
+        var detail: String? = nil
     }
 
     /// A 206 on its way: what is stored is the stored partial's bytes `before`, the new ones,

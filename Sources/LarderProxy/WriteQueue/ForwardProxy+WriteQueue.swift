@@ -12,7 +12,8 @@ extension ForwardProxy {
     /// sends it when the origin may answer and relays the answer, else keeps it in the store (synced)
     /// and only then tells the client it is queued. The headers, `Idempotency-Key` included, are
     /// fixed before the first attempt, so every replay of a write the origin may have seen carries
-    /// the same key.
+    /// the same key. A write from a page of another site (``WriteSource``) is forwarded as any
+    /// other write, never queued, so it can neither be kept nor replace the user's own.
     func serveQueueable(
         _ head: HTTPRequestHead,
         url: HTTPURL,
@@ -20,6 +21,17 @@ extension ForwardProxy {
         rule: WriteQueueRule,
         writer: ResponseWriter
     ) async throws -> Outcome {
+        let source = WriteSource(url: url, request: head.headers, pageOrigins: rule.pageOrigins)
+        guard source.mayQueue else {
+            self.logger.notice(
+                "write not queued: it comes from a page of another site",
+                metadata: [
+                    "url": "\(url.absoluteString)", "origin": "\(head.headers.first(name: "origin") ?? "-")",
+                    "sec-fetch-site": "\(head.headers.first(name: "sec-fetch-site") ?? "-")",
+                ])
+            return try await self.serveUncacheable(
+                head, url: url, body: body.readableBytes > 0 ? .bytes(body) : nil, writer: writer, detail: "write-not-queued-cross-site")
+        }
         let headers = QueuedWriteHeaders(head.headers)
         let origin = url.origin
         let originHasPending: Bool
@@ -107,24 +119,23 @@ extension ForwardProxy {
         )
         let queued: QueuedWrite
         do {
-            let (stored, superseded) = try await self.store.enqueueWrite(write)
+            let (stored, superseded) = try await self.store.enqueueWrite(write, limits: self.configuration.writeQueue.limits)
             queued = stored
             self.logger.notice(
                 "write queued",
                 metadata: ["id": "\(stored.id)", "method": "\(stored.method)", "url": "\(stored.url)", "superseded": "\(superseded)"])
+        } catch WriteQueueError.full(let exceeded) {
+            self.logger.warning("write not queued", metadata: ["url": "\(url.absoluteString)", "reason": "\(exceeded)"])
+            return try await self.notKept(
+                head, url: url, title: "Write queue full", reason: "\(exceeded)",
+                advice:
+                    "The write was not kept; the writes already queued are. Send it again once they are delivered, or drop some at /dev/offline.",
+                cacheStatus: CacheStatus.forward(.method, detail: "queue-full"), writer: writer)
         } catch {
             self.logger.error("cannot queue a write", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
-            let page = StatusPage(
-                status: .serviceUnavailable,
-                title: "Write not kept",
-                paragraphs: [
-                    "The origin could not take this \(head.method.wireName), and Larder could not keep it to send later: \(error).",
-                    "The write was not kept; send it again.",
-                ],
-                url: url.absoluteString
-            )
-            try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)
-            return Outcome(status: 503, cacheStatus: cacheStatus, reusable: true)
+            return try await self.notKept(
+                head, url: url, title: "Write not kept", reason: "\(error)", advice: "The write was not kept; send it again.",
+                cacheStatus: cacheStatus, writer: writer)
         }
         let answerBody = rule.answer.bodyBytes(id: queued.id)
         var answer = HTTPHeaders()
@@ -140,5 +151,28 @@ extension ForwardProxy {
         }
         try await writer.whole(HTTPResponseStatus(statusCode: rule.answer.status), answer, body: ByteBuffer(bytes: answerBody))
         return Outcome(status: rule.answer.status, cacheStatus: cacheStatus, reusable: true)
+    }
+
+    /// The `503` for a write the store did not keep (a 2xx would be a lie): `reason` says why,
+    /// `advice` what the user can do.
+    private func notKept(
+        _ head: HTTPRequestHead,
+        url: HTTPURL,
+        title: String,
+        reason: String,
+        advice: String,
+        cacheStatus: CacheStatus,
+        writer: ResponseWriter
+    ) async throws -> Outcome {
+        let page = StatusPage(
+            status: .serviceUnavailable,
+            title: title,
+            paragraphs: [
+                "The origin could not take this \(head.method.wireName), and Larder could not keep it to send later: \(reason).", advice,
+            ],
+            url: url.absoluteString
+        )
+        try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)
+        return Outcome(status: 503, cacheStatus: cacheStatus, reusable: true)
     }
 }

@@ -29,6 +29,11 @@ public final class WriteReplayer: Service, Sendable {
         self.logger = logger
     }
 
+    /// How much the queue keeps (the config's `queue.maxWrites` and `queue.maxBytes`), for the reports.
+    public var limits: WriteQueueLimits {
+        self.proxy.configuration.writeQueue.limits
+    }
+
     /// Where each origin with a failing head stands (an origin absent is replayed at the next look).
     public func snapshot() -> [String: OriginReplayState] {
         self.timetable.withLock { $0.states }

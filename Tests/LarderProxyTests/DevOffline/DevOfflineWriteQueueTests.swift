@@ -71,4 +71,39 @@ struct DevOfflineWriteQueueTests {
         let unknown = await fixture.post("/dev/offline/actions/drop-write", form: [("id", "999")], headers: self.own)
         #expect(unknown.headers.first(name: "location")?.contains("No%20queued%20write") == true)
     }
+
+    @Test("a queue longer than a page: the count of all, the first 50 by arrival, and a link to the next page, which goes on from there")
+    func paged() async throws {
+        let fixture = try DevOfflineFixture()
+        var ids: [Int64] = []
+        for index in 0..<120 {
+            ids.append(
+                try await self.enqueue(fixture, "/save/\(index)", origin: index % 3 == 0 ? "http://b.example" : "http://api.example"))
+        }
+        let report = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
+        let queue = try #require(report["writeQueue"] as? [String: Any])
+        #expect(queue["pending"] as? Int == 120)
+        #expect(queue["bytes"] as? Int == 240)
+        let origins = try #require(queue["origins"] as? [[String: Any]])
+        #expect(origins.map { $0["pending"] as? Int } == [80, 40])
+        let listed = origins.flatMap { ($0["writes"] as? [[String: Any]]) ?? [] }.compactMap { ($0["id"] as? Int).map(Int64.init) }
+        #expect(listed.sorted() == Array(ids[0..<50]))
+        #expect((queue["nextAfter"] as? Int).map(Int64.init) == ids[49])
+
+        let page = await fixture.get("/dev/offline")
+        #expect(page.body.contains(#"href="/dev/offline?writesAfter=\#(ids[49])#queued-writes""#))
+        #expect(page.body.contains("Showing 50 of 120 writes"))
+        #expect(page.body.contains("http://api.example/save/1<"))
+        #expect(!page.body.contains("http://api.example/save/50<"))
+
+        let last = await fixture.get("/dev/offline?writesAfter=\(ids[99])")
+        #expect(last.body.contains("http://api.example/save/100<"))
+        #expect(!last.body.contains("http://api.example/save/98<"))
+        #expect(!last.body.contains("rel=\"next\""))
+        #expect(last.body.contains(#"href="/dev/offline#queued-writes""#))
+        let lastJSON = try DevOfflineFixture.json(await fixture.get("/dev/offline.json?writesAfter=\(ids[99])"))
+        let lastQueue = try #require(lastJSON["writeQueue"] as? [String: Any])
+        #expect(lastQueue["nextAfter"] == nil)
+        #expect(lastQueue["pending"] as? Int == 120)
+    }
 }

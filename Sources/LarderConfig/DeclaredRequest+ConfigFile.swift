@@ -98,21 +98,7 @@ extension DeclaredRequest {
 
         var pageOrigins: [String] = []
         if let member = members["pageOrigins"] {
-            let originsPath = path.appending(member: "pageOrigins")
-            let expected = "a list of origins such as \"https://www.example.com\""
-            guard case .array(let items) = member.value.kind else {
-                throw reader.mismatch(member.value, at: originsPath, expected: expected)
-            }
-            for (index, item) in items.enumerated() {
-                let itemPath = originsPath.appending(index: index)
-                let text = try reader.nonEmptyString(item, at: itemPath, expected: "an origin such as \"https://www.example.com\"")
-                guard let origin = HTTPURL.canonicalOrigin(text) else {
-                    throw reader.error(
-                        "\(text) is not an origin (a scheme, a host and an optional port, such as \"https://www.example.com\")",
-                        at: itemPath, line: item.line)
-                }
-                pageOrigins.append(origin)
-            }
+            pageOrigins = try reader.origins(member.value, at: path.appending(member: "pageOrigins"))
         }
 
         self.init(

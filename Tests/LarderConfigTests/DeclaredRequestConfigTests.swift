@@ -66,6 +66,22 @@ struct DeclaredRequestConfigTests {
         #expect(resolved.body == nil)
     }
 
+    @Test("pageOrigins: the user's pages that may have an answer fetched with Larder's credentials, normalised; anything else refused")
+    func pageOrigins() throws {
+        let file = try self.configuration(
+            #"{"requests": [{"name": "inbox", "url": "https://api.example/inbox", "pageOrigins": ["https://WWW.example:443"]}]}"#)
+        #expect(file.declaredRequests.first?.pageOrigins == ["https://www.example"])
+        #expect(
+            try self.configuration(#"{"requests": [{"name": "a", "url": "https://a.example/"}]}"#).declaredRequests.first?.pageOrigins == []
+        )
+        #expect(
+            problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "pageOrigins": ["https://www.example/app"]}]}"#).contains(
+                "requests[0].pageOrigins[0]: expected an origin"))
+        #expect(
+            problem(#"{"requests": [{"name": "a", "url": "https://a.example/", "pageOrigins": "https://www.example"}]}"#).contains(
+                "requests[0].pageOrigins: expected an array of origins"))
+    }
+
     @Test("a body file is found next to the config file and read at every run")
     func bodyFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("declared-\(UUID().uuidString)").path

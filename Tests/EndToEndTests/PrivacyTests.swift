@@ -77,6 +77,7 @@ struct PrivacyTests {
         let run = try await LarderCLI.run(["precache", list, "--cache-dir", precached])
         #expect(run.exitCode == 0, "stderr:\n\(run.stderr)")
         try Self.expectPrivate(precached)
+        try await Self.expectUnreadableByAnotherUser(precached + "/index.sqlite", control: config)
 
         // A directory the user made 0755 keeps its mode, and the warning says how to fix it.
         let loose = directory + "/loose"
@@ -90,6 +91,33 @@ struct PrivacyTests {
         let precacheWarned = try await LarderCLI.run(["precache", list, "--cache-dir", loose])
         #expect(precacheWarned.stderr.contains("chmod 700 \(loose)"), "stderr:\n\(precacheWarned.stderr)")
         try? await origin.stop()
+    }
+
+    /// As another local user (`nobody`, when the tests run as root, as CI does): `path` cannot be
+    /// read, while `control`, a file the test wrote beside it with the usual umask, can (so the
+    /// refusal is the cache directory's mode, not the way there).
+    static func expectUnreadableByAnotherUser(_ path: String, control: String) async throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        // The test's own folders are made readable on the way, so only Larder's modes can refuse.
+        var folder = (control as NSString).deletingLastPathComponent
+        while folder != "/" && !folder.isEmpty {
+            let mode = (try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int) ?? 0
+            try FileManager.default.setAttributes([.posixPermissions: mode | 0o005], ofItemAtPath: folder)
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: control)
+        func readAsNobody(_ file: String) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "/bin/cat", file]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(try readAsNobody(control) == 0, "another user can read the test's own file \(control)")
+        #expect(try readAsNobody(path) != 0, "another local user read \(path)")
     }
 
     @Test(

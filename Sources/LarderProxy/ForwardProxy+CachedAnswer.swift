@@ -30,6 +30,14 @@ extension ForwardProxy {
         let cacheStatus = cacheStatus ?? CacheStatus.hit(ttl: Int(freshness.lifetime) - age, detail: detail)
         self.usage.recordUse(entry.key)
         var stored = entry.storedForAnswer
+        if disconnected, request.headers.contains(name: "origin"), let url = try? HTTPURL(parsing: request.uri),
+            Self.corsPair(request.headers, url: url) != nil
+        {
+            // In the origin's place: the grant the origin gave this page, not one a stored copy
+            // carries for another page, or none from Larder's own request (docs/SERVING.md).
+            let grant = await self.corsGrantInOriginsPlace(request, url: url, stored: stored.headers)
+            stored.headers = CORSGrant.answering(stored.headers, with: grant)
+        }
         stored.headers = access.headers(stored.headers)
         guard
             let answer = StoredAnswer.plan(

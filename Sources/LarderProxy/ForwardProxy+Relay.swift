@@ -23,6 +23,7 @@ extension ForwardProxy {
         let isHead = request.method == .HEAD
         var upstreamHeaders = HTTPHeaders(response.head.headers.map { ($0.name, $0.value) })
         upstreamHeaders = HopByHopHeaders.removing(from: upstreamHeaders)
+        self.learnCORSGrant(from: upstreamHeaders, request: request)
         let declaredLength = upstreamHeaders.contentLength
         let status = HTTPResponseStatus(statusCode: response.head.status, reasonPhrase: response.head.reason)
         let mayHaveBody = !isHead && status.mayHaveResponseBody

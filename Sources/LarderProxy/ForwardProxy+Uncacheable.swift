@@ -30,7 +30,8 @@ extension ForwardProxy {
                 url: url.absoluteString
             )
             self.offlineMisses.record(head, url: url, cacheStatus: status)
-            try await writer.page(page, cacheStatus: status, close: false, isHead: isHead)
+            try await writer.page(
+                page, cacheStatus: status, close: false, isHead: isHead, extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
             return Outcome(status: 504, cacheStatus: status, reusable: true)
         }
         var request = UpstreamRequest(
@@ -48,7 +49,9 @@ extension ForwardProxy {
             let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
             let page = StatusPage.upstreamFailure(url: url.absoluteString, status: code, reason: error.description, cachedButUnusable: "")
             self.offlineMisses.record(head, url: url, cacheStatus: status)
-            try await writer.page(page, cacheStatus: status, close: body != nil, isHead: isHead)
+            try await writer.page(
+                page, cacheStatus: status, close: body != nil, isHead: isHead,
+                extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
             return Outcome(status: Int(code.code), cacheStatus: status, reusable: body == nil)
         }
         self.health.recordSuccess(origin: url.origin)

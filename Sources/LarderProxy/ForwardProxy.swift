@@ -36,6 +36,8 @@ final class ForwardProxy: Sendable {
     let background: BackgroundWork
     /// What the cache could not answer while the origin could not, for /dev/offline.
     let offlineMisses = OfflineMisses()
+    /// The CORS grants origins gave page origins, for Larder's answers in their place.
+    let corsGrants: CORSGrants
     /// The declared requests' token values, which URLs Larder shows or logs carry only as their
     /// placeholders (docs/SERVING.md, "What is private and where it is kept").
     let shownSecrets: SubstitutedSecrets
@@ -61,6 +63,7 @@ final class ForwardProxy: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.storeFailures = StoreWriteFailures(logger: logger)
+        self.corsGrants = CORSGrants(store: store, logger: logger)
         self.shownSecrets = SubstitutedSecrets(configuration.declaredRequests, environment: ProcessInfo.processInfo.environment)
     }
 
@@ -160,8 +163,16 @@ final class ForwardProxy: Sendable {
                 return outcome
             case .answerPage(let page, let cacheStatus):
                 self.offlineMisses.record(head, url: url, cacheStatus: cacheStatus)
+                if let preflight = keyed?.preflight,
+                    let answered = try await self.answerPreflightFromGrant(
+                        preflight, head: head, url: url, cacheStatus: cacheStatus, writer: writer)
+                {
+                    return answered
+                }
                 let page = Self.statusPage(page, url: url)
-                try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)
+                try await writer.page(
+                    page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD,
+                    extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
                 return Outcome(status: Int(page.status.code), cacheStatus: cacheStatus, reusable: true)
             case .joinInFlight:
                 switch self.inFlight.join(key) {

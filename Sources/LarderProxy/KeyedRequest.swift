@@ -99,6 +99,24 @@ extension ProxyConfiguration {
     }
 }
 
+extension ProxyConfiguration {
+    /// How a CORS preflight for `url` is keyed: by its page origin, method and fields beside the
+    /// URL's key, so the origin's answer to one page origin never answers another's.
+    func preflightServing(_ preflight: CORSPreflight, url: HTTPURL) -> KeyedServing {
+        var serving = KeyedServing(
+            KeyedRequest(urlKey: CacheKey(url: url, filter: self.queryFilter), bodyKey: .exact, reason: .preflight), method: "OPTIONS",
+            digest: preflight.digest, body: nil)
+        serving.preflight = preflight
+        return serving
+    }
+
+    /// Whether a request with `method` to `url` is one Larder answers or keeps in the origin's
+    /// place: a declared request, a keyed route, or a queue route covers it.
+    func answersInOriginsPlace(method: String, url: HTTPURL) -> Bool {
+        self.writeQueue.mayQueue(method: method, key: CacheKey(url: url, filter: self.queryFilter)) || self.mayKey(method: method, url: url)
+    }
+}
+
 /// A keyed request with its body read: what ``ForwardProxy/serveCacheable(_:url:writer:keyed:)`` serves.
 struct KeyedServing: Sendable {
     /// How and why it is keyed.
@@ -109,6 +127,8 @@ struct KeyedServing: Sendable {
     var body: ByteBuffer?
     /// How a declared request's stored answer answers this request.
     var access: DeclaredAnswerAccess = .open
+    /// The CORS preflight it is, for a request keyed as one.
+    var preflight: CORSPreflight?
 
     /// `request` for a body (or GraphQL GET form) with `digest`, sent with `method`.
     init(_ request: KeyedRequest, method: String, digest: String, body: ByteBuffer?) {

@@ -141,6 +141,10 @@ struct ProxyConnection {
             guard try await Self.skipBody(&iterator) else {
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
             }
+            if let preflight = CORSPreflight(method: method, request: head.headers) {
+                let keyed = self.proxy.configuration.preflightServing(preflight, url: url)
+                return try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
+            }
             if head.method == .GET, url.hasGraphQLQuery,
                 let keyed = self.proxy.configuration.keyedServing(
                     method: method, url: url, body: nil, headers: head.headers, client: self.client)

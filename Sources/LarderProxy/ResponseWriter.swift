@@ -100,14 +100,16 @@ final class ResponseWriter: Sendable {
         try await self.whole(status, headers, body: isHead ? nil : ByteBuffer(string: body))
     }
 
-    /// A Larder status page, as HTML or as JSON (``ErrorFormat``).
+    /// A Larder status page, as HTML or as JSON (``ErrorFormat``), with `extraHeaders` (the
+    /// CORS grant of a page made in an origin's place).
     func page(
         _ page: StatusPage,
         cacheStatus: CacheStatus?,
         close: Bool,
-        isHead: Bool = false
+        isHead: Bool = false,
+        extraHeaders: [HeaderField] = []
     ) async throws {
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(extraHeaders.map { ($0.name, $0.value) })
         let body: String
         switch ErrorFormat(accept: self.accept) {
         case .html:

@@ -213,6 +213,22 @@ enum StoreSchema {
         migrator.registerMigration("v11") { db in
             try db.execute(sql: Self.v11Schema)
         }
+        // v12: the CORS grant an origin last gave each page origin (Store+CORSGrants.swift).
+        migrator.registerMigration("v12") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE cors_grant (
+                        target TEXT NOT NULL,
+                        page TEXT NOT NULL,
+                        allow_origin TEXT NOT NULL,
+                        allow_credentials INTEGER NOT NULL,
+                        exposed_headers TEXT NOT NULL,
+                        updated REAL NOT NULL,
+                        PRIMARY KEY (target, page)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX cors_grant_updated ON cors_grant (updated);
+                    """)
+        }
         return migrator
     }
 

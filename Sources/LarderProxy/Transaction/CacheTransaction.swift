@@ -54,6 +54,9 @@ struct CacheTransaction: Sendable {
         /// Its route opts its method in (`cacheMethods`, `bodyKey`): a stored answer gives the
         /// usual disconnected detail.
         case route
+        /// A CORS preflight, keyed by its page origin, method and fields (``CORSPreflight``): a
+        /// stored answer says `detail=preflight+` and the disconnected detail.
+        case preflight
     }
 
     /// Everything known when the transaction starts.
@@ -479,7 +482,12 @@ struct CacheTransaction: Sendable {
     private mutating func fallBack(_ lookup: Lookup, detail: String, reason: String?, status: Int, now: Date) -> Action {
         if let answer = self.disconnectedAnswer(lookup, now: now) {
             self.state = .answering(then: .unreadableFallback(detail: detail, reason: reason))
-            var detail = self.start.keyed == .declared ? "declared" : answer.use.detail(detail)
+            var detail =
+                switch self.start.keyed {
+                case .declared: "declared"
+                case .preflight: "preflight+" + answer.use.detail(detail)
+                case .route, nil: answer.use.detail(detail)
+                }
             if let standIn = answer.standIn {
                 detail += "+\(standIn)"
             }

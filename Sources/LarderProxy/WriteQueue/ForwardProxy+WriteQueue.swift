@@ -145,6 +145,9 @@ extension ForwardProxy {
         answer.add(name: "Cache-Control", value: "no-store")
         answer.add(name: "Larder-Queued", value: String(queued.id))
         answer.add(name: "Cache-Status", value: cacheStatus.description)
+        for field in await self.corsFieldsInOriginsPlace(head, url: url) {
+            answer.add(name: field.name, value: field.value)
+        }
         // A 204 has no framing at all (RFC 9110 section 8.6); every other answer says its length.
         if rule.answer.status != 204 {
             answer.add(name: "Content-Length", value: String(answerBody.count))
@@ -172,7 +175,9 @@ extension ForwardProxy {
             ],
             url: url.absoluteString
         )
-        try await writer.page(page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD)
+        try await writer.page(
+            page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD,
+            extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
         return Outcome(status: 503, cacheStatus: cacheStatus, reusable: true)
     }
 }

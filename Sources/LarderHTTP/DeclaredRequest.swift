@@ -122,11 +122,24 @@ public struct DeclaredRequest: Sendable {
         return names
     }
 
+    /// The GraphQL operation its inline JSON body names (`operationName`), for a request keyed as
+    /// GraphQL: what makes it a template the app's own query can replace (``LearnedQuery``).
+    public var operationName: String? {
+        guard self.bodyKey == .graphql, case .json(let value) = self.body, case .string(let name)? = value[member: "operationName"]?.kind,
+            !name.isEmpty
+        else { return nil }
+        return name
+    }
+
     /// The request as sent at `context.now`: placeholders replaced, the body read and keyed.
-    /// - Parameter readFile: reads a body file whole.
+    /// - Parameters:
+    ///   - learnedBody: the app's own version of its body (``LearnedQuery``), sent instead of
+    ///     the config's inline JSON body.
+    ///   - readFile: reads a body file whole.
     public func resolve(
         _ context: TextTemplate.Context,
         queryFilter: QueryParameterFilter = .default,
+        learnedBody: JSONValue? = nil,
         readFile: (String) throws -> [UInt8]
     ) throws(Problem) -> Resolved {
         let url = try self.resolvedURL(context)
@@ -139,7 +152,7 @@ public struct DeclaredRequest: Sendable {
             }
         }
         var body: [UInt8]?
-        switch self.body {
+        switch learnedBody.map({ .json($0) }) ?? self.body {
         case .json(let value):
             do {
                 let rendered = try value.mappingStrings { (string: String) throws(TextTemplate.Problem) -> String in

@@ -38,6 +38,8 @@ final class ForwardProxy: Sendable {
     let offlineMisses = OfflineMisses()
     /// The CORS grants origins gave page origins, for Larder's answers in their place.
     let corsGrants: CORSGrants
+    /// The app's own bodies of declared GraphQL requests.
+    let learnedQueries: LearnedQueries
     /// The declared requests' token values, which URLs Larder shows or logs carry only as their
     /// placeholders (docs/SERVING.md, "What is private and where it is kept").
     let shownSecrets: SubstitutedSecrets
@@ -64,6 +66,7 @@ final class ForwardProxy: Sendable {
         self.logger = logger
         self.storeFailures = StoreWriteFailures(logger: logger)
         self.corsGrants = CORSGrants(store: store, logger: logger)
+        self.learnedQueries = LearnedQueries(store: store, logger: logger)
         self.shownSecrets = SubstitutedSecrets(configuration.declaredRequests, environment: ProcessInfo.processInfo.environment)
     }
 

@@ -67,7 +67,8 @@ extension ProxyConfiguration {
     /// that may not is not keyed at all, so no route stores or answers it under that key);
     /// else by the first route covering the URL key when it opts the method in.
     func keyedServing(
-        method: String, url: HTTPURL, body: ByteBuffer?, headers: some HeaderFields, client: AnswerOwner.Client
+        method: String, url: HTTPURL, body: ByteBuffer?, headers: some HeaderFields, client: AnswerOwner.Client,
+        learned: [String: JSONValue] = [:]
     ) -> KeyedServing? {
         let isGet = method == "GET"
         let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
@@ -77,12 +78,21 @@ extension ProxyConfiguration {
         }
         let now = self.now()
         for declared in self.declaredRequests where declared.method == method {
+            let learnedBody = declared.operationName != nil ? learned[declared.name] : nil
             guard let digest = digest(declared.bodyKey),
                 let resolved = try? declared.resolve(
                     TextTemplate.Context(now: now, timeZone: declared.timeZone), queryFilter: self.queryFilter,
-                    readFile: DeclaredRequestRunner.readBodyFile),
-                resolved.key == urlKey.keyed(method: method, bodyKey: declared.bodyKey, digest: digest)
+                    learnedBody: learnedBody, readFile: DeclaredRequestRunner.readBodyFile)
             else { continue }
+            var learning: LearnedQueryCandidate?
+            if resolved.key != urlKey.keyed(method: method, bodyKey: declared.bodyKey, digest: digest) {
+                // The app's own version of it (another query text, the same operation and URL)
+                // is kept as the declared one's, and followed from now on.
+                guard !isGet, let body, CacheKey(url: resolved.url, filter: self.queryFilter) == urlKey,
+                    let template = LearnedQuery.template(of: Array(body.readableBytesView), for: declared, now: now)
+                else { continue }
+                learning = LearnedQueryCandidate(name: declared.name, template: template)
+            }
             guard
                 let access = DeclaredAnswerAccess.decide(
                     declared: declared, resolvedHeaders: resolved.headers, request: headers, client: client)
@@ -90,6 +100,7 @@ extension ProxyConfiguration {
             var serving = KeyedServing(
                 KeyedRequest(urlKey: urlKey, bodyKey: declared.bodyKey, reason: .declared), method: method, digest: digest, body: body)
             serving.access = access
+            serving.learning = learning
             return serving
         }
         guard let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet), let digest = digest(bodyKey) else {
@@ -129,6 +140,8 @@ struct KeyedServing: Sendable {
     var access: DeclaredAnswerAccess = .open
     /// The CORS preflight it is, for a request keyed as one.
     var preflight: CORSPreflight?
+    /// The app's own version of a declared request, to be followed once the origin answers it 2xx.
+    var learning: LearnedQueryCandidate?
 
     /// `request` for a body (or GraphQL GET form) with `digest`, sent with `method`.
     init(_ request: KeyedRequest, method: String, digest: String, body: ByteBuffer?) {
@@ -136,4 +149,12 @@ struct KeyedServing: Sendable {
         self.key = request.urlKey.keyed(method: method, bodyKey: request.bodyKey, digest: digest)
         self.body = body
     }
+}
+
+/// An app's request that may become a declared request's body (``LearnedQuery``).
+struct LearnedQueryCandidate: Sendable {
+    /// The declared request's name.
+    var name: String
+    /// The app's body as a template.
+    var template: JSONValue
 }

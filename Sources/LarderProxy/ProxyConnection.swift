@@ -173,13 +173,21 @@ struct ProxyConnection {
                 if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: Array(body.readableBytesView)) {
                     return try await self.proxy.serveQueueable(head, url: url, body: body, rule: rule, writer: writer)
                 }
+                let learned = self.proxy.configuration.declaredRequests.isEmpty ? [:] : await self.proxy.learnedQueries.current()
                 guard
                     let keyed = self.proxy.configuration.keyedServing(
-                        method: method, url: url, body: body, headers: head.headers, client: self.client)
+                        method: method, url: url, body: body, headers: head.headers, client: self.client, learned: learned)
                 else {
                     return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer)
                 }
-                return try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
+                let outcome = try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
+                if let learning = keyed.learning, let status = outcome.cacheStatus?.forwardStatus, (200..<300).contains(status) {
+                    // The origin answered the app's own version of a declared request: follow it.
+                    let source = head.headers.first(name: "referer").map { self.proxy.shownSecrets.redacting($0) } ?? "the app's request"
+                    await self.proxy.learnedQueries.learn(
+                        learning.template, name: learning.name, from: source, at: self.proxy.configuration.now())
+                }
+                return outcome
             case .larger(let chunks):
                 readAhead = chunks
             case .cut:

@@ -45,6 +45,32 @@ extension Store {
         }
     }
 
+    /// Keeps `body` (a template, as JSON text) as what the app itself sends for the declared
+    /// request `name`, learned at `date` from `source` (the page that sent it).
+    public func saveLearnedBody(_ body: String, name: String, at date: Date, from source: String) async throws {
+        try await self.pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO declared_request_learned (name, body, learned_at, learned_from) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (name) DO UPDATE SET body = excluded.body, learned_at = excluded.learned_at,
+                        learned_from = excluded.learned_from
+                    """,
+                arguments: [name, body, date.timeIntervalSince1970, source])
+        }
+    }
+
+    /// The bodies learned from the app, by declared request name.
+    public func learnedBodies() async throws -> [String: LearnedBodyRecord] {
+        try await self.pool.read { db in
+            var learned: [String: LearnedBodyRecord] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT name, body, learned_at, learned_from FROM declared_request_learned") {
+                let name: String = row[0]
+                learned[name] = LearnedBodyRecord(body: row[1], learnedAt: Date(timeIntervalSince1970: row[2]), source: row[3])
+            }
+            return learned
+        }
+    }
+
     /// Forgets the records of requests the config no longer declares (their stored answers stay
     /// until purged).
     public func keepDeclaredRequests(named names: Set<String>) async throws {
@@ -54,6 +80,7 @@ extension Store {
         try await self.pool.write { db in
             for name in gone {
                 try db.execute(sql: "DELETE FROM declared_request WHERE name = ?", arguments: [name])
+                try db.execute(sql: "DELETE FROM declared_request_learned WHERE name = ?", arguments: [name])
             }
         }
     }

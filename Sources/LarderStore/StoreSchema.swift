@@ -229,6 +229,18 @@ enum StoreSchema {
                     CREATE INDEX cors_grant_updated ON cors_grant (updated);
                     """)
         }
+        // v13: the app's own body of a declared GraphQL request (Store+DeclaredRequests.swift).
+        migrator.registerMigration("v13") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE declared_request_learned (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        body TEXT NOT NULL,
+                        learned_at REAL NOT NULL,
+                        learned_from TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 

@@ -65,6 +65,77 @@ struct DeclaredRequestTests {
     }
 
     @Test(
+        "after a deploy changes the today query, one online visit is enough: the declared request follows the app's query, across a restart, and answers it offline"
+    )
+    func followsTheAppsQuery() async throws {
+        let origin = try await Self.graphQLOrigin()
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let day = Self.zoneOffToday().utcDay
+        let config = directory + "/larder.json"
+        try #"""
+        {
+          "requests": [
+            {
+              "name": "today",
+              "url": "\#(origin.url("/graphql"))",
+              "body": { "operationName": "Today", "query": "\#(Self.query)", "variables": { "day": "{{today}}" } },
+              "timeZone": "UTC"
+            }
+          ]
+        }
+        """#.write(toFile: config, atomically: true, encoding: .utf8)
+        let deployed = "query Today($day: String!) { today(day: $day) { puzzle hint } }"
+        let appBody = #"{"operationName":"Today","query":"\#(deployed)","variables":{"day":"\#(day)"}}"#
+        var larder = try await LarderProcess(serve: ["--config", config], cacheDirectory: directory + "/cache")
+        do {
+            #expect(try await eventually { try await Self.declared(larder).first?["state"] as? String == "fresh" })
+            #expect(try await Self.declared(larder).first?["learnedAt"] == nil)
+            // The deployed app asks its new query once, online.
+            let online = try await Curl.run(
+                origin.url("/graphql"), proxy: larder.proxyURL,
+                arguments: [
+                    "-X", "POST", "-H", "Content-Type: application/json", "-H", "Referer: http://www.example/today", "--data-binary",
+                    appBody,
+                ])
+            #expect(online.status == 200)
+            #expect(try await eventually { try await Self.declared(larder).first?["learnedFrom"] as? String == "http://www.example/today" })
+            let page = try await Curl.run(larder.proxyURL + "/dev/offline", proxy: nil)
+            #expect(
+                page.text.contains("the app&#39;s own query, learned") || page.text.contains("the app's own query, learned"),
+                "\(page.text.prefix(200))")
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            throw error
+        }
+        await larder.stop()
+
+        // After a restart, Larder's own run sends the app's query, not the config's.
+        origin.resetRecords()
+        larder = try await LarderProcess(serve: ["--config", config], cacheDirectory: directory + "/cache")
+        do {
+            #expect(await eventually { origin.requests("/graphql").count >= 1 })
+            let sent = String(decoding: try #require(origin.requests("/graphql").first).body, as: UTF8.self)
+            #expect(sent.contains("hint"), "Larder's run sent the learned query: \(sent)")
+            #expect(sent.contains(#""day":"\#(day)""#), "\(sent)")
+            #expect(try await eventually { try await Self.declared(larder).first?["state"] as? String == "fresh" })
+
+            // Offline, the app's new query is answered from what Larder's own run stored.
+            try await origin.stop()
+            let offline = try await Self.post(origin.url("/graphql"), appBody, proxy: larder.proxyURL)
+            #expect(offline.status == 200, "\(offline.headers)")
+            #expect(offline.header("cache-status")?.contains("detail=declared") == true, "\(offline.headers)")
+            #expect(offline.text.contains(#""day":"\#(day)""#))
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            throw error
+        }
+        await larder.tearDown()
+    }
+
+    @Test(
         "a declared GraphQL today query: run at start-up in its zone, answered offline to the app's reordered POST, refreshed when the origin returns"
     )
     func graphQLToday() async throws {

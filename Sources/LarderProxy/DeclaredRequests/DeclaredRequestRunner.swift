@@ -62,6 +62,15 @@ public struct DeclaredRequestRunner: Sendable {
         } catch {
             self.logger.error("cannot read declared request records", metadata: ["error": "\(error)"])
         }
+        // The app's own version of its body, when it sent one (docs/SERVING.md, "Following the app's query").
+        var learnedBody: JSONValue?
+        if request.operationName != nil {
+            do {
+                learnedBody = try await self.store.learnedBodies()[request.name].flatMap { try? JSONParser.parse(Array($0.body.utf8)) }
+            } catch {
+                self.logger.error("cannot read learned queries", metadata: ["error": "\(error)"])
+            }
+        }
         let environment = ProcessInfo.processInfo.environment
         // What is recorded, stored as the entry's URL, logged and returned never carries a token.
         let secrets = SubstitutedSecrets([request], environment: environment)
@@ -71,7 +80,7 @@ public struct DeclaredRequestRunner: Sendable {
         do {
             let resolved = try request.resolve(
                 TextTemplate.Context(now: now, timeZone: request.timeZone, environment: environment), queryFilter: self.queryFilter,
-                readFile: Self.readBodyFile)
+                learnedBody: learnedBody, readFile: Self.readBodyFile)
             record.url = secrets.redacting(resolved.url.absoluteString)
             let sent = await self.send(resolved, method: request.method, shownURL: record.url)
             outcome = sent.outcome.redacted(by: secrets)

@@ -20,9 +20,19 @@ public struct DeclaredRequestReport: Sendable, Codable {
     public var consecutiveFailures: Int
     /// The stored answer's body size.
     public var bodySize: Int64?
+    /// When the app's own body of it was learned (docs/SERVING.md, "Following the app's
+    /// query"); nil while it sends the config's.
+    public var learnedAt: Date?
+    /// Seconds since `learnedAt`.
+    public var learnedAgeSeconds: Int?
+    /// The page whose request it was learned from.
+    public var learnedFrom: String?
 
-    /// The report of `record` at `now`.
-    public init(_ record: DeclaredRequestRecord, now: Date) {
+    /// The report of `record` at `now`, with the body learned for it, if any.
+    public init(_ record: DeclaredRequestRecord, learned: LearnedBodyRecord? = nil, now: Date) {
+        self.learnedAt = learned?.learnedAt
+        self.learnedAgeSeconds = learned.map { max(0, Int(now.timeIntervalSince($0.learnedAt))) }
+        self.learnedFrom = learned?.source
         self.name = record.name
         self.method = record.method
         self.url = record.url

@@ -13,7 +13,11 @@ extension DevOfflineViews {
                 "size": report.bodySize.map(HumanFormat.bytes) ?? "–",
                 "lastSuccess": false,
                 "nextRun": false,
+                "learned": false,
             ]
+            if let learnedAt = report.learnedAt {
+                row["learned"] = self.times("learned", learnedAt).merging(["learnedFrom": report.learnedFrom ?? ""]) { first, _ in first }
+            }
             if let success = report.lastSuccess {
                 row["lastSuccess"] = self.times("success", success)
             }

@@ -280,7 +280,7 @@ struct DevOfflineTemplates: Sendable {
         <div class="scroll"><table>
         <thead><tr><th>Name</th><th>Request</th><th>State</th><th>Last success</th><th>Size</th><th>Next run</th><th></th></tr></thead>
         <tbody>
-        {{#declaredRows}}<tr><td>{{name}}</td><td class="url mono">{{method}} {{url}}</td><td><span class="pill {{state}}">{{state}}</span>{{#lastError}}<div class="reason">{{lastError}}</div>{{/lastError}}</td>
+        {{#declaredRows}}<tr><td>{{name}}</td><td class="url mono">{{method}} {{url}}{{#learned}}<div class="reason">the app's own query, learned <time datetime="{{learnedISO}}" title="{{learnedExact}}">{{learnedRelative}}</time> from {{learnedFrom}}</div>{{/learned}}</td><td><span class="pill {{state}}">{{state}}</span>{{#lastError}}<div class="reason">{{lastError}}</div>{{/lastError}}</td>
         <td>{{#lastSuccess}}<time datetime="{{successISO}}" title="{{successExact}}">{{successRelative}}</time>{{/lastSuccess}}{{^lastSuccess}}<span class="muted">never</span>{{/lastSuccess}}</td>
         <td class="num">{{size}}</td>
         <td>{{#nextRun}}<time datetime="{{nextISO}}" title="{{nextExact}}">{{nextRelative}}</time>{{/nextRun}}</td>

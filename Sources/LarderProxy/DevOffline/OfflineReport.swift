@@ -101,11 +101,17 @@ public struct OfflineReport: Sendable, Codable {
             games: games,
             pages: pages,
             extraURLs: try await Self.extraURLs(from: store, pages: pages),
-            declaredRequests: try await store.declaredRequests().map { DeclaredRequestReport($0, now: now) },
+            declaredRequests: try await Self.declaredRequests(from: store, now: now),
             writeQueue: try await WriteQueueReport.read(from: store, now: now)
         )
         report.series = try await SeriesReport.read(from: store, now: now)
         return report
+    }
+
+    /// Every declared request's record, with the body learned from the app for it.
+    static func declaredRequests(from store: Store, now: Date) async throws -> [DeclaredRequestReport] {
+        let learned = try await store.learnedBodies()
+        return try await store.declaredRequests().map { DeclaredRequestReport($0, learned: learned[$0.name], now: now) }
     }
 
     /// Every recorded page, checked against the store (one lookup per page record): a purged page

@@ -246,3 +246,44 @@ struct HTTPSBrowserTests {
         await larder.stop()
     }
 }
+
+/// The same in a WebKitGTK webview (what WKWebView is on Apple platforms): Larder's CA trusted for
+/// the webview only (Tests/Fixtures/webkit-report.py says how), never TLS checks turned off.
+@Suite("End to end: HTTPS in a WebKitGTK webview")
+struct HTTPSWebKitTests {
+    /// What the demo page's app.js wrote, once the page has loaded.
+    private static let demoStatus =
+        "document.readyState === 'complete' && {done: true, status: document.getElementById('status').textContent}"
+
+    @Test(
+        "a WebKitGTK webview trusting Larder's CA loads the HTTPS demo page through Larder, then again from the cache with the origin stopped",
+        .enabled(if: WebKit.isInstalled, "needs a WebKitGTK webview; scripts/setup installs it (gir1.2-webkit2-4.1, python3-gi, xvfb)")
+    )
+    func webKitOverHTTPS() async throws {
+        let origin = try await TestOrigin.start(tls: true)
+        origin.serveDirectory(DemoSite.root)
+        let originCA = try #require(origin.caCertificatePath)
+        let cache = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let caPath = try await LarderCLI.run(["ca", "path", "--cache-dir", cache]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let larder = try await LarderProcess(serve: ["--upstream-ca", originCA], cacheDirectory: cache)
+        let page = origin.url("/index.html")
+
+        // Without Larder's CA the webview refuses the page: the CA is what lets it through.
+        let untrusted = try await WebKit.report(page, proxy: larder.proxyURL, report: Self.demoStatus, timeout: .seconds(30))
+        #expect(untrusted["tlsRefused"] as? String == URL(string: page)?.host, "\(untrusted)")
+        #expect(untrusted["status"] == nil, "\(untrusted)")
+
+        let online = try await WebKit.report(
+            page, proxy: larder.proxyURL, trustedCA: caPath, report: Self.demoStatus, timeout: .seconds(30))
+        #expect(online["status"] as? String == "app.js ran", "online: \(online)")
+        #expect(origin.requestCount("/index.html") >= 1)
+        #expect(origin.requestCount("/app.js") >= 1)
+        try await origin.stop()
+
+        let offline = try await WebKit.report(
+            page, proxy: larder.proxyURL, trustedCA: caPath, report: Self.demoStatus, timeout: .seconds(30))
+        #expect(offline["status"] as? String == "app.js ran", "offline: \(offline)")
+        await larder.stop()
+    }
+}

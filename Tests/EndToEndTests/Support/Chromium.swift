@@ -59,9 +59,9 @@ enum Chromium {
         return try await Self.run(process, home: home, timeout: timeout)
     }
 
-    /// Runs `process` (Chromium, or a driver that starts it) with `home` as HOME and no proxy
-    /// variables, killed after `timeout`; what it printed. Never while another test changes the
-    /// machine's network (``HostNetworkChanges``).
+    /// Runs `process` (Chromium, or a driver that starts a browser: WebKit.report's too) with
+    /// `home` as HOME and no proxy variables, killed after `timeout`; what it printed. Never while
+    /// another test changes the machine's network (``HostNetworkChanges``).
     static func run(_ process: ChildProcess, home: String, timeout: Duration) async throws -> Result {
         try await HostNetworkChanges.shared.duringBrowserRun {
             try await Self.runNow(process, home: home, timeout: timeout)

@@ -194,7 +194,9 @@ struct HonestStateTests {
         let directory = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = directory + "/larder.json"
-        try #"{"queue": {"routes": [{"match": "/api/move", "methods": ["POST"]}]}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        // A failed replay waits a minute: only the origin's answer to another request can start it sooner.
+        try #"{"queue": {"routes": [{"match": "/api/move", "methods": ["POST"]}], "retry": {"base": "60s", "step": "1s", "max": "60s"}}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let app = try await TestOrigin.start()
         app.setRoute("/api/state.json", .text(#"{"turn":1}"#, contentType: "application/json", headers: [("Cache-Control", "max-age=0")]))
         let delivered = Mutex<ContinuousClock.Instant?>(nil)
@@ -216,6 +218,12 @@ struct HonestStateTests {
             #expect(backingOff.first?["state"] as? String == "backing-off")
             let move = try await Curl.run(app.url("/api/move"), proxy: larder.proxyURL, arguments: ["-X", "POST", "--data", #"{"x":1}"#])
             #expect(move.status == 202)
+            #expect(
+                await eventually(within: 15) {
+                    let queue = (try? await Self.report(larder))?["writeQueue"] as? [String: Any]
+                    let origins = queue?["origins"] as? [[String: Any]] ?? []
+                    return (origins.first?["consecutiveFailures"] as? Int ?? 0) >= 1
+                }, "the write's first replay failed while the origin was down")
 
             try await app.restart()
             let restarted = ContinuousClock.now

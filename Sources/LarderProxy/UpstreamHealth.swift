@@ -21,8 +21,9 @@ public struct HostHealth: Sendable, Hashable {
         public var probeInterval: TimeInterval
 
         /// Creates a policy; the defaults suit a browser session.
-        public init(threshold: Int = 2, initialWindow: TimeInterval = 10, maximumWindow: TimeInterval = 120, probeInterval: TimeInterval = 1)
-        {
+        public init(
+            threshold: Int = 2, initialWindow: TimeInterval = 10, maximumWindow: TimeInterval = 120, probeInterval: TimeInterval = 1
+        ) {
             self.threshold = threshold
             self.initialWindow = initialWindow
             self.maximumWindow = maximumWindow

@@ -80,7 +80,9 @@ struct HonestStateTests {
         try? await app.stop()
     }
 
-    @Test("the badge: Online while origins answer, Origins unreachable naming them while one is down, Offline mode when asked, Online again when it returns")
+    @Test(
+        "the badge: Online while origins answer, Origins unreachable naming them while one is down, Offline mode when asked, Online again when it returns"
+    )
     func badge() async throws {
         let app = try await TestOrigin.start()
         app.setRoute("/data.json", .text("{}", contentType: "application/json", headers: [("Cache-Control", "max-age=0")]))
@@ -122,7 +124,9 @@ struct HonestStateTests {
         try? await app.stop()
     }
 
-    @Test("the browser's own requests (no Referer, Sec-Fetch-Site none, a host no page asked for) are listed apart, not as the app's misses or unreachable hosts")
+    @Test(
+        "the browser's own requests (no Referer, Sec-Fetch-Site none, a host no page asked for) are listed apart, not as the app's misses or unreachable hosts"
+    )
     func browsersOwnRequests() async throws {
         let app = try await TestOrigin.start()
         let service = try await TestOrigin.start()
@@ -137,7 +141,9 @@ struct HonestStateTests {
             let fetch = ["-H", "Sec-Fetch-Site: same-origin", "-H", "Sec-Fetch-Mode: cors", "-H", "Referer: \(page)"]
             #expect(try await Curl.run(app.url("/api/today"), proxy: larder.proxyURL, arguments: fetch).status == 502)
             // The browser's update check, as Chromium sends it.
-            let background = ["-X", "POST", "--data", "{}", "-H", "Sec-Fetch-Site: none", "-H", "Sec-Fetch-Mode: no-cors", "-H", "Sec-Fetch-Dest: empty"]
+            let background = [
+                "-X", "POST", "--data", "{}", "-H", "Sec-Fetch-Site: none", "-H", "Sec-Fetch-Mode: no-cors", "-H", "Sec-Fetch-Dest: empty",
+            ]
             for _ in 0..<2 {
                 #expect(try await Curl.run(update, proxy: larder.proxyURL, arguments: background).status == 502)
             }
@@ -162,7 +168,9 @@ struct HonestStateTests {
         }
     }
 
-    @Test("a POST that no route keys, missed while its origin is down, says what it was: method, URL, count, page, and why no copy answers it")
+    @Test(
+        "a POST that no route keys, missed while its origin is down, says what it was: method, URL, count, page, and why no copy answers it"
+    )
     func postMiss() async throws {
         let app = try await TestOrigin.start()
         try await app.stop()
@@ -172,7 +180,10 @@ struct HonestStateTests {
             for _ in 0..<2 {
                 let sent = try await Curl.run(
                     callback, proxy: larder.proxyURL,
-                    arguments: ["-X", "POST", "--data", #"{"output":"graph.figure"}"#, "-H", "Content-Type: application/json", "-H", "Referer: \(page)"])
+                    arguments: [
+                        "-X", "POST", "--data", #"{"output":"graph.figure"}"#, "-H", "Content-Type: application/json", "-H",
+                        "Referer: \(page)",
+                    ])
                 #expect(sent.status == 502)
                 #expect(sent.header("cache-status")?.contains("fwd=method") == true)
             }
@@ -231,7 +242,9 @@ struct HonestStateTests {
             while answered == nil, ContinuousClock.now - restarted < .seconds(15) {
                 let response = try await Curl.run(state, proxy: larder.proxyURL)
                 // The origin's own answer: forwarded (a revalidation), not a copy given in its place.
-                if response.status == 200, response.header("cache-status")?.contains("fwd=") == true, response.header("larder-offline") == nil {
+                if response.status == 200, response.header("cache-status")?.contains("fwd=") == true,
+                    response.header("larder-offline") == nil
+                {
                     answered = .now
                 }
                 try await Task.sleep(for: .milliseconds(200))

@@ -22,7 +22,10 @@ struct BackoffProbeTests {
     func probes() {
         // (seconds after t0 of each request, whether each goes to the network)
         let cases: [(String, [Double], [Bool])] = [
-            ("the first request in a back-off goes; the ones after it within a second do not", [0, 0.2, 0.5, 0.99], [true, false, false, false]),
+            (
+                "the first request in a back-off goes; the ones after it within a second do not", [0, 0.2, 0.5, 0.99],
+                [true, false, false, false]
+            ),
             ("one a second: at 0, 1 and 2.5 s", [0, 0.5, 1, 1.5, 2.5], [true, false, true, false, true]),
             ("a request after the window ends always goes", [10, 10, 10.1], [true, true, true]),
             ("a clock that went back starts afresh, so probes never stall till it catches up", [5, 4, 4.5], [true, true, false]),
@@ -79,7 +82,10 @@ struct BackoffProbeTests {
         let isApp = { (origin: String) in origin != "https://update.browser.test" }
         let cases: [(String, Bool, [String: HostHealth], Connectivity.State, [String])] = [
             ("offline mode wins", true, health, .offline, ["http://a.test", "http://b.test"]),
-            ("the app's origins that failed, backing off or not; not the browser's", false, health, .originsUnreachable, ["http://a.test", "http://b.test"]),
+            (
+                "the app's origins that failed, backing off or not; not the browser's", false, health, .originsUnreachable,
+                ["http://a.test", "http://b.test"]
+            ),
             ("every origin answering", false, ["http://ok.test": up], .online, []),
             ("only the browser's own host down", false, ["https://update.browser.test": down, "http://ok.test": up], .online, []),
             ("nothing contacted yet", false, [:], .online, []),

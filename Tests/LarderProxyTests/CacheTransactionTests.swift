@@ -212,8 +212,10 @@ struct CacheTransactionTests {
                     cacheStatus: "larder; fwd=uri-miss; detail=upstream-backoff"
                 )
             ),
-            ("stale copy, the probe: validated, the copy after 3 s", Self.transaction(stale, backingOff: true), true,
-             .fetch(conditional: true, timeout: .seconds(3))),
+            (
+                "stale copy, the probe: validated, the copy after 3 s", Self.transaction(stale, backingOff: true), true,
+                .fetch(conditional: true, timeout: .seconds(3))
+            ),
             ("miss, the probe: joins the fetch in flight", Self.transaction(backingOff: true), true, .join),
         ]
         for (name, transaction, admitted, expected) in cases {
@@ -559,7 +561,8 @@ struct CacheTransactionTests {
                 nil
             ),
             (
-                "backing off, not the probe: the copy at once", Self.transaction(noStore, method: .POST, backingOff: true, keyed: .declared),
+                "backing off, not the probe: the copy at once",
+                Self.transaction(noStore, method: .POST, backingOff: true, keyed: .declared),
                 [.mayProbe], { $0.probeAnswered(admitted: false, now: Self.now) },
                 .stored(detail: "declared", cacheStatus: nil, refresh: false, disconnected: true)
             ),

@@ -29,7 +29,7 @@ extension ForwardProxy {
                 paragraphs: ["Larder is in offline mode; \(head.method.wireName) requests need the network."],
                 url: url.absoluteString
             )
-            self.offlineMisses.record(head, url: url, cacheStatus: status)
+            self.recordOfflineMiss(head, url: url, cacheStatus: status)
             try await writer.page(
                 page, cacheStatus: status, close: false, isHead: isHead, extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
             return Outcome(status: 504, cacheStatus: status, reusable: true)
@@ -48,7 +48,7 @@ extension ForwardProxy {
             let status = CacheStatus.forward(.method, detail: details("upstream-unreachable"))
             let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
             let page = StatusPage.upstreamFailure(url: url.absoluteString, status: code, reason: error.description, cachedButUnusable: "")
-            self.offlineMisses.record(head, url: url, cacheStatus: status)
+            self.recordOfflineMiss(head, url: url, cacheStatus: status)
             try await writer.page(
                 page, cacheStatus: status, close: body != nil, isHead: isHead,
                 extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))

@@ -36,6 +36,10 @@ final class ForwardProxy: Sendable {
     let background: BackgroundWork
     /// What the cache could not answer while the origin could not, for /dev/offline.
     let offlineMisses = OfflineMisses()
+    /// The same for the browser's own requests, kept apart so they neither fill nor push out the app's.
+    let browserMisses = OfflineMisses(capacity: 50)
+    /// Which requests are the app's and which the browser's own.
+    let appOrigins = AppOriginRegistry()
     /// The CORS grants origins gave page origins, for Larder's answers in their place.
     let corsGrants: CORSGrants
     /// The app's own bodies of declared GraphQL requests.
@@ -165,18 +169,20 @@ final class ForwardProxy: Sendable {
                 }
                 return outcome
             case .answerPage(let page, let cacheStatus):
-                self.offlineMisses.record(head, url: url, cacheStatus: cacheStatus)
                 if let preflight = keyed?.preflight,
                     let answered = try await self.answerPreflightFromGrant(
                         preflight, head: head, url: url, cacheStatus: cacheStatus, writer: writer)
                 {
                     return answered
                 }
+                self.recordOfflineMiss(head, url: url, cacheStatus: cacheStatus)
                 let page = Self.statusPage(page, url: url)
                 try await writer.page(
                     page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD,
                     extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
                 return Outcome(status: Int(page.status.code), cacheStatus: cacheStatus, reusable: true)
+            case .mayProbe:
+                action = transaction.probeAnswered(admitted: self.health.admit(origin: url.origin), now: Date())
             case .joinInFlight:
                 switch self.inFlight.join(key) {
                 case .leader(let flight):
@@ -233,6 +239,13 @@ final class ForwardProxy: Sendable {
                 return outcome
             }
         }
+    }
+
+    /// Records `request` when its answer (`cacheStatus`) is an offline miss: the app's in
+    /// ``offlineMisses``, the browser's own in ``browserMisses``.
+    func recordOfflineMiss(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?) {
+        let misses = self.appOrigins.initiator(of: request, url: url) == .app ? self.offlineMisses : self.browserMisses
+        misses.record(request, url: url, cacheStatus: cacheStatus)
     }
 
     /// The page for an answer without a stored body.

@@ -24,13 +24,18 @@ public final class OfflineMisses: Sendable {
         case networkTimeout = "network-timeout"
 
         /// The reason of an answer that is an offline miss: an error answer neither from the cache
-        /// nor from upstream whose detail says the origin could not answer; nil for any other answer.
-        /// This is the one rule for what an offline miss is (``ProxyStatistics/Outcome`` counts by it).
+        /// nor from upstream whose detail says (first, before any `+`) the origin could not answer;
+        /// nil for any other answer. A stream or tunnel Larder lets by is no cache matter, except a
+        /// WebSocket refused because its origin could not be reached (`upstream-unreachable+websocket`):
+        /// that is a miss of the app's too. This is the one rule for what an offline miss is
+        /// (``ProxyStatistics/Outcome`` counts by it).
         public init?(cacheStatus: CacheStatus?) {
-            guard let cacheStatus, !cacheStatus.hit, cacheStatus.forwardStatus == nil, cacheStatus.forward != .bypass,
-                let detail = cacheStatus.detail
-            else { return nil }
-            self.init(rawValue: detail)
+            guard let cacheStatus, !cacheStatus.hit, cacheStatus.forwardStatus == nil, let detail = cacheStatus.detail else {
+                return nil
+            }
+            let parts = detail.split(separator: "+")
+            guard cacheStatus.forward != .bypass || parts.dropFirst().contains("websocket"), let first = parts.first else { return nil }
+            self.init(rawValue: String(first))
         }
     }
 
@@ -52,6 +57,12 @@ public final class OfflineMisses: Sendable {
         public var firstSeen: Date
         /// When the latest was.
         public var lastSeen: Date
+        /// The protocol the latest request asked to switch to (`websocket`): a stream the origin
+        /// could not open, which no copy can stand in for; nil for a plain request.
+        public var upgrade: String?
+        /// What the miss was, when its method is one Larder does not store on defaults (a POST that
+        /// no route keys): not a network problem but a request with no copy to answer it.
+        public var note: String?
     }
 
     private struct State {
@@ -73,7 +84,9 @@ public final class OfflineMisses: Sendable {
     }
 
     /// Records one request for `url` that could not be answered.
-    public func record(url: HTTPURL, method: String, referer: String?, reason: Reason, now: Date) {
+    public func record(
+        url: HTTPURL, method: String, referer: String?, reason: Reason, upgrade: String? = nil, note: String? = nil, now: Date
+    ) {
         var key = url
         key.fragment = nil
         let text = key.absoluteString
@@ -85,6 +98,8 @@ public final class OfflineMisses: Sendable {
                 known.method = method
                 known.referer = referer ?? known.referer
                 known.reason = reason
+                known.upgrade = upgrade
+                known.note = note
                 known.lastSeen = max(known.lastSeen, now)
                 state.misses[text] = (known, state.nextSequence)
                 return
@@ -93,7 +108,8 @@ public final class OfflineMisses: Sendable {
                 state.misses.removeValue(forKey: oldest)
             }
             let miss = Miss(
-                url: text, origin: url.origin, method: method, referer: referer, reason: reason, count: 1, firstSeen: now, lastSeen: now)
+                url: text, origin: url.origin, method: method, referer: referer, reason: reason, count: 1, firstSeen: now, lastSeen: now,
+                upgrade: upgrade, note: note)
             state.misses[text] = (miss, state.nextSequence)
         }
     }
@@ -102,7 +118,15 @@ public final class OfflineMisses: Sendable {
     /// ignored.
     func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?, now: Date = Date()) {
         guard let reason = Reason(cacheStatus: cacheStatus) else { return }
-        self.record(url: url, method: request.method.wireName, referer: request.headers.first(name: "referer"), reason: reason, now: now)
+        self.record(
+            url: url, method: request.method.wireName, referer: request.headers.first(name: "referer"), reason: reason,
+            upgrade: WebSocketHandshake.isUpgrade(request) ? "websocket" : nil,
+            note: cacheStatus?.forward == .method ? Self.uncachedMethodNote(request.method.wireName) : nil, now: now)
+    }
+
+    /// Why a request of `method` that no route keys or queues had nothing to answer it.
+    static func uncachedMethodNote(_ method: String) -> String {
+        "\(method) requests are not stored on defaults, so Larder has no copy to answer with: a read sent as \(method) is answered offline once a keyed route (cacheMethods) covers its URL and it was sent online (docs/SERVING.md, \"Requests with bodies\")."
     }
 
     /// Forgets `url` (it was added to precache).

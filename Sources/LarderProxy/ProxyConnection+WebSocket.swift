@@ -20,17 +20,19 @@ extension ProxyConnection {
         guard try await Self.skipBody(&iterator) else { return }
         let proxy = self.proxy
         if proxy.offline.isOffline {
-            let offline = CacheStatus.forward(.bypass, detail: "offline")
+            let offline = Self.refusalStatus(.offline)
             let paragraphs = ["Larder is in offline mode; a WebSocket needs the network."]
+            proxy.recordOfflineMiss(head, url: url, cacheStatus: offline)
             try await writer.page(
                 StatusPage(status: .gatewayTimeout, title: "Offline", paragraphs: paragraphs, url: url.absoluteString),
                 cacheStatus: offline, close: true)
             self.log(head, status: 504, cacheStatus: offline, since: started)
             return
         }
-        guard proxy.health.shouldAttempt(origin: url.origin) else {
+        guard proxy.health.admit(origin: url.origin) else {
             let reason = "Connections to \(url.host) failed repeatedly; Larder waits a while before trying it again."
-            try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
+            try await self.refuseWebSocket(
+                head, url: url, status: .badGateway, reason: reason, unreachable: .upstreamBackoff, writer: writer, started: started)
             return
         }
 
@@ -52,7 +54,8 @@ extension ProxyConnection {
         } catch {
             proxy.health.recordConnectFailure(origin: url.origin, description: "\(error)")
             let reason = "Larder could not connect to \(url.host):\(url.effectivePort): \(error)"
-            try await self.refuseWebSocket(head, url: url, status: .badGateway, reason: reason, writer: writer, started: started)
+            try await self.refuseWebSocket(
+                head, url: url, status: .badGateway, reason: reason, unreachable: .upstreamUnreachable, writer: writer, started: started)
             return
         }
         proxy.health.recordSuccess(origin: url.origin)
@@ -146,16 +149,26 @@ extension ProxyConnection {
         return nil
     }
 
-    /// Answers the handshake with a Larder page and logs it; the connection then closes.
+    /// The `Cache-Status` of a handshake refused because the origin could not be reached (`why`),
+    /// which makes it an offline miss (``OfflineMisses/Reason/init(cacheStatus:)``), or for another
+    /// reason (nil).
+    private static func refusalStatus(_ why: OfflineMisses.Reason?) -> CacheStatus {
+        CacheStatus.forward(.bypass, detail: why.map { "\($0.rawValue)+websocket" } ?? "websocket")
+    }
+
+    /// Answers the handshake with a Larder page and logs it; the connection then closes. `unreachable`
+    /// says why the origin could not be reached, when that is why: the refusal is then an offline miss.
     private func refuseWebSocket(
         _ head: HTTPRequestHead,
         url: HTTPURL,
         status: HTTPResponseStatus,
         reason: String,
+        unreachable: OfflineMisses.Reason? = nil,
         writer: ResponseWriter,
         started: ContinuousClock.Instant
     ) async throws {
-        let cacheStatus = CacheStatus.forward(.bypass, detail: "websocket")
+        let cacheStatus = Self.refusalStatus(unreachable)
+        self.proxy.recordOfflineMiss(head, url: url, cacheStatus: cacheStatus)
         let page = StatusPage(status: status, title: "WebSocket not opened", paragraphs: [reason], url: url.absoluteString)
         try await writer.page(page, cacheStatus: cacheStatus, close: true)
         self.log(head, status: Int(status.code), cacheStatus: cacheStatus, since: started)

@@ -78,6 +78,10 @@ struct ProxyConnection {
                 // Logged and counted under the full URL, not the origin-form target.
                 head.uri = url.absoluteString
             }
+            if case .forward(let url) = route {
+                // Learns the app's origins from every request, answered from the cache or not.
+                _ = self.proxy.appOrigins.classify(head, url: url)
+            }
             let keepGoing: Bool
             switch route {
             case .reject(let status, let reason):

@@ -231,7 +231,9 @@ public final class ProxyServer: Service, Sendable {
             declaredRequests: self.declaredRequests,
             writeReplayer: self.writeReplayer,
             templates: try DevOfflineTemplates(),
-            secrets: self.proxy.shownSecrets
+            secrets: self.proxy.shownSecrets,
+            appOrigins: self.proxy.appOrigins,
+            browserMisses: self.proxy.browserMisses
         )
         let pages = OwnPages(
             proxyAuthority: authority,

@@ -12,9 +12,19 @@ public final class UpstreamHealthRegistry: Sendable {
         self.policy = policy
     }
 
-    /// Whether a request to `origin` should try the network now.
+    /// Whether `origin` is outside a back-off window now (for reports and for rules that only
+    /// look; a request that would go to the network asks ``admit(origin:now:)``).
     public func shouldAttempt(origin: String, now: Date = Date()) -> Bool {
         self.origins.withLock { $0[origin]?.shouldAttempt(now: now) ?? true }
+    }
+
+    /// Whether a request to `origin` tries the network now: outside a back-off, or as the probe of
+    /// one (``HostHealth/admit(now:policy:)``).
+    public func admit(origin: String, now: Date = Date()) -> Bool {
+        self.origins.withLock { hosts in
+            guard hosts[origin] != nil else { return true }
+            return hosts[origin]!.admit(now: now, policy: self.policy)
+        }
     }
 
     /// Records that `origin` answered.

@@ -79,6 +79,7 @@ struct CacheTransactionTests {
     enum Step: Equatable {
         case stored(detail: String?, cacheStatus: String?, refresh: Bool, disconnected: Bool = false)
         case page(CacheTransaction.Page, cacheStatus: String)
+        case mayProbe
         case join
         case fetch(conditional: Bool, timeout: Duration?)
         case merge
@@ -90,6 +91,8 @@ struct CacheTransactionTests {
                 self = .stored(detail: detail, cacheStatus: cacheStatus?.description, refresh: refresh, disconnected: disconnected)
             case .answerPage(let page, let cacheStatus):
                 self = .page(page, cacheStatus: cacheStatus.description)
+            case .mayProbe:
+                self = .mayProbe
             case .joinInFlight:
                 self = .join
             case .fetch(let plan):
@@ -185,21 +188,40 @@ struct CacheTransactionTests {
                     cacheStatus: "larder; fwd=stale; detail=offline"
                 )
             ),
+            ("host backing off, stale copy: asks whether it may probe", Self.transaction(stale, backingOff: true), .mayProbe),
+            ("host backing off, miss: asks whether it may probe", Self.transaction(backingOff: true), .mayProbe),
+        ]
+        for (name, transaction, expected) in cases {
+            var transaction = transaction
+            #expect(Step(transaction.begin()) == expected, "\(name)")
+        }
+    }
+
+    @Test("backing off: a request refused as the probe is answered as the back-off says; one admitted fetches as without it")
+    func backOffProbe() {
+        let stale = Self.entry(age: 120)
+        let cases: [(String, CacheTransaction, Bool, Step)] = [
             (
-                "host backing off, stale copy", Self.transaction(stale, backingOff: true),
+                "stale copy, not the probe", Self.transaction(stale, backingOff: true), false,
                 .stored(detail: "upstream-backoff", cacheStatus: nil, refresh: false, disconnected: true)
             ),
             (
-                "host backing off, miss", Self.transaction(backingOff: true),
+                "miss, not the probe", Self.transaction(backingOff: true), false,
                 .page(
                     .disconnected(status: 502, reason: "http://site.example failed repeatedly and is backing off.", unusable: nil),
                     cacheStatus: "larder; fwd=uri-miss; detail=upstream-backoff"
                 )
             ),
+            (
+                "stale copy, the probe: validated, the copy after 3 s", Self.transaction(stale, backingOff: true), true,
+                .fetch(conditional: true, timeout: .seconds(3))
+            ),
+            ("miss, the probe: joins the fetch in flight", Self.transaction(backingOff: true), true, .join),
         ]
-        for (name, transaction, expected) in cases {
+        for (name, transaction, admitted, expected) in cases {
             var transaction = transaction
-            #expect(Step(transaction.begin()) == expected, "\(name)")
+            #expect(Step(transaction.begin()) == .mayProbe, "\(name)")
+            #expect(Step(transaction.probeAnswered(admitted: admitted, now: Self.now)) == expected, "\(name)")
         }
     }
 
@@ -430,8 +452,9 @@ struct CacheTransactionTests {
         var offline = Self.transaction(offline: true, standIn: sibling)
         #expect(Step(offline.begin()) == .stored(detail: "offline+query-ignored", cacheStatus: nil, refresh: false, disconnected: true))
         var backingOff = Self.transaction(backingOff: true, standIn: sibling)
+        #expect(Step(backingOff.begin()) == .mayProbe)
         #expect(
-            Step(backingOff.begin())
+            Step(backingOff.probeAnswered(admitted: false, now: Self.now))
                 == .stored(detail: "upstream-backoff+query-ignored", cacheStatus: nil, refresh: false, disconnected: true))
         var unreachable = Self.transaction(standIn: sibling)
         _ = unreachable.begin()
@@ -538,8 +561,10 @@ struct CacheTransactionTests {
                 nil
             ),
             (
-                "backing off: the copy at once", Self.transaction(noStore, method: .POST, backingOff: true, keyed: .declared),
-                [.stored(detail: "declared", cacheStatus: nil, refresh: false, disconnected: true)], nil, nil
+                "backing off, not the probe: the copy at once",
+                Self.transaction(noStore, method: .POST, backingOff: true, keyed: .declared),
+                [.mayProbe], { $0.probeAnswered(admitted: false, now: Self.now) },
+                .stored(detail: "declared", cacheStatus: nil, refresh: false, disconnected: true)
             ),
             (
                 "backing off, nothing stored: tried anyway, as an unkeyed POST is",

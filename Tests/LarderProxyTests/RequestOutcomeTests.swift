@@ -25,6 +25,11 @@ struct RequestOutcomeTests {
             (101, CacheStatus.forward(.bypass, status: 101, detail: "websocket"), .bypass),
             (403, CacheStatus.forward(.bypass, status: 403, detail: "websocket"), .bypass),
             (502, CacheStatus.forward(.bypass, detail: "websocket"), .error),
+            (502, CacheStatus.forward(.bypass, detail: "upstream-unreachable+websocket"), .offlineMiss),
+            (502, CacheStatus.forward(.bypass, detail: "upstream-backoff+websocket"), .offlineMiss),
+            (504, CacheStatus.forward(.bypass, detail: "offline+websocket"), .offlineMiss),
+            (504, CacheStatus.forward(.bypass, detail: "offline"), .error),
+            (502, CacheStatus.forward(.method, detail: "upstream-unreachable+write-not-queued-cross-site"), .offlineMiss),
         ]
     )
     func classify(status: Int, cacheStatus: CacheStatus, outcome: ProxyStatistics.Outcome) {

@@ -49,6 +49,10 @@ struct DevOfflinePages: Sendable {
     /// The declared requests' token values, shown as their placeholders in every URL, key and
     /// error these pages show.
     var secrets = SubstitutedSecrets.none
+    /// Which origins the app's requests went to; nil (in tests of the pages alone): every origin is the app's.
+    var appOrigins: AppOriginRegistry? = nil
+    /// The offline misses of the browser's own requests, shown apart; nil: none are told apart.
+    var browserMisses: OfflineMisses? = nil
 
     /// A complete response.
     struct Response: Sendable {
@@ -139,13 +143,15 @@ struct DevOfflinePages: Sendable {
             StoreWriteFailuresReport(since: $0.since, failures: $0.failures, lastError: self.secrets.redacting($0.lastError))
         }
         report.upstream = self.hostReports(now: now)
-        let misses = self.offlineMisses.snapshot().map { miss in
+        report.connectivity = self.connectivity(now: now)
+        let shown = { (miss: OfflineMisses.Miss) -> OfflineMisses.Miss in
             var shown = miss
             shown.url = self.secrets.redacting(miss.url)
             shown.referer = miss.referer.map(self.secrets.redacting)
             return shown
         }
-        report.add(offlineMisses: misses, capacity: self.offlineMisses.capacity)
+        report.add(offlineMisses: self.offlineMisses.snapshot().map(shown), capacity: self.offlineMisses.capacity)
+        report.offlineMisses?.browserMisses = self.browserMisses.map { $0.snapshot().map(shown) }
         report.recentRequests = self.statistics.recentRequests()
         report.writeQueue = try await WriteQueueReport.read(
             from: self.store, after: writesAfter, limits: self.writeReplayer?.limits, replay: self.writeReplayer?.snapshot(), now: now)
@@ -260,17 +266,27 @@ struct DevOfflinePages: Sendable {
             .map { origin, health in
                 var report = HostReport(origin: origin, health: health, now: now)
                 report.lastError = report.lastError.map(self.secrets.redacting)
+                report.browser = !self.isApp(origin: origin)
                 return report
             }
             .sorted { ($0.state == "ok" ? 1 : 0, $0.origin) < ($1.state == "ok" ? 1 : 0, $1.origin) }
     }
 
+    /// Whether an app's request went to `origin` (every origin is, without ``appOrigins``).
+    func isApp(origin: String) -> Bool {
+        self.appOrigins?.isApp(origin: origin) ?? true
+    }
+
+    /// What the header badge says.
+    func connectivity(now: Date) -> Connectivity {
+        Connectivity(offline: self.offline.isOffline, health: self.health.snapshot(), isApp: self.isApp(origin:))
+    }
+
     func frame(title: String, returnPath: String, query: FormFields, now: Date) -> DevOfflineViews.Frame {
-        let backingOff = self.health.snapshot().values.filter { !$0.shouldAttempt(now: now) }.count
         // Only a message Larder wrote: a link from elsewhere cannot put its own text here.
         let flash = query["flash"].flatMap { FlashSignature.isValid(query[FlashSignature.parameter], for: $0) ? $0 : nil }
         return DevOfflineViews.Frame(
-            title: title, offline: self.offline.isOffline, hostsBackingOff: backingOff, returnPath: returnPath, flash: flash)
+            title: title, connectivity: self.connectivity(now: now), returnPath: returnPath, flash: flash)
     }
 
     /// A page with a heading and paragraphs (errors, refusals).

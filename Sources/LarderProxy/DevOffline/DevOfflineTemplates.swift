@@ -130,7 +130,8 @@ struct DevOfflineTemplates: Sendable {
         <a class="brand" href="/dev/offline">Larder <span>/dev/offline</span></a>
         <div class="state">
         {{#offline}}<span class="pill offline">Offline mode</span><span class="why">never contacts the network</span>{{/offline}}
-        {{^offline}}<span class="pill online">Online</span>{{#hostsDown}}<span class="why" title="Larder answers them from the cache at once instead of waiting on the network">{{hostsDown}}</span>{{/hostsDown}}{{/offline}}
+        {{#unreachable}}<span class="pill backing-off">{{label}}</span><span class="why" title="Their last connection failed: Larder answers them from the cache">{{names}}</span>{{/unreachable}}
+        {{#online}}<span class="pill online">Online</span>{{/online}}
         <form class="inline" method="post" action="/dev/offline/actions/offline">
         <input type="hidden" name="offline" value="{{toggleValue}}"><input type="hidden" name="return" value="{{returnPath}}">
         <button type="submit">{{toggleLabel}}</button>
@@ -179,7 +180,7 @@ struct DevOfflineTemplates: Sendable {
         {{#missRows}}<tr>
         <td><time datetime="{{lastSeenISO}}" title="{{lastSeenExact}}">{{lastSeenRelative}}</time></td>
         <td>{{method}}</td>
-        <td class="url mono">{{url}}</td>
+        <td class="url mono">{{url}}{{#note}}<div class="small">{{note}}</div>{{/note}}</td>
         <td class="num">{{count}}</td>
         <td><span class="pill offline-miss">{{reason}}</span></td>
         <td class="url mono small">{{referer}}</td>
@@ -245,6 +246,15 @@ struct DevOfflineTemplates: Sendable {
         <h3><span class="mono">{{origin}}</span>{{#gameName}} · <a href="{{gameDetail}}">{{gameName}}</a>{{/gameName}}</h3>
         {{> missTable}}
         {{/missGroups}}
+        {{#hasBrowserMisses}}
+        <h3 id="browser-misses">The browser's own requests <small>no page asked for them; not the app's misses</small></h3>
+        <div class="scroll"><table>
+        <thead><tr><th>Last missed</th><th>Method</th><th>URL</th><th class="num">Count</th><th>Why</th></tr></thead>
+        <tbody>
+        {{#browserMissRows}}<tr><td><time datetime="{{lastSeenISO}}" title="{{lastSeenExact}}">{{lastSeenRelative}}</time></td><td>{{method}}</td><td class="url mono">{{url}}</td><td class="num">{{count}}</td><td><span class="pill offline-miss">{{reason}}</span></td></tr>
+        {{/browserMissRows}}
+        </tbody></table></div>
+        {{/hasBrowserMisses}}
         {{/hasOfflineMisses}}
 
         {{#hasExtraRows}}
@@ -335,6 +345,15 @@ struct DevOfflineTemplates: Sendable {
         {{/hostRows}}
         </tbody></table></div>
         {{/hasHosts}}
+        {{#hasBrowserHosts}}
+        <h3 id="browser-hosts">Hosts of the browser's own requests <small>no page asked for them</small></h3>
+        <div class="scroll"><table>
+        <thead><tr><th>Host</th><th>State</th><th class="num">Failures</th><th>Last error</th><th>Back-off until</th><th>Last answer</th></tr></thead>
+        <tbody>
+        {{#browserHostRows}}<tr><td class="mono">{{host}}</td><td><span class="pill {{state}}">{{state}}</span></td><td class="num">{{failures}}</td><td class="reason">{{lastError}}</td><td>{{#backoffUntil}}<time title="{{backoffExact}}">{{backoffUntil}}</time>{{/backoffUntil}}</td><td>{{#lastSuccess}}<time title="{{lastSuccessExact}}">{{lastSuccess}}</time>{{/lastSuccess}}</td></tr>
+        {{/browserHostRows}}
+        </tbody></table></div>
+        {{/hasBrowserHosts}}
 
         <h2 id="entries">Entries <small>{{entriesNote}}</small></h2>
         <form class="search" method="get" action="/dev/offline/entries">

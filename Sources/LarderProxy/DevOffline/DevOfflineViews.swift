@@ -15,27 +15,33 @@ struct DevOfflineViews {
     struct Frame {
         /// The page title.
         var title: String
-        /// Whether offline mode is on.
-        var offline: Bool
-        /// Hosts the proxy is backing off from right now.
-        var hostsBackingOff: Int
+        /// Offline mode, the app's origins that cannot be reached, or online.
+        var connectivity: Connectivity
         /// Where a control on this page returns to (a path and query of /dev/offline).
         var returnPath: String
         /// A message to show once, from the control that redirected here.
         var flash: String?
     }
 
+    /// How many unreachable origins the badge names (the rest are counted).
+    static let unreachableNamed = 3
+
     func frame(_ frame: Frame) -> [String: Any] {
-        var hostsDown: Any = false
-        if frame.hostsBackingOff > 0 {
-            hostsDown = frame.hostsBackingOff == 1 ? "1 host unreachable" : "\(frame.hostsBackingOff) hosts unreachable"
+        let offline = frame.connectivity.state == .offline
+        let unreachable = frame.connectivity.unreachableOrigins
+        var unreachableBadge: Any = false
+        if frame.connectivity.state == .originsUnreachable {
+            let shown = unreachable.prefix(Self.unreachableNamed).joined(separator: ", ")
+            let more = unreachable.count > Self.unreachableNamed ? " and \(unreachable.count - Self.unreachableNamed) more" : ""
+            unreachableBadge = ["label": "Origins unreachable (\(unreachable.count))", "names": shown + more]
         }
         return [
             "title": frame.title,
-            "offline": frame.offline,
-            "toggleValue": frame.offline ? "off" : "on",
-            "toggleLabel": frame.offline ? "Go online" : "Go offline",
-            "hostsDown": hostsDown,
+            "offline": offline,
+            "online": frame.connectivity.state == .online,
+            "toggleValue": offline ? "off" : "on",
+            "toggleLabel": offline ? "Go online" : "Go offline",
+            "unreachable": unreachableBadge,
             "returnPath": frame.returnPath,
             "flash": Self.optional(frame.flash),
             "generatedISO": HumanFormat.iso(self.now),
@@ -77,6 +83,9 @@ struct DevOfflineViews {
         values["hasExtraRows"] = !report.extraURLs.isEmpty
         values["hasOfflineMisses"] = report.offlineMisses != nil
         values["missGroups"] = (report.offlineMisses?.groups ?? []).map(self.missGroup)
+        let browserMisses = report.offlineMisses?.browserMisses ?? []
+        values["hasBrowserMisses"] = !browserMisses.isEmpty
+        values["browserMissRows"] = browserMisses.map(self.browserMissRow)
         values["missesNote"] =
             report.offlineMisses.map { misses in
                 misses.urls == 0 ? "" : "newest first; \(misses.urls) URL\(misses.urls == 1 ? "" : "s"), up to \(misses.capacity) kept"
@@ -124,8 +133,12 @@ struct DevOfflineViews {
         values["hitRatio"] = requests.hitRatio.map { "\(Int(($0 * 100).rounded()))%" } ?? "–"
 
         let hosts = report.upstream ?? []
-        values["hasHosts"] = !hosts.isEmpty
-        values["hostRows"] = hosts.map(self.hostRow)
+        let appHosts = hosts.filter { $0.browser != true }
+        let browserHosts = hosts.filter { $0.browser == true }
+        values["hasHosts"] = !appHosts.isEmpty
+        values["hostRows"] = appHosts.map(self.hostRow)
+        values["hasBrowserHosts"] = !browserHosts.isEmpty
+        values["browserHostRows"] = browserHosts.map(self.hostRow)
 
         let entries = report.entries
         let rows = entries?.entries ?? []
@@ -203,12 +216,23 @@ struct DevOfflineViews {
         var row = self.times("lastSeen", miss.lastSeen)
         row["url"] = miss.url
         row["game"] = game ?? ""
-        row["method"] = miss.method
+        row["method"] = miss.upgrade.map { "\(miss.method) (\($0))" } ?? miss.method
         row["count"] = HumanFormat.count(miss.count)
         row["reason"] = miss.reason.rawValue
         row["referer"] = miss.referer ?? ""
-        // Precache fetches with GET; another method's miss cannot be cured that way.
-        row["canPrecache"] = miss.method == "GET" || miss.method == "HEAD"
+        // Precache fetches with GET; another method's miss, or a stream's, cannot be cured that way.
+        row["canPrecache"] = (miss.method == "GET" || miss.method == "HEAD") && miss.upgrade == nil
+        row["note"] = miss.note ?? ""
+        return row
+    }
+
+    /// One offline miss of the browser's own requests.
+    func browserMissRow(_ miss: OfflineMisses.Miss) -> [String: Any] {
+        var row = self.times("lastSeen", miss.lastSeen)
+        row["url"] = miss.url
+        row["method"] = miss.method
+        row["count"] = HumanFormat.count(miss.count)
+        row["reason"] = miss.reason.rawValue
         return row
     }
 

@@ -10,6 +10,9 @@ public struct OfflineMissesReport: Sendable, Codable, Hashable {
     public var capacity: Int
     /// The groups, the one with the latest miss first.
     public var groups: [OfflineMissGroup]
+    /// The offline misses of the browser's own requests (``AppOrigins``), newest first, kept apart
+    /// so that they neither fill nor push out the app's; nil from a proxy that did not tell them apart.
+    public var browserMisses: [OfflineMisses.Miss]?
 
     /// Groups `misses` (newest first) by origin and by the game of `games` each belongs to.
     public init(misses: [OfflineMisses.Miss], capacity: Int, games: [GameReport]) {
@@ -90,9 +93,9 @@ extension OfflineReport {
 extension GameReport {
     /// Keeps the GET and HEAD misses of the game that came after its last precache: while there is
     /// one, the game does not work offline, whatever its files say. A write (a POST the origin
-    /// could not take) is not something precache could fix, so it does not count.
+    /// could not take) or a WebSocket is not something precache could fix, so it does not count.
     mutating func add(offlineMisses misses: [OfflineMisses.Miss]) {
-        let since = misses.filter { $0.lastSeen > self.lastPrecache && ["GET", "HEAD"].contains($0.method) }
+        let since = misses.filter { $0.lastSeen > self.lastPrecache && ["GET", "HEAD"].contains($0.method) && $0.upgrade == nil }
             .sorted { $0.lastSeen > $1.lastSeen }
         self.offlineMisses = since
         guard !since.isEmpty, self.ready else { return }

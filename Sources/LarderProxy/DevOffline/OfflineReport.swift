@@ -19,6 +19,9 @@ public struct OfflineReport: Sendable, Codable {
     public var requests: RequestCounts?
     /// Health of every upstream host the proxy has talked to; nil without a proxy.
     public var upstream: [HostReport]?
+    /// What the header badge says: offline mode, the app's origins that cannot be reached, or
+    /// online; nil without a proxy.
+    public var connectivity: Connectivity?
     /// Every game, in games.txt order.
     public var games: [GameReport]
     /// Every page games.txt listed.
@@ -246,6 +249,9 @@ public struct HostReport: Sendable, Codable, Hashable {
     public var backoffUntil: Date?
     /// When the host last answered.
     public var lastSuccess: Date?
+    /// Whether only the browser's own requests went to it (``AppOrigins``): shown apart from the
+    /// app's hosts, and never counted as an unreachable origin of the app's.
+    public var browser: Bool?
 
     /// The report of `health` at `now`.
     public init(origin: String, health: HostHealth, now: Date) {

@@ -75,7 +75,8 @@ struct CacheTransaction: Sendable {
         /// Which stored responses may answer when the origin cannot.
         var offlineRule: OfflineRule = .relaxed
         var offline: Bool
-        /// Whether the URL's origin failed repeatedly and is backing off.
+        /// Whether the URL's origin failed repeatedly and is backing off: a fetch then first asks
+        /// whether it may go as the back-off's probe (``Action/mayProbe``).
         var backingOff: Bool
         var now: Date
         /// Set for a keyed request, whose `key` is its keyed key (``CacheKey/keyed(method:bodyKey:digest:)``).
@@ -185,6 +186,9 @@ struct CacheTransaction: Sendable {
         case answerStored(CachedEntry, detail: String?, cacheStatus: CacheStatus?, refresh: Bool, disconnected: Bool = false)
         /// Answer with an error page, with this `Cache-Status`. Done.
         case answerPage(Page, cacheStatus: CacheStatus)
+        /// The origin is backing off: ask whether this request may go as its probe (at most one a
+        /// second, ``HostHealth/admit(now:policy:)``), and say so with ``probeAnswered(admitted:now:)``.
+        case mayProbe
         /// Join the fetch of the same miss in flight: ``lead()`` when there is none, else wait for it
         /// and ``followerWoke(_:now:)`` with what it stored.
         case joinInFlight
@@ -201,6 +205,8 @@ struct CacheTransaction: Sendable {
         case idle
         /// Answering from a stored entry; `then` applies if it cannot.
         case answering(then: AfterStoredFailure)
+        /// Waiting to hear whether the fetch may go as the back-off's probe.
+        case probing(Lookup, reason: CacheStatus.ForwardReason, timeout: Duration?)
         case joining(Fetch)
         case fetching(Fetch)
         case merging(Fetch, status: Int, headers: [HeaderField], requestTime: Date)
@@ -223,6 +229,8 @@ struct CacheTransaction: Sendable {
 
     let start: Start
     private var state = State.idle
+    /// Set once the request may go as the back-off's probe: it then fetches as if none were on.
+    private var probeAdmitted = false
 
     init(_ start: Start) {
         self.start = start
@@ -301,6 +309,18 @@ struct CacheTransaction: Sendable {
         case .fetchAlone(let fetch):
             return self.fetch(fetch)
         }
+    }
+
+    /// Whether the fetch ``Action/mayProbe`` asked about may go to the backing-off origin as its
+    /// probe; when not, the request is answered as the back-off says (the stored copy, or an offline miss).
+    mutating func probeAnswered(admitted: Bool, now: Date) -> Action {
+        guard case .probing(let lookup, let reason, let timeout) = self.state else { preconditionFailure("not probing") }
+        guard admitted else {
+            let why = "\(self.start.url.origin) failed repeatedly and is backing off."
+            return self.fallBack(lookup, detail: "upstream-backoff", reason: why, status: 502, now: now)
+        }
+        self.probeAdmitted = true
+        return self.forward(lookup, reason: reason, timeout: timeout)
     }
 
     /// No fetch of this miss was in flight: this request fetches it.
@@ -420,9 +440,9 @@ struct CacheTransaction: Sendable {
     private mutating func forward(_ lookup: Lookup, reason: CacheStatus.ForwardReason, timeout: Duration?) -> Action {
         let start = self.start
         // A keyed request with nothing stored is tried even so, as an unkeyed POST would be.
-        if start.backingOff, start.keyed == nil || lookup.candidate != nil {
-            let reason = "\(start.url.origin) failed repeatedly and is backing off."
-            return self.fallBack(lookup, detail: "upstream-backoff", reason: reason, status: 502, now: start.now)
+        if start.backingOff, !self.probeAdmitted, start.keyed == nil || lookup.candidate != nil {
+            self.state = .probing(lookup, reason: reason, timeout: timeout)
+            return .mayProbe
         }
         let fetch = Fetch(lookup: lookup, reason: reason, timeout: timeout, range: self.upstreamRange(lookup))
         let plain = lookup.candidate == nil && start.request.method != .HEAD && !start.request.headers.contains(name: "range")

@@ -202,7 +202,9 @@ struct DevOfflinePagesTests {
         let html = await fixture.get("/dev/offline").body
         #expect(html.contains("1 of 2 games work offline right now. Not ready: holey (1 of 2)."))
         #expect(html.contains("Using 248 B of the 4.0 KiB budget (6%)"))
-        #expect(html.contains("1 host unreachable"))
+        #expect(html.contains("Origins unreachable (1)"))
+        #expect(html.contains("https://down.example"))
+        #expect(!html.contains(">Online<"))
 
         let noBudget = try DevOfflineFixture()
         let empty = try DevOfflineFixture.json(await noBudget.get("/dev/offline.json"))

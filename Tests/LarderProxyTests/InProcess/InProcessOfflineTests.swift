@@ -123,7 +123,12 @@ struct InProcessOfflineTests {
         let upstream = ScriptedUpstream()
         let url = Self.origin + "/page"
         upstream.script(url, .init(headers: [("Cache-Control", "max-age=0")], body: "OLD"))
-        try await InProcessProxy.with(upstream: upstream, configure: { $0.networkTimeout = .milliseconds(100) }) { proxy in
+        // One probe in the whole test: the second request after the back-off starts is never one.
+        let configure: @Sendable (inout ProxyConfiguration) -> Void = {
+            $0.networkTimeout = .milliseconds(100)
+            $0.backoff.probeInterval = 3600
+        }
+        try await InProcessProxy.with(upstream: upstream, configure: configure) { proxy in
             _ = try await proxy.get(url)
             try await self.stored(url, in: proxy)
             upstream.script(url, .init(delay: .milliseconds(500), failure: .connectTimeout))
@@ -136,6 +141,9 @@ struct InProcessOfflineTests {
                 backingOff = !proxy.server.health.shouldAttempt(origin: Self.origin)
             }
             #expect(backingOff, "two late connect timeouts put the origin in back-off")
+            let probe = try await proxy.get(url)
+            #expect(probe.body == "OLD")
+            #expect(probe.header("cache-status")?.hasSuffix("detail=network-timeout") == true, "the first request goes as the probe")
             let answer = try await proxy.get(url)
             #expect(answer.header("cache-status")?.hasSuffix("detail=upstream-backoff") == true)
         }

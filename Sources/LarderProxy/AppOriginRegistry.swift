@@ -1,0 +1,33 @@
+import LarderHTTP
+import NIOHTTP1
+import Synchronization
+
+/// The ``AppOrigins`` of the proxy, shared by all connections: which requests are the app's and
+/// which the browser's own (docs/SERVING.md, "The browser's own requests"). Each request costs one
+/// dictionary look-up under a lock.
+final class AppOriginRegistry: Sendable {
+    private let origins = Mutex(AppOrigins())
+
+    /// Who `request` (to `url`) is for; when it is the app's, its origins are kept as the app's.
+    func classify(_ request: HTTPRequestHead, url: HTTPURL) -> RequestInitiator {
+        let headers = request.headers
+        let referer = headers.first(name: "referer")
+        let site = headers.first(name: "sec-fetch-site")
+        let mode = headers.first(name: "sec-fetch-mode")
+        return self.origins.withLock { $0.classify(origin: url.origin, referer: referer, fetchSite: site, fetchMode: mode) }
+    }
+
+    /// Who `request` (to `url`) is for, learning nothing.
+    func initiator(of request: HTTPRequestHead, url: HTTPURL) -> RequestInitiator {
+        let headers = request.headers
+        let referer = headers.first(name: "referer")
+        let site = headers.first(name: "sec-fetch-site")
+        let mode = headers.first(name: "sec-fetch-mode")
+        return self.origins.withLock { $0.initiator(origin: url.origin, referer: referer, fetchSite: site, fetchMode: mode) }
+    }
+
+    /// Whether an app's request went to `origin`.
+    func isApp(origin: String) -> Bool {
+        self.origins.withLock { $0.contains(origin) }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// What the header badge of Larder's pages says, and /dev/offline.json's `connectivity`: offline
+/// mode, the app's origins that cannot be reached, or online (docs/SERVING.md, "Own pages").
+public struct Connectivity: Sendable, Codable, Hashable {
+    /// The state the badge shows.
+    public enum State: String, Sendable, Codable, Hashable {
+        /// Offline mode: the network is never contacted.
+        case offline
+        /// One or more of the app's origins could not be reached the last time Larder tried.
+        case originsUnreachable = "origins-unreachable"
+        /// Neither.
+        case online
+    }
+
+    /// The state.
+    public var state: State
+    /// The app's origins whose latest connection attempt failed (backing off or not), sorted; the
+    /// browser's own hosts are not among them.
+    public var unreachableOrigins: [String]
+
+    /// The state from offline mode and each origin's `health`; `isApp` says which origins the app's
+    /// requests went to (``AppOrigins``).
+    public init(offline: Bool, health: [String: HostHealth], isApp: (String) -> Bool) {
+        self.unreachableOrigins = health.filter { $0.value.consecutiveFailures > 0 && isApp($0.key) }.keys.sorted()
+        if offline {
+            self.state = .offline
+        } else {
+            self.state = self.unreachableOrigins.isEmpty ? .online : .originsUnreachable
+        }
+    }
+}

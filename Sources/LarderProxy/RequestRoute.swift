@@ -118,12 +118,19 @@ public enum RequestRoute: Sendable, Equatable {
             return self.ownPage(uri)
         }
         let lowered = uri.prefix(8).lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+        var target = uri
+        if WebSocketHandshake.isUpgrade(head),
+            let scheme = ["ws://": "http://", "wss://": "https://"].first(where: { lowered.hasPrefix($0.key) })
+        {
+            // WebKit (libsoup) names a WebSocket's URL as it is, `GET ws://host/path`, where
+            // Chromium writes `http://`: the same resource (RFC 6455 section 3).
+            target = scheme.value + uri.dropFirst(scheme.key.count)
+        } else if !(lowered.hasPrefix("http://") || lowered.hasPrefix("https://")) {
             return .reject(.badRequest, "Unsupported request target '\(uri.prefix(200))'.")
         }
         let url: HTTPURL
         do {
-            url = try HTTPURL(parsing: uri)
+            url = try HTTPURL(parsing: target)
         } catch {
             return .reject(.badRequest, "\(error)")
         }

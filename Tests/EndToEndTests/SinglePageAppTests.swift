@@ -50,13 +50,8 @@ struct SinglePageAppTests {
             #expect(online["xsrfCookie"] as? Bool == true, "\(online)")
             #expect(self.part(online, "save")["status"] as? Int == 200, "the XSRF-checked POST: \(online)")
             // WebKitGTK (libsoup 3) sends a ws:// handshake to an HTTP proxy as `GET ws://host:port/path`
-            // where Chromium sends `GET http://host:port/path`; Larder answers the `ws://` form
-            // `400 Unsupported request target`, so in WebKit the page's WebSocket fails.
-            withKnownIssue("Larder refuses an absolute-form ws:// request target (WebKitGTK's WebSocket through a proxy)") {
-                #expect(online["websocket"] as? String == "echo: ping", "\(online)")
-            } when: {
-                browser == .webKit
-            }
+            // where Chromium sends `GET http://host:port/path`; Larder takes both.
+            #expect(online["websocket"] as? String == "echo: ping", "\(online)")
             #expect(self.part(online, "settings")["offline"] is NSNull, "\(online)")
 
             // Hung: the origins accept connections and never answer. The page arrives from the

@@ -80,6 +80,27 @@ struct RoutingTests {
         #expect(url.requestTarget == "/a?b=1")
     }
 
+    @Test("a WebSocket handshake named ws:// or wss:// (as WebKit writes it) is forwarded as http:// or https://; nothing else is")
+    func webSocketSchemes() {
+        var upgrade = HTTPHeaders([("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Version", "13")])
+        upgrade.add(name: "Sec-WebSocket-Key", value: "dGhlIHNhbXBsZSBub25jZQ==")
+        for (target, expected) in [
+            ("ws://Live.example:8000/socket?x=1", "http://live.example:8000/socket?x=1"),
+            ("wss://live.example/s", "https://live.example/s"),
+        ] {
+            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target, headers: upgrade)
+            guard case .forward(let url) = RequestRoute.classify(head, own: self.own, rules: self.rules) else {
+                Issue.record("\(target) was not forwarded")
+                continue
+            }
+            #expect(url.absoluteString == expected)
+        }
+        guard case .reject(.badRequest, _) = self.classify(.GET, "ws://live.example/socket") else {
+            Issue.record("a ws:// target without an upgrade was taken")
+            return
+        }
+    }
+
     @Test("requests addressed to the proxy itself are its own pages, never forwarded")
     func ownPages() {
         #expect(self.classify(.GET, "/dev/offline", host: "127.0.0.1:8080") == .ownPage(path: "/dev/offline", query: nil))

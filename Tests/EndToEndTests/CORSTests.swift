@@ -70,10 +70,22 @@ struct CORSTests {
     }
 
     @Test(
-        "a page and its API on two origins, in Chromium: online, then the API stopped and a fresh profile reads today's data and queues its save, delivered once when the API returns; no grant ever reaches another page",
+        "Chromium: a page and its API on two origins, online, then the API stopped and a fresh profile reads today's data and queues its save, delivered once when the API returns; no grant ever reaches another page",
         .enabled(if: Chromium.isInstalled, "chromium is not installed; scripts/setup installs it (apt package chromium)")
     )
-    func pageAndAPIOnTwoOrigins() async throws {
+    func pageAndAPIInChromium() async throws {
+        try await self.pageAndAPIOnTwoOrigins(in: .chromium)
+    }
+
+    @Test(
+        "WebKitGTK: a page and its API on two origins, online, then the API stopped and a fresh profile reads today's data and queues its save, delivered once when the API returns; no grant ever reaches another page",
+        .enabled(if: WebKit.isInstalled, "needs a WebKitGTK webview; scripts/setup installs it (gir1.2-webkit2-4.1, python3-gi, xvfb)")
+    )
+    func pageAndAPIInWebKit() async throws {
+        try await self.pageAndAPIOnTwoOrigins(in: .webKit)
+    }
+
+    private func pageAndAPIOnTwoOrigins(in browser: Browser) async throws {
         let www = try await TestOrigin.start()
         defer { Task { try? await www.stop() } }
         let page = String(www.url("/").dropLast())
@@ -92,14 +104,14 @@ struct CORSTests {
         """#.write(toFile: config, atomically: true, encoding: .utf8)
         let larder = try await LarderProcess(serve: ["--config", config])
         do {
-            let online = try await Chromium.report(www.url("/app.html"), proxy: larder.proxyURL)
+            let online = try await browser.report(www.url("/app.html"), proxy: larder.proxyURL)
             #expect(online["todayStatus"] as? Int == 200, "online: \(online)")
             #expect(online["today"] as? String == #"{"data":{"today":"puzzle 1"}}"#, "online: \(online)")
             #expect(online["saveStatus"] as? Int == 200, "online: \(online)")
             #expect(api.requests("/api/save").filter { $0.method == "PATCH" }.count == 1)
 
             try await api.stop()
-            let offline = try await Chromium.report(www.url("/app.html"), proxy: larder.proxyURL)
+            let offline = try await browser.report(www.url("/app.html"), proxy: larder.proxyURL)
             #expect(offline["todayStatus"] as? Int == 200, "offline: \(offline)")
             #expect(offline["today"] as? String == #"{"data":{"today":"puzzle 1"}}"#, "offline: \(offline)")
             #expect(offline["todayOffline"] as? String == "1", "Larder-Offline is readable: \(offline)")

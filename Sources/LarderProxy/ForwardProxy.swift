@@ -66,6 +66,8 @@ final class ForwardProxy: Sendable {
         self.upstream = upstream
         self.health = health
         self.offline = offline
+        var configuration = configuration
+        configuration.answeredOffline = AnsweredOfflineRoutes(directory: store.directory, logger: logger)
         self.configuration = configuration
         self.logger = logger
         self.storeFailures = StoreWriteFailures(logger: logger)

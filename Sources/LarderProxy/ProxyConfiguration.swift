@@ -32,6 +32,9 @@ public struct ProxyConfiguration: Sendable {
     public var clientLimits = ClientLimits()
     /// Per-route strategies from the config file; the first route matching a key applies.
     public var routes: [CacheRoute] = []
+    /// The routes /dev/offline's **Answer offline** added, after `routes` (set by the proxy for
+    /// its cache directory).
+    var answeredOffline: AnsweredOfflineRoutes?
     /// Requests to keep fresh and answer the app with when the origin cannot (config `requests`),
     /// run by ``ProxyServer/declaredRequests``.
     public var declaredRequests: [DeclaredRequest] = []
@@ -48,7 +51,7 @@ public struct ProxyConfiguration: Sendable {
 
     /// The first route covering `key`, or nil (the default strategies of docs/SERVING.md apply).
     public func route(for key: CacheKey) -> CacheRoute? {
-        self.routes.first { $0.matches(key) }
+        self.routes.first { $0.matches(key) } ?? self.answeredOffline?.route(for: key)
     }
 
     /// The app shell for a navigation to `url`, if one is declared for it.

@@ -233,7 +233,8 @@ public final class ProxyServer: Service, Sendable {
             templates: try DevOfflineTemplates(),
             secrets: self.proxy.shownSecrets,
             appOrigins: self.proxy.appOrigins,
-            browserMisses: self.proxy.browserMisses
+            browserMisses: self.proxy.browserMisses,
+            answeredOffline: self.proxy.configuration.answeredOffline
         )
         let pages = OwnPages(
             proxyAuthority: authority,

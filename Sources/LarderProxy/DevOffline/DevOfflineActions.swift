@@ -104,6 +104,30 @@ struct DevOfflineActions {
                 return Self.redirect(back, flash: "No queued write has the id \(fields["id"] ?? "").")
             }
             return Self.redirect(back, flash: "Dropped queued write \(id); it will not be delivered.")
+        case "answer-offline", "remove-answer-offline":
+            guard let routes = self.pages.answeredOffline,
+                let entry = AnsweredOffline.Entry(url: fields["url"] ?? "", method: fields["method"] ?? "")
+            else {
+                return Self.redirect(back, flash: "Only a POST or QUERY to an http(s) URL can be answered offline.")
+            }
+            do {
+                if name == "answer-offline" {
+                    let added = try routes.add(entry)
+                    return Self.redirect(
+                        back,
+                        flash: added
+                            ? "\(entry.method) \(entry.url) will be answered offline: its answers are kept by their bodies from the next online visit (\(routes.path))."
+                            : "\(entry.method) \(entry.url) is already answered offline.")
+                }
+                let removed = try routes.remove(entry)
+                return Self.redirect(
+                    back,
+                    flash: removed
+                        ? "\(entry.method) \(entry.url) is no longer answered offline; what was stored stays until purged."
+                        : "\(entry.method) \(entry.url) was not answered offline.")
+            } catch {
+                return Self.redirect(back, flash: "Not changed: \(error)")
+            }
         case "offline":
             return self.toggleOffline(fields, back: back)
         case "clear-runtime":

@@ -53,6 +53,8 @@ struct DevOfflinePages: Sendable {
     var appOrigins: AppOriginRegistry? = nil
     /// The offline misses of the browser's own requests, shown apart; nil: none are told apart.
     var browserMisses: OfflineMisses? = nil
+    /// The routes **Answer offline** adds.
+    var answeredOffline: AnsweredOfflineRoutes? = nil
 
     /// A complete response.
     struct Response: Sendable {
@@ -144,6 +146,11 @@ struct DevOfflinePages: Sendable {
         }
         report.upstream = self.hostReports(now: now)
         report.connectivity = self.connectivity(now: now)
+        if let answered = self.answeredOffline?.current {
+            report.answeredOffline = AnsweredOfflineReport(
+                file: self.answeredOffline?.path ?? "", entries: answered.entries.map { .init(method: $0.method, url: $0.url) },
+                problem: answered.problem)
+        }
         let shown = { (miss: OfflineMisses.Miss) -> OfflineMisses.Miss in
             var shown = miss
             shown.url = self.secrets.redacting(miss.url)

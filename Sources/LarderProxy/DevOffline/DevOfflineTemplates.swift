@@ -184,7 +184,7 @@ struct DevOfflineTemplates: Sendable {
         <td class="num">{{count}}</td>
         <td><span class="pill offline-miss">{{reason}}</span></td>
         <td class="url mono small">{{referer}}</td>
-        <td>{{#canPrecache}}{{> addToPrecache}}{{/canPrecache}}</td>
+        <td>{{#canPrecache}}{{> addToPrecache}}{{/canPrecache}}{{#canAnswerOffline}}<form class="inline" method="post" action="/dev/offline/actions/answer-offline"><input type="hidden" name="url" value="{{url}}"><input type="hidden" name="method" value="{{method}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small" type="submit" title="Keep these requests' answers by their bodies from the next online visit, and answer them when the origin cannot">Answer offline</button></form>{{/canAnswerOffline}}</td>
         </tr>
         {{/missRows}}
         </tbody></table></div>
@@ -256,6 +256,12 @@ struct DevOfflineTemplates: Sendable {
         </tbody></table></div>
         {{/hasBrowserMisses}}
         {{/hasOfflineMisses}}
+
+        {{#hasAnsweredOffline}}
+        <h2 id="answer-offline">Answered offline <small>reads sent as POST kept by their bodies, added here with Answer offline; in {{answeredOfflineFile}}, after the config file's routes</small></h2>
+        {{#answeredOfflineProblem}}<div class="error">{{answeredOfflineProblem}}</div>{{/answeredOfflineProblem}}
+        <ul class="missing">{{#answeredOfflineRows}}<li><span class="mono">{{method}} {{url}}</span> <form class="inline" method="post" action="/dev/offline/actions/remove-answer-offline"><input type="hidden" name="url" value="{{url}}"><input type="hidden" name="method" value="{{method}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small" type="submit" title="Stop answering these requests offline; what was stored stays until purged">Remove</button></form></li>{{/answeredOfflineRows}}</ul>
+        {{/hasAnsweredOffline}}
 
         {{#hasExtraRows}}
         <h2 id="extra-urls">Extra URLs <small>added to precache from the offline misses</small></h2>

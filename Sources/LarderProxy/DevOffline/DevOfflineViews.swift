@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderStore
 
 /// Turns reports into the values the templates render: every number and time already formatted
@@ -81,6 +82,11 @@ struct DevOfflineViews {
         values["declaredRows"] = self.declaredRequestRows(report.declaredRequests ?? [])
         values["extraRows"] = report.extraURLs.map { extra in self.extraRow(extra, games: report.games) }
         values["hasExtraRows"] = !report.extraURLs.isEmpty
+        let answered = report.answeredOffline
+        values["hasAnsweredOffline"] = answered.map { !$0.entries.isEmpty || $0.problem != nil } ?? false
+        values["answeredOfflineFile"] = answered?.file ?? ""
+        values["answeredOfflineProblem"] = Self.optional(answered?.problem)
+        values["answeredOfflineRows"] = (answered?.entries ?? []).map { ["method": $0.method, "url": $0.url] }
         values["hasOfflineMisses"] = report.offlineMisses != nil
         values["missGroups"] = (report.offlineMisses?.groups ?? []).map(self.missGroup)
         let browserMisses = report.offlineMisses?.browserMisses ?? []
@@ -222,6 +228,8 @@ struct DevOfflineViews {
         row["referer"] = miss.referer ?? ""
         // Precache fetches with GET; another method's miss, or a stream's, cannot be cured that way.
         row["canPrecache"] = (miss.method == "GET" || miss.method == "HEAD") && miss.upgrade == nil
+        // A read sent as POST (the method's miss, not a queued write): offered to Answer offline.
+        row["canAnswerOffline"] = miss.note != nil && AnsweredOffline.Entry(url: miss.url, method: miss.method) != nil
         row["note"] = miss.note ?? ""
         return row
     }

@@ -22,6 +22,8 @@ public struct OfflineReport: Sendable, Codable {
     /// What the header badge says: offline mode, the app's origins that cannot be reached, or
     /// online; nil without a proxy.
     public var connectivity: Connectivity?
+    /// The reads sent as POST added with **Answer offline**; nil without a proxy.
+    public var answeredOffline: AnsweredOfflineReport?
     /// Every game, in games.txt order.
     public var games: [GameReport]
     /// Every page games.txt listed.

@@ -1,0 +1,100 @@
+/// The reads sent as POST (or QUERY) the user asked Larder to answer offline from /dev/offline
+/// (**Answer offline**): Larder's own routes file, `answer-offline.json` in the cache directory
+/// (docs/SERVING.md, "Answer offline"). Each is a route that keys the method's requests to one
+/// URL by their bodies, as a config route with `cacheMethods` does; the config file's routes come
+/// first.
+///
+/// ```json
+/// {"routes": [{"match": "https://app.example/_dash-update-component", "cacheMethods": ["POST"], "bodyKey": "exact"}]}
+/// ```
+public struct AnsweredOffline: Sendable, Hashable {
+    /// One URL's requests of one method, keyed by their bodies.
+    public struct Entry: Sendable, Hashable {
+        /// The URL, without its query (the route matches the cache key's path too).
+        public var url: String
+        /// `POST` or `QUERY`.
+        public var method: String
+
+        /// An entry; nil for a URL that is not http(s) or a method that may write.
+        public init?(url: String, method: String) {
+            let method = method.uppercased()
+            guard AnsweredOffline.methods.contains(method), let parsed = try? HTTPURL(parsing: url) else { return nil }
+            var text = parsed.absoluteString
+            if let query = text.firstIndex(of: "?") { text = String(text[..<query]) }
+            guard !text.contains("*") else { return nil }
+            self.url = text
+            self.method = method
+        }
+
+        /// The route it is: the URL's requests of its method keyed by their exact bodies.
+        public var route: CacheRoute {
+            CacheRoute(pattern: .glob(ExcludeGlob(self.url)), strategy: nil, cacheMethods: [self.method], bodyKey: .exact)
+        }
+    }
+
+    /// The methods a read may be sent with: never one that writes.
+    public static let methods: Set<String> = ["POST", "QUERY"]
+
+    /// The entries, oldest first.
+    public var entries: [Entry]
+
+    /// The list of `entries`.
+    public init(entries: [Entry] = []) {
+        self.entries = entries
+    }
+
+    /// Why a file is not one Larder wrote.
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads the file's bytes; `file` names it in errors.
+    public init(parsing bytes: [UInt8], file: String) throws(Problem) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw Problem(description: "\(file): \(error)")
+        }
+        guard case .object(let members) = value.kind, members.allSatisfy({ $0.name == "routes" }),
+            case .array(let routes)? = value[member: "routes"]?.kind
+        else {
+            throw Problem(description: "\(file): expected an object with one member, \"routes\", an array")
+        }
+        var entries: [Entry] = []
+        for (index, route) in routes.enumerated() {
+            let at = "\(file):\(route.line): routes[\(index)]"
+            guard case .object(let fields) = route.kind,
+                Set(fields.map(\.name)) == ["match", "cacheMethods", "bodyKey"],
+                case .string(let url)? = route[member: "match"]?.kind,
+                case .array(let methods)? = route[member: "cacheMethods"]?.kind, methods.count == 1,
+                case .string(let method) = methods[0].kind,
+                case .string("exact")? = route[member: "bodyKey"]?.kind
+            else {
+                throw Problem(
+                    description: "\(at): expected {\"match\": URL, \"cacheMethods\": [\"POST\" or \"QUERY\"], \"bodyKey\": \"exact\"}")
+            }
+            guard let entry = Entry(url: url, method: method) else {
+                throw Problem(description: "\(at): \(method) \(url) is not an http(s) URL without * read with POST or QUERY")
+            }
+            if !entries.contains(entry) { entries.append(entry) }
+        }
+        self.entries = entries
+    }
+
+    /// The file's bytes.
+    public var bytes: [UInt8] {
+        let routes = self.entries.map { entry in
+            JSONValue(
+                .object([
+                    JSONMember(name: "match", line: 1, value: JSONValue(.string(entry.url), line: 1)),
+                    JSONMember(
+                        name: "cacheMethods", line: 1, value: JSONValue(.array([JSONValue(.string(entry.method), line: 1)]), line: 1)),
+                    JSONMember(name: "bodyKey", line: 1, value: JSONValue(.string("exact"), line: 1)),
+                ]), line: 1)
+        }
+        return CanonicalJSON.bytes(
+            of: JSONValue(.object([JSONMember(name: "routes", line: 1, value: JSONValue(.array(routes), line: 1))]), line: 1))
+            + Array("\n".utf8)
+    }
+}

@@ -15,10 +15,11 @@ struct KeyedRequest: Sendable {
 
 extension ProxyConfiguration {
     /// Whether a request may be keyed, so its body is read whole first: a declared request has
-    /// its method and URL key now, or the first route covering the URL key opts the method in. A
-    /// GET is keyed only as a GraphQL form. Asked only for requests with a body, or GETs with a
+    /// its method and URL key now, or the first route covering the URL key opts the method in, or
+    /// it may be a GraphQL query keyed on defaults (``keysGraphQLQueries(method:urlKey:contentType:)``).
+    /// A GET is keyed only as a GraphQL form. Asked only for requests with a body, or GETs with a
     /// GraphQL `query` parameter (``HTTPURL/hasGraphQLQuery``).
-    func mayKey(method: String, url: HTTPURL) -> Bool {
+    func mayKey(method: String, url: HTTPURL, contentType: String?) -> Bool {
         let isGet = method == "GET"
         let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
         let now = self.now()
@@ -30,6 +31,15 @@ extension ProxyConfiguration {
             }
         }
         return self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet) != nil
+            || self.keysGraphQLQueries(method: method, urlKey: urlKey, contentType: contentType)
+    }
+
+    /// Whether a request no declared request or route keys may be a GraphQL query kept on
+    /// defaults (docs/SERVING.md, "Requests with bodies"): a POST sent as JSON, or a GET form,
+    /// unless a `network-only` route covers the URL.
+    func keysGraphQLQueries(method: String, urlKey: CacheKey, contentType: String?) -> Bool {
+        guard method == "GET" || (method == "POST" && JSONMediaType.names(contentType)) else { return false }
+        return self.route(for: urlKey)?.strategy != .networkOnly
     }
 
     /// Whether a declared GET without a body key asks for `key` now: its answer, stored pinned,
@@ -65,7 +75,8 @@ extension ProxyConfiguration {
     /// queries, are its own, and are neither stored nor answered as the declared one's), and
     /// when `headers` from `client` may have its answer (``DeclaredAnswerAccess``; a request
     /// that may not is not keyed at all, so no route stores or answers it under that key);
-    /// else by the first route covering the URL key when it opts the method in.
+    /// else by the first route covering the URL key when it opts the method in; else, when the
+    /// route does not key the method, as a GraphQL query on defaults (``GraphQLRead``).
     func keyedServing(
         method: String, url: HTTPURL, body: ByteBuffer?, headers: some HeaderFields, client: AnswerOwner.Client,
         learned: [String: JSONValue] = [:]
@@ -103,10 +114,15 @@ extension ProxyConfiguration {
             serving.learning = learning
             return serving
         }
-        guard let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet), let digest = digest(bodyKey) else {
-            return nil
+        if let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet) {
+            guard let digest = digest(bodyKey) else { return nil }
+            return KeyedServing(KeyedRequest(urlKey: urlKey, bodyKey: bodyKey, reason: .route), method: method, digest: digest, body: body)
         }
-        return KeyedServing(KeyedRequest(urlKey: urlKey, bodyKey: bodyKey, reason: .route), method: method, digest: digest, body: body)
+        guard self.keysGraphQLQueries(method: method, urlKey: urlKey, contentType: headers["content-type"].first) else { return nil }
+        let read = isGet ? GraphQLRead(queryOf: url) : body.map { GraphQLRead(body: Array($0.readableBytesView)) }
+        guard case .query(let digest)? = read else { return nil }
+        return KeyedServing(
+            KeyedRequest(urlKey: urlKey, bodyKey: .graphql, reason: .graphQLQuery), method: method, digest: digest, body: body)
     }
 }
 

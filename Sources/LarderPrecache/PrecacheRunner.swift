@@ -449,7 +449,8 @@ public final class PrecacheRunner: Sendable {
             let received = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> [ReceivedBody] in
                 // The host's slot is held while the body arrives, not while it is made durable and
                 // indexed: the connection is free again by then, and the next file can come down it.
-                try await self.withHostSlot(fetch.url, position: position, limiter: limiter) { () throws(DownloadFailure) -> [ReceivedBody] in
+                try await self.withHostSlot(fetch.url, position: position, limiter: limiter) {
+                    () throws(DownloadFailure) -> [ReceivedBody] in
                     try await self.receive(fetch)
                 }
             }

@@ -5,7 +5,7 @@ import Testing
 /// Redirects kept for disconnected use, through the binary (docs/SERVING.md, "Redirects").
 @Suite("End to end: redirects")
 struct RedirectTests {
-    @Test("a form that answers 302: online the origin is asked every time; with the origin gone, curl -L follows the stored 302 to the stored page")
+    @Test("a form that answers 302: online the origin is asked each time; with it gone, curl -L follows the stored 302 to the stored page")
     func formRedirectOffline() async throws {
         let other = try await TestOrigin.start()
         try await withProxy { larder, origin in

@@ -35,7 +35,7 @@ struct RequestBodyTests {
         }
     }
 
-    @Test("on defaults, a GraphQL query POST is answered with the origin gone; a mutation never is; a body that does not parse is forwarded whole")
+    @Test("on defaults a GraphQL query POST is answered with the origin gone; a mutation never is; a body that does not parse goes whole")
     func graphQLOnDefaults() async throws {
         try await withProxy { larder, origin in
             origin.setRoute(

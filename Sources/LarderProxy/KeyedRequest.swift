@@ -36,10 +36,12 @@ extension ProxyConfiguration {
 
     /// Whether a request no declared request or route keys may be a GraphQL query kept on
     /// defaults (docs/SERVING.md, "Requests with bodies"): a POST sent as JSON, or a GET form,
-    /// unless a `network-only` route covers the URL.
+    /// unless the route covering the URL is `network-only` or strict offline (a keyed answer is
+    /// served whatever its `Cache-Control`, which such a route refuses).
     func keysGraphQLQueries(method: String, urlKey: CacheKey, contentType: String?) -> Bool {
         guard method == "GET" || (method == "POST" && JSONMediaType.names(contentType)) else { return false }
-        return self.route(for: urlKey)?.strategy != .networkOnly
+        guard let route = self.route(for: urlKey) else { return true }
+        return route.strategy != .networkOnly && route.offline != .strict
     }
 
     /// Whether a declared GET without a body key asks for `key` now: its answer, stored pinned,

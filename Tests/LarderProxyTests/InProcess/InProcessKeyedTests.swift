@@ -249,4 +249,37 @@ struct InProcessKeyedTests {
             try await self.stored(key, body: "LATE", in: proxy)
         }
     }
+
+    @Test("on defaults a GraphQL query is kept and answered when the origin cannot, except under a strict or network-only route")
+    func graphQLQueryOnDefaults() async throws {
+        let upstream = ScriptedUpstream()
+        let strict = Self.origin + "/strict/graphql"
+        let networkOnly = Self.origin + "/live/graphql"
+        for url in [Self.graphql, strict, networkOnly] {
+            upstream.script(url, .init(headers: [("Cache-Control", "no-store")], body: "TODAY"))
+        }
+        let configure: @Sendable (inout ProxyConfiguration) -> Void = {
+            $0.routes = [
+                CacheRoute(pattern: .glob(ExcludeGlob("/strict/**")), strategy: nil, offline: .strict),
+                CacheRoute(pattern: .glob(ExcludeGlob("/live/**")), strategy: .networkOnly),
+            ]
+        }
+        try await InProcessProxy.with(upstream: upstream, configure: configure) { proxy in
+            for url in [Self.graphql, strict, networkOnly] {
+                #expect(try await self.post(proxy, url, body: Self.today).body == "TODAY")
+            }
+            try await self.stored(try self.key(Self.graphql, Self.today, .graphql), body: "TODAY", in: proxy)
+            #expect(try await proxy.store.entry(for: try self.key(strict, Self.today, .graphql)) == nil)
+            #expect(try await proxy.store.entry(for: try self.key(networkOnly, Self.today, .graphql)) == nil)
+
+            for url in [Self.graphql, strict, networkOnly] {
+                upstream.script(url, .init(failure: .connectionRefused))
+            }
+            let offline = try await self.post(proxy, Self.graphql, body: Self.todayReordered)
+            #expect(offline.body == "TODAY")
+            #expect(offline.header("cache-status")?.hasSuffix("; detail=upstream-unreachable+graphql-query") == true)
+            #expect(try await self.post(proxy, strict, body: Self.today).status == 502)
+            #expect(try await self.post(proxy, networkOnly, body: Self.today).status == 502)
+        }
+    }
 }

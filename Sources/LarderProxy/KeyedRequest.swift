@@ -16,9 +16,10 @@ struct KeyedRequest: Sendable {
 extension ProxyConfiguration {
     /// Whether a request may be keyed, so its body is read whole first: a declared request has
     /// its method and URL key now, or the first route covering the URL key opts the method in, or
-    /// it may be a GraphQL query keyed on defaults (``keysGraphQLQueries(method:urlKey:contentType:)``).
-    /// A GET is keyed only as a GraphQL form. Asked only for requests with a body, or GETs with a
-    /// GraphQL `query` parameter (``HTTPURL/hasGraphQLQuery``).
+    /// it is a POST that may be a GraphQL query keyed on defaults
+    /// (``keysGraphQLQueries(method:urlKey:contentType:)``; a `contentType` of nil, unknown, is
+    /// not JSON). A GET is keyed only as a GraphQL form. Asked for requests with a body (and by
+    /// ``answersInOriginsPlace(method:url:)``).
     func mayKey(method: String, url: HTTPURL, contentType: String?) -> Bool {
         let isGet = method == "GET"
         let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
@@ -31,7 +32,7 @@ extension ProxyConfiguration {
             }
         }
         return self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet) != nil
-            || self.keysGraphQLQueries(method: method, urlKey: urlKey, contentType: contentType)
+            || (!isGet && self.keysGraphQLQueries(method: method, urlKey: urlKey, contentType: contentType))
     }
 
     /// Whether a request no declared request or route keys may be a GraphQL query kept on
@@ -140,9 +141,11 @@ extension ProxyConfiguration {
     }
 
     /// Whether a request with `method` to `url` is one Larder answers or keeps in the origin's
-    /// place: a declared request, a keyed route, or a queue route covers it.
+    /// place: a declared request, a keyed route, or a queue route covers it (not a GraphQL query
+    /// on defaults: whether it is one is known only from its body).
     func answersInOriginsPlace(method: String, url: HTTPURL) -> Bool {
-        self.writeQueue.mayQueue(method: method, key: CacheKey(url: url, filter: self.queryFilter)) || self.mayKey(method: method, url: url)
+        self.writeQueue.mayQueue(method: method, key: CacheKey(url: url, filter: self.queryFilter))
+            || self.mayKey(method: method, url: url, contentType: nil)
     }
 }
 

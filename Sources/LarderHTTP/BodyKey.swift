@@ -39,7 +39,7 @@ public enum BodyKey: String, Sendable, CaseIterable, Hashable {
         return Self.sha256(request.canonicalBytes)
     }
 
-    private static func sha256(_ bytes: [UInt8]) -> String {
+    static func sha256(_ bytes: [UInt8]) -> String {
         LowercaseHex.string(Array(SHA256.hash(data: bytes)))
     }
 }

@@ -49,6 +49,11 @@ public enum CacheDecision: Sendable, Hashable {
         // A route's maxAgeSeconds bounds how long this copy has been held, as Workbox's expiration
         // does: from when it arrived (not when its body was committed, which a busy disk delays),
         // and without the upstream Age a CDN reports.
+        if stored.disconnectedOnlyRedirect != nil, context.strategy != .cacheOnly {
+            // Kept for when the origin cannot answer (DisconnectedRedirect): online, whatever the
+            // strategy, the origin is asked.
+            return request.onlyIfCached ? .gatewayTimeout(detail: "only-if-cached") : .forward(reason: .stale, timeout: nil)
+        }
         let heldFor = now.timeIntervalSince(stored.responseTime)
         let withinRouteMaxAge = context.routeMaxAge.map { heldFor <= $0.seconds } ?? true
 
@@ -127,11 +132,19 @@ public enum CacheDecision: Sendable, Hashable {
     /// stale copy, and `stale-if-error` (RFC 5861) a `must-revalidate` or `no-cache` one within its
     /// window; precached entries are an out-of-band contract and always may. Beyond that the
     /// ``OfflineRule`` decides: relaxed (the default) serves the copy anyway and says so, strict
-    /// does not.
+    /// does not. A temporary redirect kept for disconnected use only (``DisconnectedRedirect``),
+    /// which RFC 9111 would not have stored, is such a copy (`status-302`) unless precached.
     public static func disconnectedUse(_ freshness: ResponseFreshness, precached: Bool, rule: OfflineRule, now: Date)
         -> DisconnectedUse
     {
-        if precached || freshness.isFresh(now: now) {
+        if precached {
+            return .allowed
+        }
+        if let status = freshness.disconnectedOnlyRedirect {
+            let directive = "status-\(status)"
+            return rule == .strict ? .forbidden(directive: directive) : .relaxed(directive: directive)
+        }
+        if freshness.isFresh(now: now) {
             return .allowed
         }
         if let window = freshness.staleIfError, freshness.staleness(now: now) <= window {

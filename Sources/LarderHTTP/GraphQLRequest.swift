@@ -9,6 +9,8 @@ struct GraphQLRequest {
 
     /// The canonical request object.
     let canonical: JSONValue
+    /// Whether it carries its document (`query`), not only a persisted query's hash.
+    let hasDocument: Bool
 
     /// The bytes the digest is taken of.
     var canonicalBytes: [UInt8] {
@@ -77,6 +79,7 @@ struct GraphQLRequest {
         default:
             return nil
         }
+        self.hasDocument = fields["query"] != nil
         let members = fields.map { JSONMember(name: $0.key, line: 1, value: $0.value) }
         self.canonical = JSONValue(.object(members), line: 1)
     }

@@ -16,7 +16,8 @@ public enum DisconnectedUse: Sendable, Hashable {
     /// It may, as RFC 9111 allows (fresh, plainly stale, `stale-if-error`, or precached).
     case allowed
     /// It may because the offline rule is relaxed; RFC 9111 forbids it for this directive
-    /// (`no-cache` or `must-revalidate`).
+    /// (`no-cache` or `must-revalidate`), or would not have stored it (`status-302`:
+    /// ``DisconnectedRedirect``).
     case relaxed(directive: String)
     /// It may not (a strict route): this directive forbids it.
     case forbidden(directive: String)

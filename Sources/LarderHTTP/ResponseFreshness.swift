@@ -20,6 +20,9 @@ public struct ResponseFreshness: Sendable, Hashable {
     /// How long after it goes stale it may be served when upstream fails (`stale-if-error`,
     /// RFC 5861 section 4), or nil.
     public let staleIfError: TimeInterval?
+    /// The status of a temporary redirect kept for disconnected use only (``DisconnectedRedirect``),
+    /// else nil: such a copy never answers while the origin answers.
+    public let disconnectedOnlyRedirect: Int?
 
     /// Statuses a cache may give a heuristic lifetime (RFC 9110 section 15.1).
     public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
@@ -67,6 +70,8 @@ public struct ResponseFreshness: Sendable, Hashable {
         self.immutable = cacheControl.contains("immutable")
         self.staleWhileRevalidate = Self.window(cacheControl.seconds("stale-while-revalidate"))
         self.staleIfError = Self.window(cacheControl.seconds("stale-if-error"))
+        self.disconnectedOnlyRedirect =
+            DisconnectedRedirect.applies(status: status, cacheControl: cacheControl, expires: header("expires")) ? status : nil
     }
 
     /// The seconds an `Age` field line says (RFC 9111 section 5.1): delta-seconds, digits only, or

@@ -27,7 +27,14 @@ public enum Storability: Sendable, Hashable {
         [200, 201, 202, 203, 204, 205, 206, 300, 301, 302, 303, 304, 305, 307, 308]
             + Array(400...417) + [421, 422, 426] + Array(500...505))
 
-    /// Decides storability.
+    /// Whether a response says how long it may be stored (RFC 9111 section 3): `max-age`, `Expires`,
+    /// `public` or `private`, which let a cache store any status it understands.
+    public static func hasExplicitFreshness(_ directives: CacheControlDirectives, expires: [String]) -> Bool {
+        directives.contains("max-age") || !expires.isEmpty || directives.contains("public") || directives.contains("private")
+    }
+
+    /// Decides storability. A temporary redirect without explicit freshness is storable for
+    /// disconnected use only (``DisconnectedRedirect``).
     /// - Parameters:
     ///   - method: the request method.
     ///   - status: the response status.
@@ -52,8 +59,12 @@ public enum Storability: Sendable, Hashable {
             return .notStorable(reason: "event-stream")
         }
         let directives = CacheControlDirectives(responseCacheControl)
-        let explicit = directives.contains("max-age") || !expires.isEmpty || directives.contains("public") || directives.contains("private")
-        guard self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status)) else {
+        let explicit = self.hasExplicitFreshness(directives, expires: expires)
+        // A temporary redirect without freshness is kept for disconnected use only (DisconnectedRedirect).
+        guard
+            self.storableStatuses.contains(status) || (explicit && self.storableWithExplicitFreshness(status))
+                || DisconnectedRedirect.applies(status: status, cacheControl: directives, expires: expires)
+        else {
             return .notStorable(reason: "status-\(status)")
         }
         if CacheControlDirectives(requestCacheControl).contains("no-store") {

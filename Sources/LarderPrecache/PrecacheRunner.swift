@@ -442,13 +442,15 @@ public final class PrecacheRunner: Sendable {
     }
 
     /// Downloads one planned file to a temporary file of the store, whole and of its declared
-    /// length, retrying transient failures; ``commit(_:for:)`` then indexes it.
-    private func download(_ fetch: PlannedFetch, position: Int, limiter: HostLimiter) async -> Result<ReceivedBody, DownloadFailure> {
+    /// length, retrying transient failures; ``commit(_:for:)`` then indexes it. A page on its own
+    /// that redirects comes with each step (``RedirectChain``), the redirects first.
+    private func download(_ fetch: PlannedFetch, position: Int, limiter: HostLimiter) async -> Result<[ReceivedBody], DownloadFailure> {
         do {
-            let received = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> ReceivedBody in
+            let received = try await self.withRetries(fetch.url) { () throws(DownloadFailure) -> [ReceivedBody] in
                 // The host's slot is held while the body arrives, not while it is made durable and
                 // indexed: the connection is free again by then, and the next file can come down it.
-                try await self.withHostSlot(fetch.url, position: position, limiter: limiter) { () throws(DownloadFailure) -> ReceivedBody in
+                try await self.withHostSlot(fetch.url, position: position, limiter: limiter) {
+                    () throws(DownloadFailure) -> [ReceivedBody] in
                     try await self.receive(fetch)
                 }
             }
@@ -458,26 +460,60 @@ public final class PrecacheRunner: Sendable {
         }
     }
 
-    /// A whole body written to a temporary file, not yet in the index.
+    /// A whole body written to a temporary file, not yet in the index, and the key it goes under.
     private struct ReceivedBody {
+        var key: CacheKey
         var writer: BodyWriter
         var head: StoredResponseHead
         var declaredLength: Int64?
     }
 
-    /// One GET of a planned file, its body streamed to a temporary file; the caller holds a host slot.
-    private func receive(_ fetch: PlannedFetch) async throws(DownloadFailure) -> ReceivedBody {
+    /// The GETs of a planned file, their bodies streamed to temporary files; the caller holds a
+    /// host slot. A page on its own follows redirects, each step received under its own URL's key
+    /// (docs/SERVING.md, "Redirects"); anything else must answer 200.
+    private func receive(_ fetch: PlannedFetch) async throws(DownloadFailure) -> [ReceivedBody] {
         // Pages change between deploys: always ask the origin, never an intermediary's copy.
         let headers: [(name: String, value: String)] = fetch.kind == .page || fetch.url.isPage ? [("Cache-Control", "no-cache")] : []
-        let requestTime = Date()
-        let response = try await self.execute(fetch.url, headers: headers)
-        let responseTime = Date()
-        guard response.head.status == 200 else {
-            throw DownloadFailure(
-                reason: "answered HTTP \(response.head.status)",
-                isTransient: RetryPolicy.isTransient(status: response.head.status)
-            )
+        let followsRedirects = fetch.kind == .page && fetch.games.isEmpty
+        var chain = RedirectChain(start: fetch.url, queryFilter: self.options.queryFilter)
+        var url = fetch.url
+        var key = fetch.key
+        var steps: [ReceivedBody] = []
+        do throws(DownloadFailure) {
+            while true {
+                let requestTime = Date()
+                let response = try await self.execute(url, headers: headers)
+                let responseTime = Date()
+                let status = response.head.status
+                let redirects = followsRedirects && RedirectChain.statuses.contains(status)
+                guard status == 200 || redirects else {
+                    throw DownloadFailure(
+                        reason: url == fetch.url ? "answered HTTP \(status)" : "\(url.absoluteString) answered HTTP \(status)",
+                        isTransient: RetryPolicy.isTransient(status: status)
+                    )
+                }
+                steps.append(try await self.receiveBody(response, url: url, key: key, requestTime: requestTime, responseTime: responseTime))
+                guard redirects else { return steps }
+                do {
+                    let location = response.head.headers.first { $0.name.lowercased() == "location" }?.value
+                    url = try chain.follow(location: location)
+                } catch {
+                    throw DownloadFailure(reason: error.reason, isTransient: false)
+                }
+                key = CacheKey(url: url, filter: self.options.queryFilter)
+            }
+        } catch {
+            for step in steps {
+                step.writer.discard()
+            }
+            throw error
         }
+    }
+
+    /// Streams one response's body to a temporary file of the store.
+    private func receiveBody(
+        _ response: UpstreamResponse, url: HTTPURL, key: CacheKey, requestTime: Date, responseTime: Date
+    ) async throws(DownloadFailure) -> ReceivedBody {
         let writer: BodyWriter
         do {
             writer = try self.store.makeBodyWriter()
@@ -500,13 +536,15 @@ public final class PrecacheRunner: Sendable {
             // Checked here, where a short body can still be fetched again.
             try writer.checkLength(declaredLength)
         } catch {
+            writer.discard()
             throw DownloadFailure(reason: "truncated body: \(error)", isTransient: true)
         }
         return ReceivedBody(
+            key: key,
             writer: writer,
             head: StoredResponseHead(
-                url: fetch.url.absoluteString,
-                status: 200,
+                url: url.absoluteString,
+                status: response.head.status,
                 headers: response.head.headers.map { HeaderField(name: $0.name, value: $0.value) },
                 requestTime: requestTime,
                 responseTime: responseTime
@@ -515,30 +553,37 @@ public final class PrecacheRunner: Sendable {
         )
     }
 
-    /// Indexes a received body: staged when a game waits on it (installed with the game's new
-    /// version), else (a page on its own) as a pinned entry at once. Returns its size.
-    private func commit(_ received: ReceivedBody, for fetch: PlannedFetch) async -> Result<Int64, DownloadFailure> {
-        do {
-            if !fetch.games.isEmpty {
-                return .success(
-                    try await received.writer.stage(
-                        key: fetch.key,
-                        head: received.head,
-                        expectedLength: received.declaredLength,
+    /// Indexes received bodies: staged when a game waits on them (installed with the game's new
+    /// version), else (a page on its own, and each step of its redirects) as pinned entries at
+    /// once. Returns their size.
+    private func commit(_ received: [ReceivedBody], for fetch: PlannedFetch) async -> Result<Int64, DownloadFailure> {
+        var size: Int64 = 0
+        for (index, body) in received.enumerated() {
+            do {
+                if !fetch.games.isEmpty {
+                    size += try await body.writer.stage(
+                        key: body.key,
+                        head: body.head,
+                        expectedLength: body.declaredLength,
                         revision: fetch.revision
-                    ))
+                    )
+                } else {
+                    size += try await body.writer.commit(
+                        key: body.key,
+                        head: body.head,
+                        kind: .precached,
+                        expectedLength: body.declaredLength,
+                        revision: body.key == fetch.key ? fetch.revision : nil
+                    ).bodySize
+                }
+            } catch {
+                for rest in received[(index + 1)...] {
+                    rest.writer.discard()
+                }
+                return .failure(DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false))
             }
-            return .success(
-                try await received.writer.commit(
-                    key: fetch.key,
-                    head: received.head,
-                    kind: .precached,
-                    expectedLength: received.declaredLength,
-                    revision: fetch.revision
-                ).bodySize)
-        } catch {
-            return .failure(DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false))
         }
+        return .success(size)
     }
 
     /// One GET; the caller holds a host slot.

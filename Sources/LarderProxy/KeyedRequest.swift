@@ -15,10 +15,12 @@ struct KeyedRequest: Sendable {
 
 extension ProxyConfiguration {
     /// Whether a request may be keyed, so its body is read whole first: a declared request has
-    /// its method and URL key now, or the first route covering the URL key opts the method in. A
-    /// GET is keyed only as a GraphQL form. Asked only for requests with a body, or GETs with a
-    /// GraphQL `query` parameter (``HTTPURL/hasGraphQLQuery``).
-    func mayKey(method: String, url: HTTPURL) -> Bool {
+    /// its method and URL key now, or the first route covering the URL key opts the method in, or
+    /// it is a POST that may be a GraphQL query keyed on defaults
+    /// (``keysGraphQLQueries(method:urlKey:contentType:)``; a `contentType` of nil, unknown, is
+    /// not JSON). A GET is keyed only as a GraphQL form. Asked for requests with a body (and by
+    /// ``answersInOriginsPlace(method:url:)``).
+    func mayKey(method: String, url: HTTPURL, contentType: String?) -> Bool {
         let isGet = method == "GET"
         let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
         let now = self.now()
@@ -30,6 +32,17 @@ extension ProxyConfiguration {
             }
         }
         return self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet) != nil
+            || (!isGet && self.keysGraphQLQueries(method: method, urlKey: urlKey, contentType: contentType))
+    }
+
+    /// Whether a request no declared request or route keys may be a GraphQL query kept on
+    /// defaults (docs/SERVING.md, "Requests with bodies"): a POST sent as JSON, or a GET form,
+    /// unless the route covering the URL is `network-only` or strict offline (a keyed answer is
+    /// served whatever its `Cache-Control`, which such a route refuses).
+    func keysGraphQLQueries(method: String, urlKey: CacheKey, contentType: String?) -> Bool {
+        guard method == "GET" || (method == "POST" && JSONMediaType.names(contentType)) else { return false }
+        guard let route = self.route(for: urlKey) else { return true }
+        return route.strategy != .networkOnly && route.offline != .strict
     }
 
     /// Whether a declared GET without a body key asks for `key` now: its answer, stored pinned,
@@ -65,7 +78,8 @@ extension ProxyConfiguration {
     /// queries, are its own, and are neither stored nor answered as the declared one's), and
     /// when `headers` from `client` may have its answer (``DeclaredAnswerAccess``; a request
     /// that may not is not keyed at all, so no route stores or answers it under that key);
-    /// else by the first route covering the URL key when it opts the method in.
+    /// else by the first route covering the URL key when it opts the method in; else, when the
+    /// route does not key the method, as a GraphQL query on defaults (``GraphQLRead``).
     func keyedServing(
         method: String, url: HTTPURL, body: ByteBuffer?, headers: some HeaderFields, client: AnswerOwner.Client,
         learned: [String: JSONValue] = [:]
@@ -103,10 +117,15 @@ extension ProxyConfiguration {
             serving.learning = learning
             return serving
         }
-        guard let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet), let digest = digest(bodyKey) else {
-            return nil
+        if let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet) {
+            guard let digest = digest(bodyKey) else { return nil }
+            return KeyedServing(KeyedRequest(urlKey: urlKey, bodyKey: bodyKey, reason: .route), method: method, digest: digest, body: body)
         }
-        return KeyedServing(KeyedRequest(urlKey: urlKey, bodyKey: bodyKey, reason: .route), method: method, digest: digest, body: body)
+        guard self.keysGraphQLQueries(method: method, urlKey: urlKey, contentType: headers["content-type"].first) else { return nil }
+        let read = isGet ? GraphQLRead(queryOf: url) : body.map { GraphQLRead(body: Array($0.readableBytesView)) }
+        guard case .query(let digest)? = read else { return nil }
+        return KeyedServing(
+            KeyedRequest(urlKey: urlKey, bodyKey: .graphql, reason: .graphQLQuery), method: method, digest: digest, body: body)
     }
 }
 
@@ -122,9 +141,11 @@ extension ProxyConfiguration {
     }
 
     /// Whether a request with `method` to `url` is one Larder answers or keeps in the origin's
-    /// place: a declared request, a keyed route, or a queue route covers it.
+    /// place: a declared request, a keyed route, or a queue route covers it (not a GraphQL query
+    /// on defaults: whether it is one is known only from its body).
     func answersInOriginsPlace(method: String, url: HTTPURL) -> Bool {
-        self.writeQueue.mayQueue(method: method, key: CacheKey(url: url, filter: self.queryFilter)) || self.mayKey(method: method, url: url)
+        self.writeQueue.mayQueue(method: method, key: CacheKey(url: url, filter: self.queryFilter))
+            || self.mayKey(method: method, url: url, contentType: nil)
     }
 }
 

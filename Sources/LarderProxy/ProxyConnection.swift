@@ -170,7 +170,8 @@ struct ProxyConnection {
         let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
         let writeQueue = self.proxy.configuration.writeQueue
         let mayQueue = !isRead && writeQueue.mayQueue(method: method, key: key)
-        if mayQueue || (!isRead && self.proxy.configuration.mayKey(method: method, url: url)) {
+        let contentType = head.headers["content-type"].first
+        if mayQueue || (!isRead && self.proxy.configuration.mayKey(method: method, url: url, contentType: contentType)) {
             switch try await Self.readBody(&iterator, limit: BodyKey.maximumBodySize) {
             case .whole(let body):
                 // A write a rule queues is never answered from the store, whatever keys it.
@@ -182,7 +183,9 @@ struct ProxyConnection {
                     let keyed = self.proxy.configuration.keyedServing(
                         method: method, url: url, body: body, headers: head.headers, client: self.client, learned: learned)
                 else {
-                    return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer)
+                    // A JSON body that is not a GraphQL query says why it is never answered from the store.
+                    let detail = JSONMediaType.names(contentType) ? GraphQLRead(body: Array(body.readableBytesView)).notKeyedDetail : nil
+                    return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer, detail: detail)
                 }
                 let outcome = try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
                 if let learning = keyed.learning, let status = outcome.cacheStatus?.forwardStatus, (200..<300).contains(status) {

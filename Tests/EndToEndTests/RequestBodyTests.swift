@@ -34,4 +34,51 @@ struct RequestBodyTests {
             #expect(other.status == 502)
         }
     }
+
+    @Test("on defaults a GraphQL query POST is answered with the origin gone; a mutation never is; a body that does not parse goes whole")
+    func graphQLOnDefaults() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute(
+                "/graphql",
+                .dynamic { request in
+                    let body = String(decoding: request.body, as: UTF8.self)
+                    if body.contains("mutation") { return .text(#"{"data":{"save":true}}"#, contentType: "application/json") }
+                    if body.contains("today") { return .text(#"{"data":{"today":"puzzle-1"}}"#, contentType: "application/json") }
+                    return .text(#"{"errors":[{"message":"bad request"}]}"#, status: 400, contentType: "application/json")
+                })
+            let json = ["-X", "POST", "-H", "Content-Type: application/json", "--data"]
+            let query = #"{"query":"query Today { today }","operationName":"Today"}"#
+            let mutation = #"{"query":"mutation SaveToday { save }"}"#
+            let broken = #"{"query":"query Other { other }","#
+
+            let online = try await Curl.run(origin.url("/graphql"), proxy: larder.proxyURL, arguments: json + [query])
+            #expect(online.status == 200)
+            #expect(online.header("cache-status") == "larder; fwd=uri-miss; fwd-status=200; stored")
+            let write = try await Curl.run(origin.url("/graphql"), proxy: larder.proxyURL, arguments: json + [mutation])
+            #expect(write.text == #"{"data":{"save":true}}"#)
+            #expect(write.header("cache-status")?.hasSuffix("; detail=graphql-mutation") == true)
+            let unparsed = try await Curl.run(origin.url("/graphql"), proxy: larder.proxyURL, arguments: json + [broken])
+            #expect(unparsed.status == 400, "the origin's own answer")
+            #expect(unparsed.header("cache-status")?.hasSuffix("; detail=invalid-json") == true)
+            #expect(origin.requests("/graphql").map { String(decoding: $0.body, as: UTF8.self) } == [query, mutation, broken])
+            await entriesStored(in: larder)
+
+            try await origin.stop()
+            let offline = try await Curl.run(
+                origin.url("/graphql"), proxy: larder.proxyURL,
+                arguments: json + [#"{ "operationName": "Today", "query": "query Today {\n  today\n}" }"#])
+            #expect(offline.status == 200)
+            #expect(offline.text == #"{"data":{"today":"puzzle-1"}}"#)
+            #expect(offline.header("cache-status")?.hasPrefix("larder; hit;") == true)
+            #expect(offline.header("cache-status")?.hasSuffix("; detail=upstream-unreachable+graphql-query") == true)
+            #expect(offline.header("larder-offline") == "1")
+
+            let writeOffline = try await Curl.run(origin.url("/graphql"), proxy: larder.proxyURL, arguments: json + [mutation])
+            #expect(writeOffline.status == 502)
+            #expect(writeOffline.header("cache-status")?.contains("graphql-mutation") == true)
+            let unparsedOffline = try await Curl.run(origin.url("/graphql"), proxy: larder.proxyURL, arguments: json + [broken])
+            #expect(unparsedOffline.status == 502)
+            #expect(unparsedOffline.header("cache-status")?.contains("invalid-json") == true)
+        }
+    }
 }

@@ -18,14 +18,15 @@ struct CacheTransactionTests {
         _ headers: [(String, String)] = [("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")],
         age: TimeInterval = 0,
         kind: EntryKind = .runtime,
-        url: HTTPURL = url
+        url: HTTPURL = url,
+        status: Int = 200
     ) -> CacheTransaction.Candidate {
         let time = now.addingTimeInterval(-age)
         let fields = headers.map { HeaderField(name: $0.0, value: $0.1) }
         let entry = CachedEntry(
             key: CacheKey(url: url),
             url: url.absoluteString,
-            status: 200,
+            status: status,
             headers: fields,
             varyRequestHeaders: [],
             kind: kind,
@@ -36,7 +37,7 @@ struct CacheTransactionTests {
             responseTime: time,
             storedAt: time
         )
-        let freshness = ResponseFreshness(status: 200, header: { fields[$0] }, requestTime: time, responseTime: time)
+        let freshness = ResponseFreshness(status: status, header: { fields[$0] }, requestTime: time, responseTime: time)
         return CacheTransaction.Candidate(entry: entry, freshness: freshness)
     }
 

@@ -57,6 +57,9 @@ struct CacheTransaction: Sendable {
         /// A CORS preflight, keyed by its page origin, method and fields (``CORSPreflight``): a
         /// stored answer says `detail=preflight+` and the disconnected detail.
         case preflight
+        /// A GraphQL query, keyed with no config (``GraphQLRead``): a stored answer gives the
+        /// usual disconnected detail and `+graphql-query`.
+        case graphQLQuery
     }
 
     /// Everything known when the transaction starts.
@@ -506,6 +509,7 @@ struct CacheTransaction: Sendable {
                 switch self.start.keyed {
                 case .declared: "declared"
                 case .preflight: "preflight+" + answer.use.detail(detail)
+                case .graphQLQuery: answer.use.detail(detail) + "+graphql-query"
                 case .route, nil: answer.use.detail(detail)
                 }
             if let standIn = answer.standIn {

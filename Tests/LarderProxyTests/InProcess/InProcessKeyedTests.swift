@@ -116,12 +116,13 @@ struct InProcessKeyedTests {
             let otherVariables = Self.today.replacingOccurrences(of: "2026-11-24", with: "2026-11-23")
             let other = try await self.post(proxy, Self.graphql, body: otherVariables)
             #expect(other.status == 502)
-            #expect(other.header("cache-status") == "larder; fwd=method; detail=upstream-unreachable")
+            // It is a GraphQL query of its own, kept under its own key on defaults: nothing is stored for it.
+            #expect(other.header("cache-status") == "larder; fwd=uri-miss; detail=upstream-unreachable")
             // A GET of the URL is not answered from the POST's answer.
             #expect(try await proxy.get(Self.graphql).status == 502)
-            // A mutation is not keyed: forwarded as any POST.
+            // A mutation is not keyed: forwarded as any POST, saying why.
             let mutation = try await self.post(proxy, Self.graphql, body: #"{"query":"mutation { like(id: 1) }"}"#)
-            #expect(mutation.header("cache-status") == "larder; fwd=method; detail=upstream-unreachable")
+            #expect(mutation.header("cache-status") == "larder; fwd=method; detail=upstream-unreachable+graphql-mutation")
 
             proxy.server.offline.isOffline = true
             let switchedOff = try await self.post(proxy, Self.graphql, body: Self.today)
@@ -181,10 +182,10 @@ struct InProcessKeyedTests {
             #expect(offline.body == "RESULTS")
             #expect(offline.header("cache-status")?.hasSuffix("; detail=upstream-unreachable") == true)
             #expect(offline.header("larder-offline") == "1")
-            // Not JSON: not keyed, forwarded as any POST.
+            // Not JSON: not keyed, forwarded as any POST; sent as JSON, it says so.
             #expect(
                 try await self.post(proxy, search, body: "q=cats").header("cache-status")
-                    == "larder; fwd=method; detail=upstream-unreachable")
+                    == "larder; fwd=method; detail=upstream-unreachable+invalid-json")
             let notOptedIn = try await self.post(proxy, other, body: body)
             #expect(notOptedIn.status == 504)
             #expect(notOptedIn.header("cache-status") == "larder; fwd=method; detail=upstream-unreachable")
@@ -246,6 +247,39 @@ struct InProcessKeyedTests {
             #expect(hung.header("cache-status")?.hasSuffix("; detail=network-timeout") == true)
             #expect(hung.header("larder-offline") == "1")
             try await self.stored(key, body: "LATE", in: proxy)
+        }
+    }
+
+    @Test("on defaults a GraphQL query is kept and answered when the origin cannot, except under a strict or network-only route")
+    func graphQLQueryOnDefaults() async throws {
+        let upstream = ScriptedUpstream()
+        let strict = Self.origin + "/strict/graphql"
+        let networkOnly = Self.origin + "/live/graphql"
+        for url in [Self.graphql, strict, networkOnly] {
+            upstream.script(url, .init(headers: [("Cache-Control", "no-store")], body: "TODAY"))
+        }
+        let configure: @Sendable (inout ProxyConfiguration) -> Void = {
+            $0.routes = [
+                CacheRoute(pattern: .glob(ExcludeGlob("/strict/**")), strategy: nil, offline: .strict),
+                CacheRoute(pattern: .glob(ExcludeGlob("/live/**")), strategy: .networkOnly),
+            ]
+        }
+        try await InProcessProxy.with(upstream: upstream, configure: configure) { proxy in
+            for url in [Self.graphql, strict, networkOnly] {
+                #expect(try await self.post(proxy, url, body: Self.today).body == "TODAY")
+            }
+            try await self.stored(try self.key(Self.graphql, Self.today, .graphql), body: "TODAY", in: proxy)
+            #expect(try await proxy.store.entry(for: try self.key(strict, Self.today, .graphql)) == nil)
+            #expect(try await proxy.store.entry(for: try self.key(networkOnly, Self.today, .graphql)) == nil)
+
+            for url in [Self.graphql, strict, networkOnly] {
+                upstream.script(url, .init(failure: .connectionRefused))
+            }
+            let offline = try await self.post(proxy, Self.graphql, body: Self.todayReordered)
+            #expect(offline.body == "TODAY")
+            #expect(offline.header("cache-status")?.hasSuffix("; detail=upstream-unreachable+graphql-query") == true)
+            #expect(try await self.post(proxy, strict, body: Self.today).status == 502)
+            #expect(try await self.post(proxy, networkOnly, body: Self.today).status == 502)
         }
     }
 }

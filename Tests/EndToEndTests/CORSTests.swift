@@ -44,13 +44,16 @@ struct CORSTests {
         return api
     }
 
-    /// The page: reads today's puzzle with a credentialed GraphQL POST, then saves a move with a
-    /// credentialed PATCH (both preflighted: JSON bodies), and reports what it could read.
-    static func page(api: TestOrigin) -> String {
+    /// The page: loads its game from a third origin (a CDN), reads today's puzzle with a
+    /// credentialed GraphQL POST, then saves a move with a credentialed PATCH (both preflighted:
+    /// JSON bodies), and reports what it could read.
+    static func page(api: TestOrigin, cdn: TestOrigin) -> String {
         """
-        <!doctype html><title>today</title><script>
+        <!doctype html><title>today</title>
+        <script src=\(String(reflecting: cdn.url("/games/flip.js")))></script>
+        <script>
         (async () => {
-          const r = {};
+          const r = { game: window.flipGame || null };
           const json = { "Content-Type": "application/json" };
           try {
             const today = await fetch(\(String(reflecting: api.url("/graphql"))), { method: "POST", credentials: "include", headers: json,
@@ -70,7 +73,7 @@ struct CORSTests {
     }
 
     @Test(
-        "Chromium: a page and its API on two origins, online, then the API stopped and a fresh profile reads today's data and queues its save, delivered once when the API returns; no grant ever reaches another page",
+        "Chromium: a page, its API and its game on three origins, online, then the API stopped and a fresh profile reads today's data and queues its save, delivered once when the API returns; no grant ever reaches another page",
         .enabled(if: Chromium.isInstalled, "chromium is not installed; scripts/setup installs it (apt package chromium)")
     )
     func pageAndAPIInChromium() async throws {
@@ -78,7 +81,7 @@ struct CORSTests {
     }
 
     @Test(
-        "WebKitGTK: a page and its API on two origins, online, then the API stopped and a fresh profile reads today's data and queues its save, delivered once when the API returns; no grant ever reaches another page",
+        "WebKitGTK: a page, its API and its game on three origins, online, then the API stopped and a fresh profile reads today's data and queues its save, delivered once when the API returns; no grant ever reaches another page",
         .enabled(if: WebKit.isInstalled, "needs a WebKitGTK webview; scripts/setup installs it (gir1.2-webkit2-4.1, python3-gi, xvfb)")
     )
     func pageAndAPIInWebKit() async throws {
@@ -91,7 +94,12 @@ struct CORSTests {
         let page = String(www.url("/").dropLast())
         let api = try await Self.api(granting: page)
         defer { Task { try? await api.stop() } }
-        www.setRoute("/app.html", .text(Self.page(api: api), contentType: "text/html"))
+        let cdn = try await TestOrigin.start()
+        defer { Task { try? await cdn.stop() } }
+        cdn.setRoute(
+            "/games/flip.js",
+            .text("window.flipGame = 'flip v1';", contentType: "text/javascript", headers: [("Cache-Control", "max-age=600")]))
+        www.setRoute("/app.html", .text(Self.page(api: api, cdn: cdn), contentType: "text/html"))
 
         let directory = LarderProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -108,10 +116,15 @@ struct CORSTests {
             #expect(online["todayStatus"] as? Int == 200, "online: \(online)")
             #expect(online["today"] as? String == #"{"data":{"today":"puzzle 1"}}"#, "online: \(online)")
             #expect(online["saveStatus"] as? Int == 200, "online: \(online)")
+            #expect(online["game"] as? String == "flip v1", "online: \(online)")
             #expect(api.requests("/api/save").filter { $0.method == "PATCH" }.count == 1)
 
+            // Every origin stops: page, API and games all come from Larder in a fresh profile.
             try await api.stop()
+            try await cdn.stop()
+            try await www.stop()
             let offline = try await browser.report(www.url("/app.html"), proxy: larder.proxyURL)
+            #expect(offline["game"] as? String == "flip v1", "the game from the third origin: \(offline)")
             #expect(offline["todayStatus"] as? Int == 200, "offline: \(offline)")
             #expect(offline["today"] as? String == #"{"data":{"today":"puzzle 1"}}"#, "offline: \(offline)")
             #expect(offline["todayOffline"] as? String == "1", "Larder-Offline is readable: \(offline)")
@@ -161,6 +174,7 @@ struct CORSTests {
             )
 
             try await api.restart()
+            try await www.restart()
             #expect(
                 await eventually(within: 60) { api.requests("/api/save").filter { $0.method == "PATCH" }.count >= 2 },
                 "the queued save is delivered when the API returns")

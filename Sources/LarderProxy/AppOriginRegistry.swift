@@ -10,20 +10,22 @@ final class AppOriginRegistry: Sendable {
 
     /// Who `request` (to `url`) is for; when it is the app's, its origins are kept as the app's.
     func classify(_ request: HTTPRequestHead, url: HTTPURL) -> RequestInitiator {
-        let headers = request.headers
-        let referer = headers.first(name: "referer")
-        let site = headers.first(name: "sec-fetch-site")
-        let mode = headers.first(name: "sec-fetch-mode")
+        let (referer, site, mode) = Self.fields(request)
         return self.origins.withLock { $0.classify(origin: url.origin, referer: referer, fetchSite: site, fetchMode: mode) }
     }
 
     /// Who `request` (to `url`) is for, learning nothing.
     func initiator(of request: HTTPRequestHead, url: HTTPURL) -> RequestInitiator {
-        let headers = request.headers
-        let referer = headers.first(name: "referer")
-        let site = headers.first(name: "sec-fetch-site")
-        let mode = headers.first(name: "sec-fetch-mode")
+        let (referer, site, mode) = Self.fields(request)
         return self.origins.withLock { $0.initiator(origin: url.origin, referer: referer, fetchSite: site, fetchMode: mode) }
+    }
+
+    /// The fields that tell who a request is for: `Referer`, `Sec-Fetch-Site`, `Sec-Fetch-Mode`.
+    private static func fields(_ request: HTTPRequestHead) -> (referer: String?, site: String?, mode: String?) {
+        (
+            request.headers.first(name: "referer"), request.headers.first(name: "sec-fetch-site"),
+            request.headers.first(name: "sec-fetch-mode")
+        )
     }
 
     /// Whether an app's request went to `origin`.

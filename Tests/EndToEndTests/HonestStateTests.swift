@@ -9,19 +9,6 @@ import Testing
 /// (docs/SERVING.md, "Offline misses", "The browser's own requests", "Disconnected operation").
 @Suite("End to end: honest state", .serialized)
 struct HonestStateTests {
-    /// Runs `body` with `larder serve ARGS`; its log is printed when `body` fails.
-    private static func withLarder(_ arguments: [String] = [], _ body: (LarderProcess) async throws -> Void) async throws {
-        let larder = try await LarderProcess(serve: arguments)
-        do {
-            try await body(larder)
-        } catch {
-            print("larder log:\n\(larder.log)")
-            await larder.tearDown()
-            throw error
-        }
-        await larder.tearDown()
-    }
-
     private static func report(_ larder: LarderProcess) async throws -> [String: Any] {
         let response = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
         #expect(response.status == 200)
@@ -45,7 +32,7 @@ struct HonestStateTests {
         let sockets = try await WebSocketEchoOrigin.start()
         let socket = sockets.url("/ws")
         try await sockets.stop()
-        try await Self.withLarder { larder in
+        try await withLarder { larder in
             let page = app.url("/notebook")
             #expect(try await Curl.run(page, proxy: larder.proxyURL).status == 200)
             #expect(try await Curl.run(page, proxy: larder.proxyURL).header("cache-status")?.hasPrefix("larder; hit") == true)
@@ -86,7 +73,7 @@ struct HonestStateTests {
     func badge() async throws {
         let app = try await TestOrigin.start()
         app.setRoute("/data.json", .text("{}", contentType: "application/json", headers: [("Cache-Control", "max-age=0")]))
-        try await Self.withLarder { larder in
+        try await withLarder { larder in
             let url = app.url("/data.json")
             #expect(try await Curl.run(url, proxy: larder.proxyURL).status == 200)
             #expect(try await Self.page(larder).contains(#"<span class="pill online">Online</span>"#))
@@ -133,7 +120,7 @@ struct HonestStateTests {
         let update = service.url("/service/update2/json")
         try await service.stop()
         try await app.stop()
-        try await Self.withLarder { larder in
+        try await withLarder { larder in
             let page = app.url("/")
             // The user's page and a fetch it makes: the app's.
             let navigation = ["-H", "Sec-Fetch-Site: none", "-H", "Sec-Fetch-Mode: navigate", "-H", "Sec-Fetch-Dest: document"]
@@ -174,7 +161,7 @@ struct HonestStateTests {
     func postMiss() async throws {
         let app = try await TestOrigin.start()
         try await app.stop()
-        try await Self.withLarder { larder in
+        try await withLarder { larder in
             let page = app.url("/dashboard")
             let callback = app.url("/_dash-update-component")
             for _ in 0..<2 {
@@ -217,7 +204,7 @@ struct HonestStateTests {
                 delivered.withLock { $0 = $0 ?? .now }
                 return .text("saved", status: 201)
             })
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             let state = app.url("/api/state.json")
             #expect(try await Curl.run(state, proxy: larder.proxyURL).status == 200)
             try await app.stop()

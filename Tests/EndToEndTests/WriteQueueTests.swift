@@ -45,20 +45,6 @@ struct WriteQueueTests {
         return id
     }
 
-    /// Runs `body` with `larder serve ARGS`, stopped and its cache directory removed afterwards; its
-    /// log is printed when `body` fails.
-    private static func withLarder(_ arguments: [String], _ body: (LarderProcess) async throws -> Void) async throws {
-        let larder = try await LarderProcess(serve: arguments)
-        do {
-            try await body(larder)
-        } catch {
-            print("larder log:\n\(larder.log)")
-            await larder.tearDown()
-            throw error
-        }
-        await larder.tearDown()
-    }
-
     /// The bodies of the queued writes kept on disk (pending or dead-lettered).
     private static func queueFiles(_ cacheDirectory: String) -> [String] {
         filesUnder(cacheDirectory + "/queue").filter { !$0.contains("tmp") }
@@ -171,7 +157,7 @@ struct WriteQueueTests {
         let g1Complete = mutation("completeGameplay", game: "g1", elapsed: 30)
         let g2Update2 = mutation("updateGameplay", game: "g2", elapsed: 15)
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             for write in [g1Update1, g2Update1, g1Update2, g1Complete, g2Update2] {
                 _ = Self.queuedID(try await Self.send(write, to: origin, through: larder, headers: ["Content-Type: application/json"]))
             }
@@ -202,7 +188,7 @@ struct WriteQueueTests {
         origin.setRoute("/api/good", .text("ok"))
         try await origin.stop()
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             let bad = try #require(
                 Self.queuedID(
                     try await Self.send(
@@ -261,7 +247,7 @@ struct WriteQueueTests {
                 return .text("overloaded", status: 503)
             })
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             _ = Self.queuedID(
                 try await Self.send(Write(method: "POST", path: "/save", body: Array("state".utf8)), to: origin, through: larder))
             // The first attempt, then four replays: 1.5 s, 2.5 s and 3.5 s apart after the first.
@@ -290,7 +276,7 @@ struct WriteQueueTests {
         origin.setRoute("/notes/new", .text("ok"))
         try await origin.stop()
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             _ = Self.queuedID(
                 try await Self.send(Write(method: "POST", path: "/notes/old", body: Array("old".utf8)), to: origin, through: larder))
             #expect(await eventually(within: 20) { larder.log.contains("expired") })
@@ -320,7 +306,7 @@ struct WriteQueueTests {
         try await failing.stop()
         try await working.stop()
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             for path in ["/w/a", "/w/b"] {
                 for origin in [failing, working] {
                     _ = Self.queuedID(
@@ -356,7 +342,7 @@ struct WriteQueueTests {
                 return first ? .text("late", faults: [.delayHead(.seconds(8))]) : .text("saved", status: 201)
             })
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             let write = Write(method: "POST", path: "/save", body: Array(#"{"level":3}"#.utf8))
             _ = Self.queuedID(try await Self.send(write, to: origin, through: larder))
             #expect(await eventually(within: 60) { origin.requests().count >= 2 })
@@ -378,7 +364,7 @@ struct WriteQueueTests {
         let origin = try await TestOrigin.start()
         origin.setRoute("/save", .text("saved"))
 
-        try await Self.withLarder(["--config", config, "--offline"]) { larder in
+        try await withLarder(["--config", config, "--offline"]) { larder in
             let write = Write(method: "PUT", path: "/save", body: Array("state".utf8))
             // The route's own answer.
             let queued = try await Self.send(write, to: origin, through: larder)
@@ -411,7 +397,7 @@ struct WriteQueueTests {
         origin.setRoute("/ping", .text("pong", headers: [("Cache-Control", "no-store")]))
         try await origin.stop()
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             _ = Self.queuedID(try await Self.send(Write(method: "POST", path: "/save", body: Array("s".utf8)), to: origin, through: larder))
             // The first replay cannot connect either; the origin then waits a minute.
             var attempted = false
@@ -446,7 +432,7 @@ struct WriteQueueTests {
         let origin = try await TestOrigin.start()
         try await origin.stop()
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             // A file where the queue's folder goes: no body can be kept (as root too).
             let queue = larder.cacheDirectory + "/queue"
             try? FileManager.default.removeItem(atPath: queue)
@@ -489,7 +475,7 @@ struct WriteQueueTests {
 
         let save = Self.update(game: "g1", elapsed: 300)
         let attack = Self.update(game: "g1", elapsed: 0)
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             // The app's own page saves (a browser sends its Origin and Sec-Fetch-Site).
             _ = Self.queuedID(
                 try await Self.send(
@@ -536,7 +522,7 @@ struct WriteQueueTests {
         let first = Self.update(game: "g1", elapsed: 10)
         let second = Self.update(game: "g1", elapsed: 20)
         let plain = Self.update(game: "g1", elapsed: 30)
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             let sameSite = ["Content-Type: application/json", "Origin: https://www.example", "Sec-Fetch-Site: same-site"]
             _ = Self.queuedID(try await Self.send(first, to: origin, through: larder, headers: sameSite))
             _ = Self.queuedID(try await Self.send(second, to: origin, through: larder, headers: sameSite))
@@ -563,7 +549,7 @@ struct WriteQueueTests {
         }
         try await origin.stop()
 
-        try await Self.withLarder(["--config", config]) { larder in
+        try await withLarder(["--config", config]) { larder in
             for write in writes.prefix(3) {
                 _ = Self.queuedID(try await Self.send(write, to: origin, through: larder))
             }
@@ -590,7 +576,7 @@ struct WriteQueueTests {
         let config = try Self.config(#"{"routes": [{"match": "/items/*"}]}"#, in: directory)
         let origin = try await TestOrigin.start()
 
-        try await Self.withLarder(["--config", config, "--offline"]) { larder in
+        try await withLarder(["--config", config, "--offline"]) { larder in
             for index in 0..<60 {
                 _ = Self.queuedID(
                     try await Self.send(

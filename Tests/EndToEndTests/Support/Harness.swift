@@ -66,3 +66,17 @@ func filesAppearing(under directory: String, count: Int = 1) async -> [String] {
     }
     return filesUnder(directory)
 }
+
+/// Runs `body` with `larder serve ARGS`, stopped and its cache directory removed afterwards; its
+/// log is printed when `body` fails.
+func withLarder(_ arguments: [String] = [], _ body: (LarderProcess) async throws -> Void) async throws {
+    let larder = try await LarderProcess(serve: arguments)
+    do {
+        try await body(larder)
+    } catch {
+        print("larder log:\n\(larder.log)")
+        await larder.tearDown()
+        throw error
+    }
+    await larder.tearDown()
+}

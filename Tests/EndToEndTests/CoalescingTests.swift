@@ -43,6 +43,38 @@ struct CoalescingTests {
         }
     }
 
+    @Test(
+        "20 concurrent misses for a response with an ETag and no freshness make one full download; followers asking for validation send the ETag"
+    )
+    func twentyMissesETagOnly() async throws {
+        try await withProxy { larder, origin in
+            let length: Int64 = 200_000
+            origin.setRoute(
+                "/etag-only.bin",
+                TestResponse(headers: [("ETag", #""v1""#)], body: .generated(length: length), faults: [.delayHead(.milliseconds(300))]))
+            let url = origin.url("/etag-only.bin")
+            let results = try await withThrowingTaskGroup(of: CurlResult.self) { group in
+                for index in 0..<20 {
+                    // Two of them ask for validation, as a reload does.
+                    let arguments = index < 2 ? ["-H", "Cache-Control: no-cache"] : []
+                    group.addTask { try await Curl.run(url, proxy: larder.proxyURL, arguments: arguments, timeout: 40) }
+                }
+                var results: [CurlResult] = []
+                for try await result in group { results.append(result) }
+                return results
+            }
+            let expected = Bytes(GeneratedBody.bytes(0..<length))
+            for result in results {
+                #expect(result.status == 200)
+                #expect(Bytes(result.body) == expected)
+            }
+            let requests = origin.requests("/etag-only.bin")
+            let full = requests.filter { $0.header("if-none-match") == nil }
+            #expect(full.count == 1, "one full download, not \(full.count): \(results.compactMap { $0.header("cache-status") })")
+            #expect(requests.count <= 3, "the others are none, or revalidations: \(requests.count)")
+        }
+    }
+
     @Test("when the leader's body fails, its followers fetch for themselves and get answers without hanging")
     func leaderFailure() async throws {
         try await withProxy { larder, origin in

@@ -246,12 +246,23 @@ struct CacheTransactionTests {
         _ = late.begin()
         #expect(Step(late.followerWoke(nil, now: Self.now)) == .fetch(conditional: false, timeout: nil))
 
-        // What the leader stored is already stale: fetch alone, unless the request accepts it stale.
-        var stale = Self.transaction()
-        _ = stale.begin()
-        #expect(
-            Step(stale.followerWoke(Self.entry([("Cache-Control", "no-cache")]), now: Self.now)) == .fetch(conditional: false, timeout: nil)
-        )
+        // What the leader stored is already stale (no-cache, or an ETag alone): it arrived after the
+        // follower asked, so it answers it all the same: one download per burst.
+        for stored in [[("Cache-Control", "no-cache")], [("ETag", #""v1""#)]] {
+            var stale = Self.transaction()
+            _ = stale.begin()
+            #expect(
+                Step(stale.followerWoke(Self.entry(stored), now: Self.now))
+                    == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        }
+        // A follower that asks for validation revalidates the copy with its validators, not a second download.
+        for asked in ["no-cache", "max-age=0"] {
+            var validating = Self.transaction(headers: [("Cache-Control", asked)])
+            _ = validating.begin()
+            #expect(
+                Step(validating.followerWoke(Self.entry([("ETag", #""v1""#)]), now: Self.now)) == .fetch(conditional: true, timeout: nil),
+                "\(asked)")
+        }
         var maxStale = Self.transaction(headers: [("Cache-Control", "max-stale")])
         _ = maxStale.begin()
         #expect(

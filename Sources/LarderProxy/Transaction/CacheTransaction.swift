@@ -333,16 +333,23 @@ struct CacheTransaction: Sendable {
     }
 
     /// The fetch this request waited for ended; `stored` is the lookup's match after it (nil when
-    /// it stored nothing usable or took too long). Under the `http` strategy a response stored
-    /// already stale (`max-age=0`, `no-cache`) answers only a request that accepts it stale (RFC
-    /// 9111 section 4), not one that merely came while it was being stored; a fresh one answers
-    /// every follower, a reload too (it was fetched after the request was made).
+    /// it stored nothing usable or took too long). One download per burst (docs/SERVING.md,
+    /// "Coalescing"): the request joined a plain miss, so what is stored now arrived after it was
+    /// made, as the answer to a request forwarded meanwhile, and answers it whatever its freshness
+    /// (a response with only an `ETag` is stale at once), as forwarding the request itself would
+    /// have. Only a request that asks for validation (`no-cache`, `max-age=0`), when the `http`
+    /// strategy would not serve the copy, goes to the origin, and then with the copy's validators
+    /// (a 304 at worst, not a second download).
     mutating func followerWoke(_ stored: Candidate?, now: Date) -> Action {
-        guard case .joining(let fetch) = self.state else { preconditionFailure("not joining") }
+        guard case .joining(var fetch) = self.state else { preconditionFailure("not joining") }
         guard let stored else { return self.fetch(fetch) }
-        if self.start.strategy == .http, !stored.freshness.isFresh(now: now),
+        let directives = RequestCacheDirectives(
+            cacheControl: self.start.request.headers["cache-control"], pragma: self.start.request.headers["pragma"])
+        if self.start.strategy == .http, directives.noCache || directives.maxAge == 0, !stored.freshness.isFresh(now: now),
             case .forward = CacheDecision.decide(self.decisionContext, stored: stored.freshness, now: now)
         {
+            fetch.lookup.candidate = stored
+            fetch.reason = .stale
             return self.fetch(fetch)
         }
         self.state = .answering(then: .fetchAlone(fetch))

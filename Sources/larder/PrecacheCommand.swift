@@ -14,9 +14,11 @@ struct PrecacheCommand: AsyncParsableCommand {
         commandName: "precache",
         abstract: "Download the pages and games listed in games.txt files for offline use.",
         discussion: """
-            Each line of a list is a page (ends in .html), a manifest URL (ends in \
-            offline.meta.json), a game root (its manifest is ROOT/offline.meta.json) or a \
-            dated series (series MANIFEST-URL|URL-TEMPLATE [past=N] [future=N] [tz=Area/City]). \
+            Each line of a list is a page (page URL, or a URL ending in .html; a page that \
+            redirects is followed, each step stored), a manifest URL (ends in \
+            offline.meta.json), a game root (its manifest is ROOT/offline.meta.json; GAME page \
+            URL adds the page it is played on) or a dated series (series \
+            MANIFEST-URL|URL-TEMPLATE [past=N] [future=N] [tz=Area/City]). \
             Manifests are always fetched from the network; files already cached are not \
             downloaded again. Pages and today's series files come first, then the games in \
             list order, then the series' other days. Exit status: 0 when everything is ready, 1 when anything \
@@ -26,6 +28,7 @@ struct PrecacheCommand: AsyncParsableCommand {
               larder precache Examples/games.txt
               larder precache games.txt --exclude '*.map' --concurrency 4 --json
               larder precache games.txt --config larder.json   # precache.exclude, allowCrossOrigin, ignoreQueryParameters
+              larder precache games.txt --upstream-ca lan-ca.pem # also trust this CA for the origins (a LAN or test origin)
             """
     )
 

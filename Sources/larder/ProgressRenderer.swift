@@ -10,7 +10,9 @@ final class ProgressRenderer: Sendable {
         var done = 0
         var failed = 0
         var bytes: Int64 = 0
-        var currentGame = ""
+        /// What the last finished file was for: its game, else the file itself (a page, a
+        /// series' day, an extra URL), so a series backlog never shows the last game's name.
+        var currentItem = ""
         var lastDraw = Date.distantPast
     }
 
@@ -34,7 +36,7 @@ final class ProgressRenderer: Sendable {
             case .fileFinished(let url, let game, let size, let error):
                 state.done += 1
                 state.bytes += size
-                if let game { state.currentGame = game }
+                state.currentItem = game ?? Self.itemName(url)
                 if let error {
                     state.failed += 1
                     self.write(self.interactive ? "\r\u{1B}[2K" : "")
@@ -67,7 +69,7 @@ final class ProgressRenderer: Sendable {
         let rate = Double(state.bytes) / elapsed
         let remaining = state.done > 0 ? elapsed / Double(state.done) * Double(state.total - state.done) : 0
         let status =
-            "\(state.done)/\(state.total) files  \(ByteFormat.string(state.bytes))  \(ByteFormat.string(Int64(rate)))/s  ETA \(Self.duration(remaining))  \(state.currentGame)"
+            "\(state.done)/\(state.total) files  \(ByteFormat.string(state.bytes))  \(ByteFormat.string(Int64(rate)))/s  ETA \(Self.duration(remaining))  \(state.currentItem)"
         if self.interactive {
             let width = 24
             let filled = state.total > 0 ? width * state.done / state.total : width
@@ -80,6 +82,14 @@ final class ProgressRenderer: Sendable {
 
     private func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// A file's name as the progress line shows it: the last segment of its path, else its host.
+    static func itemName(_ url: String) -> String {
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        let segments = path.split(separator: "/")
+        guard segments.count > 2, let last = segments.last else { return segments.dropFirst().first.map(String.init) ?? url }
+        return String(last)
     }
 
     private static func duration(_ seconds: TimeInterval) -> String {

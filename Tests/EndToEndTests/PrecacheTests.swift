@@ -7,6 +7,17 @@ import Testing
 /// `larder precache` with the real binary against a local origin serving the demo games.
 @Suite("End to end: precache")
 struct PrecacheTests {
+    @Test("larder precache --help names the page keyword, the GAME page form and --upstream-ca")
+    func help() async throws {
+        let help = try await LarderCLI.run(["precache", "--help"])
+        #expect(help.exitCode == 0)
+        // The help is wrapped to the terminal's width.
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for text in ["page URL", "GAME page URL", "--upstream-ca", "redirects"] {
+            #expect(words.contains(text), "\(text) missing from:\n\(help.stdout)")
+        }
+    }
+
     @Test("the demo precaches; with the origin stopped every listed file is served with identical bytes")
     func demoOffline() async throws {
         let origin = try await TestOrigin.start()

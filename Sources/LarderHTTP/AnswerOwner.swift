@@ -35,19 +35,25 @@ public struct AnswerOwner: Hashable, Sendable {
 
     /// The owner of `request` for `url` from `client`.
     public init(client: Client, request: some HeaderFields, url: HTTPURL) {
-        var identity: String
         switch client {
         case .local:
-            identity = "local"
+            self.digest = Self.localDigest
         case .remote(let address):
-            identity = "remote:" + address
+            var identity = "remote:" + address
             let authorization = request["authorization"].joined(separator: ",")
             let cookie = request["cookie"].joined(separator: "; ")
             if !authorization.isEmpty { identity += "\nauthorization:" + authorization }
             if !cookie.isEmpty { identity += "\ncookie:" + cookie }
+            self.digest = Self.digest(of: identity)
         }
-        self.digest = LowercaseHex.string(Array(SHA256.hash(data: Array(identity.utf8))))
         self.isCrossSite = Self.isCrossSite(request, url: url)
+    }
+
+    /// The one user of Larder's own machine, hashed once rather than per request.
+    private static let localDigest = Self.digest(of: "local")
+
+    private static func digest(of identity: String) -> String {
+        LowercaseHex.string(Array(SHA256.hash(data: Array(identity.utf8))))
     }
 
     /// Whether `request` comes from a page of another site than `url`'s: as the browser says in

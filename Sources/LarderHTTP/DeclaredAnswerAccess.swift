@@ -44,8 +44,8 @@ public enum DeclaredAnswerAccess: Sendable, Hashable {
 
     /// The origin of the page that made `request`: its `Origin`, else its `Referer`'s origin.
     static func pageOrigin(of request: some HeaderFields) -> String? {
-        if let origin = request.first(name: "origin") {
-            return HTTPURL.canonicalOrigin(origin.trimmingWhitespace())
+        if request.contains(name: "origin") {
+            return CORSGrant.pageOrigin(of: request)
         }
         return request.first(name: "referer").flatMap { try? HTTPURL(parsing: $0.trimmingWhitespace()) }?.origin
     }

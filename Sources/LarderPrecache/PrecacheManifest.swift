@@ -38,7 +38,7 @@ public struct PrecacheManifest: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - status: The HTTP status; anything but 200 is an error.
-    ///   - contentType: The `Content-Type` header; it must be JSON (see ``isJSONContentType(_:)``).
+    ///   - contentType: The `Content-Type` header; it must be JSON (see ``JSONMediaType``).
     ///   - body: The response body, at most ``maximumBodySize`` bytes.
     ///   - manifestURL: Where the manifest came from; Workbox entries resolve against it, Vite entries
     ///     against the folder holding its `.vite` folder, and it decides the origin entries must share.
@@ -106,8 +106,8 @@ public struct PrecacheManifest: Sendable, Hashable {
         guard let contentType else {
             throw failure("served without a Content-Type, not as JSON")
         }
-        guard Self.isJSONContentType(contentType) else {
-            let mediaType = Self.mediaType(of: contentType)
+        guard JSONMediaType.names(contentType) else {
+            let mediaType = JSONMediaType.mediaType(of: contentType)
             throw failure(
                 mediaType.isEmpty
                     ? "served with an empty Content-Type, not as JSON" : "served as \(mediaType), not JSON"
@@ -125,24 +125,6 @@ public struct PrecacheManifest: Sendable, Hashable {
         }
 
         return document
-    }
-
-    /// Whether a `Content-Type` names JSON: `application/json`, `text/json` or any `TYPE/SUBTYPE+json`,
-    /// case-insensitively, parameters (such as `charset`) ignored.
-    public static func isJSONContentType(_ contentType: String) -> Bool {
-        let mediaType = Self.mediaType(of: contentType)
-        if mediaType == "application/json" || mediaType == "text/json" {
-            return true
-        }
-        let parts = mediaType.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && parts[1].count > "+json".count && parts[1].hasSuffix("+json")
-    }
-
-    /// The media type of a `Content-Type` value, lower-cased, without parameters.
-    private static func mediaType(of contentType: String) -> String {
-        let beforeParameters =
-            contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return beforeParameters.trimmingUnicodeWhitespace().lowercased()
     }
 
     enum EntryResolution {

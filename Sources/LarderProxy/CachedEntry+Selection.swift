@@ -33,10 +33,9 @@ extension [CachedEntry] {
 
 extension CachedEntry {
     /// Whether the stored response is a page or data rather than a static asset: an HTML document
-    /// (`text/html`, XHTML) or JSON (`application/json`, `*+json`), whatever its URL.
+    /// (`text/html`, XHTML) or JSON (``JSONMediaType``), whatever its URL.
     var isPageOrData: Bool {
-        guard let type = self.header("content-type")?.lowercased() else { return false }
-        let mediaType = type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
-        return ["text/html", "application/xhtml+xml", "application/json"].contains(mediaType) || mediaType.hasSuffix("+json")
+        guard let type = self.header("content-type") else { return false }
+        return ["text/html", "application/xhtml+xml"].contains(JSONMediaType.mediaType(of: type)) || JSONMediaType.names(type)
     }
 }

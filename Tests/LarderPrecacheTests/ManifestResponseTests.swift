@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderPrecache
 import LarderStore
 import Testing
@@ -28,7 +29,7 @@ struct ManifestResponseTests {
         "application/vnd.api+json; ext=x",
     ])
     func jsonContentTypesAreAccepted(_ contentType: String) throws {
-        #expect(PrecacheManifest.isJSONContentType(contentType))
+        #expect(JSONMediaType.names(contentType))
         let manifest = try parseManifest(Self.validJSON, contentType: contentType)
         #expect(manifest.files.count == 1)
     }
@@ -43,7 +44,7 @@ struct ManifestResponseTests {
         ("", "served with an empty Content-Type, not as JSON"),
     ])
     func otherContentTypesAreRefused(_ contentType: String, _ expected: String) throws {
-        #expect(!PrecacheManifest.isJSONContentType(contentType))
+        #expect(!JSONMediaType.names(contentType))
         #expect(try manifestProblem(Self.validJSON, contentType: contentType) == expected)
     }
 

@@ -47,7 +47,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         precondition(error.manifestURL == manifestURL && !error.problem.isEmpty, "error \(error)")
         return 0
     }
-    precondition(contentType.map(PrecacheManifest.isJSONContentType) == true, "accepted as \(String(describing: contentType))")
+    precondition(JSONMediaType.names(contentType), "accepted as \(String(describing: contentType))")
 
     guard let document = try? JSONParser.parse(body) else {
         preconditionFailure("a manifest that is not JSON was accepted")

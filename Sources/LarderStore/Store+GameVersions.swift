@@ -142,11 +142,39 @@ extension Store {
             }
             // A vanished file changed the list after it was compared.
             let dropped = try Self.saveGame(db, game, files: files, stored: vanished.isEmpty ? storedList : nil)
+            if bytesThroughStoredList == nil {
+                try Self.removeRuntimeCopies(db, slug: game.slug, releasing: &released)
+            }
             var removed = Set<CacheKey>()
             for batch in dropped.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
                 removed.formUnion(try self.deleteUnlisted(db, keys: batch, releasing: &released).map { CacheKey(storedRawValue: $0) })
             }
             return GameVersionOutcome(keptPrevious: false, record: game, vanished: vanished, removed: removed)
+        }
+    }
+
+    /// Removes the runtime variants and partial entries stored beside the files of `slug`'s version
+    /// (a page a browser fetched with its cookies, a range of an older deploy), so that from the
+    /// switch on the version alone answers for its files: the owner's own answer is otherwise
+    /// chosen before a shared one. Two statements, an index probe per file.
+    private static func removeRuntimeCopies(_ db: Database, slug: String, releasing released: inout Set<String>) throws {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT entry.key, entry.body_hash FROM game_file JOIN entry
+                    ON entry.key >= game_file.key || ?2 AND entry.key < game_file.key || ?3
+                WHERE game_file.game_slug = ?1 AND game_file.state = 'cached' AND entry.kind = 'runtime'
+                UNION ALL
+                SELECT entry.key, entry.body_hash FROM game_file JOIN entry ON entry.key = game_file.key || ?4
+                WHERE game_file.game_slug = ?1 AND game_file.state = 'cached' AND entry.kind = 'runtime'
+                """,
+            arguments: [slug, CacheKey.variantSeparator, CacheKey.variantRangeEnd, CacheKey.partialSuffix]
+        )
+        for batch in rows.batches(of: Self.keysPerQuery) {
+            let keys = batch.map { $0[0] as String }
+            try db.execute(
+                sql: "DELETE FROM entry WHERE key IN (\(Self.parameters(count: keys.count)))", arguments: StatementArguments(keys))
+            released.formUnion(batch.map { $0[1] as String })
         }
     }
 

@@ -158,6 +158,11 @@ extension Store {
             arguments: [row.key]
         )
         let previousHash: String? = try previous?.decode(forColumn: "body_hash")
+        if pending.kind == .runtime, try Self.isHeldByCompleteVersion(db, key: row.key) {
+            // Nothing is written; the body just renamed into place goes unless something names it.
+            released.insert(row.bodyHash)
+            throw StoreError.heldByCompleteVersion(key: row.key)
+        }
         if let previous, pending.kind == .runtime {
             // A runtime commit never unpins a precached entry, and keeps the stored revision
             // unless it brings one.
@@ -176,5 +181,24 @@ extension Store {
             released.insert(previousHash)
         }
         return (row, storedKind)
+    }
+
+    /// Whether `key` (a plain key, or its variant or partial entry) is a file of a game whose
+    /// recorded version is complete and whose precached entry for it is stored: that version
+    /// answers for the file, so a response stored at run time (a page a browser fetched after a
+    /// deploy, while the new version is not complete) must not replace or stand beside it, or the
+    /// game would be served offline as a mix of two versions. One lookup in `game_file_key`.
+    static func isHeldByCompleteVersion(_ db: Database, key: String) throws -> Bool {
+        let plain = CacheKey(storedRawValue: key).plain
+        return try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM game_file JOIN game ON game.slug = game_file.game_slug
+                    WHERE game_file.key = ?1 AND game_file.state = 'cached'
+                        AND game.state = 'ready' AND game.files_cached = game.files_listed
+                        AND EXISTS (SELECT 1 FROM entry WHERE entry.key = ?1 AND entry.kind = 'precached'))
+                    """),
+            arguments: [plain.rawValue]
+        ) ?? false
     }
 }

@@ -44,7 +44,7 @@ public struct IndexSnapshot {
         try IndexRow.fetchAll(
             self.db,
             where: "key = ? OR (key >= ? AND key < ?) ORDER BY key",
-            arguments: [key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + "#vary>"]
+            arguments: [key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + CacheKey.variantRangeEnd]
         ).compactMap { self.store.decode($0) }
     }
 }

@@ -47,7 +47,7 @@ extension Store {
         let prefix = key.rawValue + CacheKey.variantSeparator
         // Every key starting with the prefix sorts at or after it and before the prefix with its
         // last character ("=") replaced by the next one (">").
-        let upperBound = key.rawValue + "#vary>"
+        let upperBound = key.rawValue + CacheKey.variantRangeEnd
         let rows = try self.lookupRead { db in
             try IndexRow.fetchAll(
                 db,

@@ -247,7 +247,7 @@ public final class Store: Sendable {
         let kinds = keepingPrecached ? " AND kind = '\(EntryKind.runtime.rawValue)'" : ""
         let condition = "(key = ?1 OR key = ?4 OR (key >= ?2 AND key < ?3))\(kinds)"
         let arguments: StatementArguments = [
-            key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + "#vary>", key.partial.rawValue,
+            key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + CacheKey.variantRangeEnd, key.partial.rawValue,
         ]
         let hashes = try String.fetchAll(db, sql: "SELECT body_hash FROM entry WHERE \(condition)", arguments: arguments)
         guard !hashes.isEmpty else {

@@ -19,6 +19,10 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
     /// A ``BodyWriter`` was used after ``BodyWriter/commit(key:head:kind:expectedLength:revision:expectedHash:)`` or
     /// ``BodyWriter/discard()``.
     case writerFinished(temporaryPath: String)
+    /// A response stored at run time was not kept: its key is a file of a game's complete version,
+    /// which alone answers for it until a newer version is complete (docs/SERVING.md, "One version
+    /// of a game").
+    case heldByCompleteVersion(key: String)
 
     /// Names the path and the problem.
     public var description: String {
@@ -34,6 +38,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
             return "cannot open the cache directory \(directory): \(reason)"
         case .writerFinished(let temporaryPath):
             return "the body writer for \(temporaryPath) was already committed or discarded"
+        case .heldByCompleteVersion(let key):
+            return "not stored: \(key) is a file of a complete game version, which answers for it until a newer version is complete"
         }
     }
 }

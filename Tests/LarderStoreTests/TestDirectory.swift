@@ -58,7 +58,8 @@ extension Store {
         at url: String,
         kind: EntryKind = .runtime,
         head: StoredResponseHead? = nil,
-        revision: String? = nil
+        revision: String? = nil,
+        key: CacheKey? = nil
     ) async throws -> CachedEntry {
         let writer = try self.makeBodyWriter()
         var offset = 0
@@ -68,7 +69,7 @@ extension Store {
             offset = end
         }
         return try await writer.commit(
-            key: try CacheKey(url: url),
+            key: try key ?? CacheKey(url: url),
             head: head ?? sampleHead(url: url),
             kind: kind,
             expectedLength: Int64(body.count),

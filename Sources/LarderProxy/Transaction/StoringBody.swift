@@ -96,6 +96,11 @@ final class StoringBody {
             self.failures.recordSuccess()
             budget.requestEviction()
             return true
+        } catch StoreError.heldByCompleteVersion {
+            // The answer reached its client; offline, the game's complete version keeps answering.
+            logger.debug(
+                "not stored: a file of a complete game version", metadata: ["url": "\(self.target.url.absoluteString)"])
+            self.failures.recordSuccess()
         } catch StoreError.lengthMismatch(let expected, let actual) {
             logger.notice(
                 "not stored: the body was cut short",

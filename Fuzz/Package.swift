@@ -11,6 +11,7 @@ let fuzzTargets: [(name: String, dependencies: [String])] = [
     ("FuzzCacheControl", ["LarderHTTP"]),
     ("FuzzRange", ["LarderHTTP"]),
     ("FuzzHTTPDate", ["LarderHTTP"]),
+    ("FuzzPageSubresources", ["LarderHTTP"]),
 ]
 
 let package = Package(

@@ -36,6 +36,12 @@ extension CachedEntry {
     /// (`text/html`, XHTML) or JSON (``JSONMediaType``), whatever its URL.
     var isPageOrData: Bool {
         guard let type = self.header("content-type") else { return false }
-        return ["text/html", "application/xhtml+xml"].contains(JSONMediaType.mediaType(of: type)) || JSONMediaType.names(type)
+        return self.isHTML || JSONMediaType.names(type)
+    }
+
+    /// Whether the stored response is an HTML document (`text/html`, XHTML).
+    var isHTML: Bool {
+        guard let type = self.header("content-type") else { return false }
+        return ["text/html", "application/xhtml+xml"].contains(JSONMediaType.mediaType(of: type))
     }
 }

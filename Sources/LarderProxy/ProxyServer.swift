@@ -234,7 +234,8 @@ public final class ProxyServer: Service, Sendable {
             secrets: self.proxy.shownSecrets,
             appOrigins: self.proxy.appOrigins,
             browserMisses: self.proxy.browserMisses,
-            answeredOffline: self.proxy.configuration.answeredOffline
+            answeredOffline: self.proxy.configuration.answeredOffline,
+            subresources: PageSubresourceCheck(queryFilter: self.configuration.queryFilter)
         )
         let pages = OwnPages(
             proxyAuthority: authority,

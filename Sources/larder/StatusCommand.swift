@@ -49,7 +49,8 @@ struct StatusCommand: AsyncParsableCommand {
             } catch {
                 throw CommandFailure("cannot open the cache directory \(directory): \(error)")
             }
-            report = try await OfflineReport.read(from: store, maxSize: configFile.maxSize)
+            report = try await OfflineReport.read(
+                from: store, maxSize: configFile.maxSize, subresources: PageSubresourceCheck(queryFilter: configFile.queryFilter))
             try? store.close()
         } else {
             report = OfflineReport(

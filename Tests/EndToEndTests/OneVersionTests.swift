@@ -69,7 +69,8 @@ struct OneVersionTests {
             #expect(before["page"] as? Int == 1 && before["game"] as? Int == 1, "online, version 1: \(before)")
 
             // Version 2 is deployed; its script never arrives, for the precache run or the browser.
-            Self.deploy(2, on: origin, script: .text("window.gameVersion = 2;", contentType: "text/javascript", faults: [.delayHead(.seconds(60))]))
+            Self.deploy(
+                2, on: origin, script: .text("window.gameVersion = 2;", contentType: "text/javascript", faults: [.delayHead(.seconds(60))]))
             let update = ChildProcess()
             update.executableURL = URL(fileURLWithPath: LarderProcess.binary)
             update.arguments = ["precache", list, "--cache-dir", cache]

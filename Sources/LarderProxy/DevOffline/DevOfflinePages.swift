@@ -55,6 +55,8 @@ struct DevOfflinePages: Sendable {
     var browserMisses: OfflineMisses? = nil
     /// The routes **Answer offline** adds.
     var answeredOffline: AnsweredOfflineRoutes? = nil
+    /// What stored pages name that is not stored (read once per page body).
+    var subresources = PageSubresourceCheck()
 
     /// A complete response.
     struct Response: Sendable {
@@ -137,7 +139,7 @@ struct DevOfflinePages: Sendable {
     /// The whole report: store, live state, the first page of entries, and the page of queued
     /// writes after the id `writesAfter` (nil: the first page).
     func overviewReport(now: Date = Date(), writesAfter: Int64? = nil) async throws -> OfflineReport {
-        var report = try await OfflineReport.read(from: self.store, maxSize: self.maxSize, now: now)
+        var report = try await OfflineReport.read(from: self.store, maxSize: self.maxSize, now: now, subresources: self.subresources)
         report.offline = self.offline.isOffline
         report.startedAt = self.statistics.startedAt
         report.requests = RequestCounts(self.statistics.counts())
@@ -226,7 +228,8 @@ struct DevOfflinePages: Sendable {
         let games = try await self.store.games().map { GameReport($0, missing: []) }
         let attribution = OfflineMissAttribution(games: games)
         game.add(offlineMisses: self.offlineMisses.snapshot().filter { attribution.game(of: $0)?.slug == slug })
-        let pages = try await OfflineReport.pages(from: self.store)
+        try await OfflineReport.checkPage(of: &game, record: record, in: self.store, subresources: self.subresources)
+        let pages = try await OfflineReport.pages(from: self.store, subresources: self.subresources)
         let extraURLs = try await OfflineReport.extraURLs(from: self.store, pages: pages).filter { $0.game == slug }
         return GameDetailReport(game: game, files: files, extraURLs: extraURLs, job: jobID.flatMap { self.jobs.status($0) })
     }

@@ -410,6 +410,10 @@ struct DevOfflineViews {
         switch game.state {
         case .skipped:
             return "Skipped: its manifest says \"skip\": true, so Larder does not precache it."
+        case .ready where game.filesMissing == 0 && game.unstoredByPage != nil:
+            let urls = game.unstoredByPage ?? []
+            return
+                "Not ready: all \(HumanFormat.count(game.filesListed)) listed files are cached, but its page names \(urls.count == 1 ? "a script or style" : "\(urls.count) scripts or styles") of its own origin that \(urls.count == 1 ? "is" : "are") not stored, so a fresh browser would miss \(urls.count == 1 ? "it" : "them") offline: \(urls.prefix(5).joined(separator: ", "))\(urls.count > 5 ? ", …" : ""). Add \(urls.count == 1 ? "it" : "them") to the game's manifest, or load the game once online."
         case .ready where game.filesMissing == 0 && misses > 0:
             return
                 "Not ready: all \(HumanFormat.count(game.filesListed)) listed files are cached, but \(misses == 1 ? "1 request" : "\(misses) requests") under \(game.name) or from its page could not be answered while the origin could not since its last precache. Add \(misses == 1 ? "it" : "them") to precache below."

@@ -85,7 +85,12 @@ public struct OfflineReport: Sendable, Codable {
     /// store), the days of each series, plus the file list of each game
     /// that is partial or failed and lists at most ``missingListLimit`` files: nothing in proportion
     /// to the number of entries.
-    public static func read(from store: Store, maxSize: Int64?, now: Date = Date()) async throws -> OfflineReport {
+    ///
+    /// Each game's page and each cached page is checked for same-origin scripts and styles it
+    /// names that are not stored (`subresources`, which reads a page body once per process).
+    public static func read(
+        from store: Store, maxSize: Int64?, now: Date = Date(), subresources: PageSubresourceCheck = PageSubresourceCheck()
+    ) async throws -> OfflineReport {
         let totals = try await store.totals()
         var games: [GameReport] = []
         for record in try await store.games() {
@@ -96,9 +101,11 @@ public struct OfflineReport: Sendable, Codable {
                     .prefix(Self.missingShown)
                     .map { GameFileReport($0) }
             }
-            games.append(GameReport(record, missing: missing))
+            var game = GameReport(record, missing: missing)
+            try await Self.checkPage(of: &game, record: record, in: store, subresources: subresources)
+            games.append(game)
         }
-        let pages = try await Self.pages(from: store)
+        let pages = try await Self.pages(from: store, subresources: subresources)
         var report = OfflineReport(
             generatedAt: now,
             cacheDirectory: store.directory,
@@ -113,6 +120,18 @@ public struct OfflineReport: Sendable, Codable {
         return report
     }
 
+    /// Marks `game` not ready when its stored page (its recorded page URL, else the root's `/` or
+    /// `/index.html`) names same-origin scripts or styles that are not stored.
+    static func checkPage(of game: inout GameReport, record: GameRecord, in store: Store, subresources: PageSubresourceCheck) async throws {
+        for page in record.pageURL.map({ [$0] }) ?? [record.root + "/", record.root + "/index.html"] {
+            let unstored = try await subresources.unstored(byPageAt: page, in: store)
+            if !unstored.isEmpty {
+                game.add(unstoredByPage: unstored)
+                return
+            }
+        }
+    }
+
     /// Every declared request's record, with the body learned from the app for it.
     static func declaredRequests(from store: Store, now: Date) async throws -> [DeclaredRequestReport] {
         let learned = try await store.learnedBodies()
@@ -121,10 +140,18 @@ public struct OfflineReport: Sendable, Codable {
 
     /// Every recorded page, checked against the store (one lookup per page record): a purged page
     /// must not show as cached.
-    static func pages(from store: Store) async throws -> [PageReport] {
+    static func pages(from store: Store, subresources: PageSubresourceCheck) async throws -> [PageReport] {
         let records = try await store.pages()
         let stored = try await store.storedStates(for: records.filter { $0.state == .cached }.map(\.key))
-        return records.map { PageReport($0, isStored: stored[$0.key] != nil) }
+        var pages: [PageReport] = []
+        for record in records {
+            var page = PageReport(record, isStored: stored[record.key] != nil)
+            if page.isCached {
+                page.add(unstoredSubresources: try await subresources.unstored(byPageAt: record.url, in: store))
+            }
+            pages.append(page)
+        }
+        return pages
     }
 
     /// Every extra URL, with its state as one of `pages` (extra URLs are precached as pages).
@@ -308,6 +335,19 @@ public struct GameReport: Sendable, Codable, Hashable {
     /// Requests under the game, or from its page, that were offline misses since its last precache,
     /// newest first; nil without a proxy.
     public var offlineMisses: [OfflineMisses.Miss]?
+    /// Same-origin scripts and styles the game's stored page names that are not stored (a fresh
+    /// profile would miss them offline); nil when there are none.
+    public var unstoredByPage: [String]?
+
+    /// Records what the game's page names and the store lacks: the game is then not ready.
+    mutating func add(unstoredByPage urls: [String]) {
+        guard !urls.isEmpty else { return }
+        self.unstoredByPage = urls
+        if self.ready {
+            self.ready = false
+            self.readiness = PageReport.unstoredNote(count: urls.count)
+        }
+    }
 
     /// The report of `record`.
     public init(_ record: GameRecord, missing: [GameFileReport]) {
@@ -384,7 +424,9 @@ public struct GameFileReport: Sendable, Codable, Hashable {
 public struct PageReport: Sendable, Codable, Hashable {
     /// The page URL.
     public var url: String
-    /// `cached`, `missing` (recorded as cached but no longer in the cache), `failed`, `excluded` or `refused`.
+    /// `cached`, `incomplete` (cached, but it names same-origin scripts or styles that are not
+    /// stored), `missing` (recorded as cached but no longer in the cache), `failed`, `excluded` or
+    /// `refused`.
     public var state: String
     /// Why it is not cached.
     public var reason: String?
@@ -406,6 +448,28 @@ public struct PageReport: Sendable, Codable, Hashable {
     /// Whether the page is cached.
     public var isCached: Bool {
         self.state == ListedFileState.cached.rawValue
+    }
+
+    /// Same-origin scripts and styles the stored page names that are not stored; nil when there
+    /// are none.
+    public var unstoredSubresources: [String]?
+
+    /// Records what the stored page names and the store lacks: its state becomes `incomplete`.
+    mutating func add(unstoredSubresources urls: [String]) {
+        guard !urls.isEmpty else { return }
+        self.unstoredSubresources = urls
+        self.state = Self.incomplete
+        self.reason =
+            Self.unstoredNote(count: urls.count) + ": " + urls.prefix(3).joined(separator: ", ")
+            + (urls.count > 3 ? ", …" : "")
+    }
+
+    /// The state of a cached page that names scripts or styles that are not stored.
+    public static let incomplete = "incomplete"
+
+    /// `page names N scripts or styles not stored`.
+    static func unstoredNote(count: Int) -> String {
+        "page names \(count) \(count == 1 ? "script or style" : "scripts or styles") not stored"
     }
 }
 

@@ -156,6 +156,58 @@ struct DevOfflinePagesTests {
         #expect(html.contains("recorded as cached, but no longer in the cache"))
     }
 
+    @Test("a game or page whose stored page names a same-origin script or style that is not stored is not ready")
+    func pagesNamingUnstoredScripts() async throws {
+        let fixture = try DevOfflineFixture()
+        @Sendable func storeHTML(_ url: String, _ html: String, kind: EntryKind) async throws {
+            let writer = try fixture.store.makeBodyWriter()
+            try writer.write(contentsOf: Array(html.utf8))
+            let head = StoredResponseHead(
+                url: url, status: 200, headers: [HeaderField(name: "Content-Type", value: "text/html; charset=utf-8")], requestTime: Date(),
+                responseTime: Date())
+            _ = try await writer.commit(key: try CacheKey(url: url), head: head, kind: kind, expectedLength: nil)
+        }
+        try await fixture.storeGame(
+            slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/index.html", "http://games.example/flip/a.js"])
+        try await storeHTML(
+            "http://games.example/flip/index.html",
+            #"<script src="a.js"></script><script src="lazy/b.js"></script><script src="https://cdn.example/x.js"></script>"#,
+            kind: .precached)
+        try await fixture.store.savePages([
+            PrecachePageRecord(key: try CacheKey(url: "http://site.example/"), url: "http://site.example/", state: .cached, lastRun: Date())
+        ])
+        try await storeHTML(
+            "http://site.example/", #"<link rel=stylesheet href="/s.css"><script src="/app.js"></script>"#, kind: .precached)
+        try await fixture.storeEntry("http://site.example/s.css", contentType: "text/css")
+
+        var overview = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
+        var game = (overview["games"] as? [[String: Any]])?.first ?? [:]
+        #expect(game["ready"] as? Bool == false)
+        #expect(game["readiness"] as? String == "page names 1 script or style not stored")
+        #expect(game["unstoredByPage"] as? [String] == ["http://games.example/flip/lazy/b.js"])
+        var page = (overview["pages"] as? [[String: Any]])?.first ?? [:]
+        #expect(page["state"] as? String == "incomplete")
+        #expect(page["reason"] as? String == "page names 1 script or style not stored: http://site.example/app.js")
+        let html = await fixture.get("/dev/offline").body
+        #expect(html.contains("page names 1 script or style not stored"))
+        let gamePage = await fixture.get("/dev/offline/games/flip").body
+        #expect(gamePage.contains("its page names a script or style of its own origin that is not stored"), "\(gamePage)")
+        #expect(gamePage.contains("http://games.example/flip/lazy/b.js"))
+
+        // Stored, as a variant (a browser's copy that varies on Accept-Encoding) or not: ready.
+        try await fixture.storeEntry("http://games.example/flip/lazy/b.js", contentType: "text/javascript")
+        let app = try CacheKey(url: "http://site.example/app.js")
+        try await fixture.storeEntry("http://site.example/app.js", key: app.variant("00000000000000b2"), contentType: "text/javascript")
+        overview = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
+        game = (overview["games"] as? [[String: Any]])?.first ?? [:]
+        #expect(game["ready"] as? Bool == true)
+        #expect(game["unstoredByPage"] == nil)
+        page = (overview["pages"] as? [[String: Any]])?.first ?? [:]
+        #expect(page["state"] as? String == "cached")
+        let detail = try DevOfflineFixture.json(await fixture.get("/dev/offline/games/flip.json"))
+        #expect((detail["game"] as? [String: Any])?["ready"] as? Bool == true)
+    }
+
     @Test("overview JSON: counts, budget, readiness, hosts and recent requests")
     func overviewJSON() async throws {
         let fixture = try DevOfflineFixture(maxSize: 4096)

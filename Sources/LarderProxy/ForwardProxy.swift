@@ -234,8 +234,15 @@ final class ForwardProxy: Sendable {
             case .mergeNotModified(let entry):
                 guard let response else { preconditionFailure("a merge follows an answer") }
                 action = transaction.merged(await self.refresh(entry, with: response, requestTime: Date()))
-            case .relay(let relay):
+            case .relay(var relay):
                 guard let response else { preconditionFailure("a relay follows an answer") }
+                // Asked only of a fetch over a precached copy (never on a hit): the store would
+                // refuse the answer anyway, and Cache-Status and followers must not count on it.
+                if relay.storeAs != nil, transaction.start.lookup.candidate?.entry.kind == .precached,
+                    (try? await self.store.isHeldByCompleteVersion(key)) == true
+                {
+                    relay.keepingCompleteVersion()
+                }
                 let outcome = try await self.relay(response, request: head, writer: writer, relay: relay, committing: key)
                 stored = outcome.cacheStatus?.stored == true
                 return outcome

@@ -183,6 +183,13 @@ extension Store {
         return (row, storedKind)
     }
 
+    /// Whether a response stored at run time under `key` would be refused
+    /// (``StoreError/heldByCompleteVersion(key:)``): asked before a fetch's answer is relayed, so
+    /// that it is not said to be stored.
+    public func isHeldByCompleteVersion(_ key: CacheKey) async throws -> Bool {
+        try await self.pool.read { db in try Self.isHeldByCompleteVersion(db, key: key.rawValue) }
+    }
+
     /// Whether `key` (a plain key, or its variant or partial entry) is a file of a game whose
     /// recorded version is complete and whose precached entry for it is stored: that version
     /// answers for the file, so a response stored at run time (a page a browser fetched after a

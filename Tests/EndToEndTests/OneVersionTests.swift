@@ -83,6 +83,9 @@ struct OneVersionTests {
             // script hangs.
             let during = try await browser.report(page, proxy: larder.proxyURL)
             #expect(during["page"] as? Int == 2, "online, the new page: \(during)")
+            let fetched = try await Curl.run(page, proxy: larder.proxyURL)
+            #expect(fetched.text.contains("g v2"))
+            #expect(fetched.header("cache-status")?.contains("detail=not-stored-complete-version") == true, "\(fetched.headers)")
             try await Task.sleep(for: .milliseconds(500))
 
             // The network goes: the update fails, the previous version stays.

@@ -156,6 +156,17 @@ struct CacheTransaction: Sendable {
         /// A `Cache-Status` detail saying why the request was forwarded as it was (a write not
         /// queued, say).
         var detail: String? = nil
+
+        /// Not stored after all: the key is a file of a game's complete version, which alone
+        /// answers for it offline (docs/SERVING.md, "One version of a game").
+        mutating func keepingCompleteVersion() {
+            guard self.storeAs != nil else { return }
+            self.storeAs = nil
+            self.notStoredReason = Self.completeVersion
+        }
+
+        /// The `not-stored-` reason of an answer at a complete version's file.
+        static let completeVersion = "complete-version"
     }
 
     /// A 206 on its way: what is stored is the stored partial's bytes `before`, the new ones,

@@ -495,13 +495,28 @@ def cmd_cpu(args):
     return 0
 
 
+def pss_kib(pid):
+    """Proportional set size: the process's share of the pages it shares (libraries, with its helpers)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def cmd_rss(args):
-    """The summed RSS (--what current) or peak RSS since each process started (--what peak) of the servers."""
+    """The summed RSS (--what current, with the summed PSS) or peak RSS since each process started
+    (--what peak) of the servers."""
     pids = process_tree(pids_of(args.pids))
     field = "VmRSS" if args.what == "current" else "VmHWM"
     kib = sum(status_kib(p, field) for p in pids)
     record = base_record(args)
     record.update(kind="rss", metric=f"{field} sum", value=kib / 1024, unit="MiB", better="lower", processes=len(pids))
+    if args.what == "current":
+        record["pss_mib"] = sum(pss_kib(p) for p in pids) / 1024
     append(args.out, record)
     return 0
 
@@ -610,7 +625,7 @@ def summarise(records):
             first = rs[0]
             m = {k: median_of(rs, k) for k in ("value", "p50_ms", "p99_ms", "peak_rss_kib", "rss_growth_kib",
                                                 "origin_requests", "server_peak_rss_kib", "first_answer_ms",
-                                                "client_cpu_share")}
+                                                "client_cpu_share", "pss_mib")}
             m.update(unit=first.get("unit"), better=first.get("better"), metric=first.get("metric"),
                      rounds=len(rs), errors=[r.get("error") for r in rs if r.get("error")],
                      wrk_errors=[r.get("errors") for r in rs if r.get("errors")],
@@ -676,6 +691,8 @@ def build_table(table):
                 extra.append(f"{m['origin_requests']:.0f} origin req")
             if m.get("rss_growth_kib") is not None and scenario.startswith("body"):
                 extra.append(f"+{m['rss_growth_kib'] / 1024:.1f} MiB RSS")
+            if m.get("pss_mib") is not None:
+                extra.append(f"PSS {m['pss_mib']:.1f} MiB")
             if m["errors"]:
                 extra.append("ERROR")
             rows.append([title if not rows or rows[-1][0] != title else "", m["label"], value + (" (" + ", ".join(extra) + ")" if extra else ""),

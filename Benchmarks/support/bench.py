@@ -7,9 +7,14 @@ Each measuring subcommand runs one thing once and appends one JSON line to --out
   cmd        a command (a download, a precache), timed, with its own and the servers' memory
   coldstart  launches `larder serve` and polls until the first hit answers
   render     median time of GETs of Larder's own pages (/dev/offline...)
+  visits     HTTPS visits by curl, one new connection each (one after another, or clients at once)
+  cpu        the servers' CPU time (utime + stime of every process) since a mark, per visit
+  tlsload    keep-alive HTTPS hits by Benchmarks/support/tlsload.c (through CONNECT or direct)
+  rss        the servers' summed RSS now, or their peak since they started
 
-`summary` reads those lines and prints the table (the median over rounds of every figure), the
-targets of issue 18 with met or missed, and writes the "Peers" section of Benchmarks/RESULTS.md.
+`summary` reads those lines and prints the table (the median over rounds of every figure; a
+ratio is the median over rounds of the two figures' quotient in the same round), the targets of
+issues 18 and 34 with met or missed, and writes the "Peers" section of Benchmarks/RESULTS.md.
 
 Memory: the peak RSS of a server is the sum, over its processes (the root and every descendant,
 e.g. nginx's master and workers, Squid and its helpers), of VmHWM after the peak was reset by
@@ -175,6 +180,8 @@ def cmd_wrk(args):
     env = dict(os.environ, TARGET_PATH=args.path or "", TARGET_HOST=args.host or "")
     command = ["wrk", "-t", str(args.threads), "-c", str(args.connections), "-d", f"{args.duration:g}s",
                "--timeout", "10s", "--latency", "-s", args.lua, args.connect]
+    if args.cpus:
+        command = ["taskset", "-c", args.cpus] + command
     origin_before = count_lines(args.origin_log)
     job = None
     if args.during_post:
@@ -380,6 +387,140 @@ def cmd_render(args):
     return 0
 
 
+def cpu_seconds(roots):
+    """User plus system CPU time of the process trees so far (their threads, and children they waited for)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in process_tree(roots):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / ticks
+
+
+CURL_WRITE_OUT = "%{http_code} %{time_total} %{size_download} %header{cache-status}%header{x-cache}\\n"
+
+
+def curl_visits(args, hosts):
+    """The curl command that visits each host once, one after another (one new connection each)."""
+    command = ["curl", "-s", "--http1.1", "--max-time", "30", "--cacert", args.cafile, "-w", CURL_WRITE_OUT]
+    if args.proxy:
+        command += ["-x", args.proxy]
+    else:
+        command += ["--noproxy", "*"] + [x for h in hosts for x in ("--resolve", f"{h}:{args.port}:127.0.0.1")]
+    for h in hosts:
+        command += ["-o", "/dev/null", f"https://{h}:{args.port}{args.path}"]
+    return command
+
+
+def cmd_visits(args):
+    """HTTPS visits by curl, each on a new connection: one host after another, or --clients curls at
+    once. The value is the median of curl's time_total over the visits."""
+    clients = max(1, args.clients)
+    shares = [args.hosts[i::clients] for i in range(clients)]
+    started = time.monotonic()
+    processes = [subprocess.Popen(curl_visits(args, share), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for share in shares if share]
+    outputs = [p.communicate() for p in processes]
+    wall = time.monotonic() - started
+    times, statuses, cache, problems = [], {}, set(), []
+    for (out, err), process in zip(outputs, processes):
+        lines = out.splitlines()
+        for line in lines:
+            parts = line.split(" ", 3)
+            if len(parts) < 3:
+                continue
+            statuses[parts[0]] = statuses.get(parts[0], 0) + 1
+            if parts[0] == "200":
+                times.append(float(parts[1]) * 1000)
+            if len(parts) > 3 and parts[3].strip():
+                cache.add(re.sub(r";\s*(ttl|fwd-status|stored|detail)=[^;]*", "", parts[3].strip()))
+        if process.returncode != 0:
+            problems.append(f"curl exited {process.returncode}: {err.strip()[:200]}")
+    record = base_record(args)
+    record.update(kind="visits", metric="median time", value=statistics.median(times) if times else None, unit="ms",
+                  better="lower", visits=len(args.hosts), answered_200=len(times), statuses=statuses,
+                  clients=clients, wall_ms=wall * 1000, cache_answers=sorted(cache)[:6])
+    if len(times) != len(args.hosts) or problems:
+        record["error"] = f"{len(times)} of {len(args.hosts)} visits answered 200 ({statuses}); " + "; ".join(problems)[:300]
+    if args.expect and not any(args.expect in c.lower() for c in cache):
+        record["note"] = f"no answer said '{args.expect}' ({sorted(cache)[:3]})"
+    append(args.out, record)
+    return 0 if times else 1
+
+
+def cmd_tlsload(args):
+    """Keep-alive HTTPS hits by Benchmarks/support/tlsload.c over --connections connections."""
+    command = [args.client, "--via", args.via, "--authority", args.authority, "--path", args.path, "--cafile", args.cafile,
+               "--connections", str(args.connections), "--duration", f"{args.duration:g}"]
+    if args.tunnel:
+        command.append("--tunnel")
+    if args.bytes is not None:
+        command += ["--bytes", str(args.bytes)]
+    with MemoryWatch(pids_of(args.pids)) as memory:
+        result = subprocess.run(command, capture_output=True, text=True)
+    record = base_record(args)
+    line = next((l for l in result.stdout.splitlines() if l.startswith("BENCH_JSON ")), None)
+    if line is None:
+        record.update(error=f"tlsload exited {result.returncode}: {result.stderr.strip()[:300]}", value=None)
+        append(args.out, record)
+        return 1
+    t = json.loads(line[len("BENCH_JSON "):])
+    record.update(kind="tlsload", metric="req/s", value=t["rps"], unit="req/s", better="higher", p50_ms=t["p50_ms"],
+                  p90_ms=t["p90_ms"], p99_ms=t["p99_ms"], max_ms=t["max_ms"], requests=t["requests"], bytes=t["bytes"],
+                  duration_s=t["duration_s"], connections=args.connections, cache_answer=t["cache_header"],
+                  client_cpu_share=t["client_cpu_s"] / t["duration_s"] if t["duration_s"] else None)
+    if t["errors"]:
+        record["error"] = f"{t['errors']} connection(s) failed: {t['error']}"
+    record.update(memory.fields())
+    append(args.out, record)
+    return 0
+
+
+def cmd_cpu(args):
+    """--save FILE: the servers' CPU time now. --since FILE: record the CPU time spent since, per --per visits."""
+    seconds = cpu_seconds(pids_of(args.pids))
+    if args.save:
+        with open(args.save, "w") as f:
+            f.write(f"{seconds}\n")
+        return 0
+    spent = seconds - float(open(args.since).read())
+    record = base_record(args)
+    record.update(kind="cpu", metric="CPU per visit", value=spent * 1000 / args.per, unit="ms", better="lower",
+                  visits=args.per, cpu_total_s=spent)
+    append(args.out, record)
+    return 0
+
+
+def pss_kib(pid):
+    """Proportional set size: the process's share of the pages it shares (libraries, with its helpers)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def cmd_rss(args):
+    """The summed RSS (--what current, with the summed PSS) or peak RSS since each process started
+    (--what peak) of the servers."""
+    pids = process_tree(pids_of(args.pids))
+    field = "VmRSS" if args.what == "current" else "VmHWM"
+    kib = sum(status_kib(p, field) for p in pids)
+    record = base_record(args)
+    record.update(kind="rss", metric=f"{field} sum", value=kib / 1024, unit="MiB", better="lower", processes=len(pids))
+    if args.what == "current":
+        record["pss_mib"] = sum(pss_kib(p) for p in pids) / 1024
+    append(args.out, record)
+    return 0
+
+
 def cmd_micro(args):
     """Reads `swift package benchmark` text output: p50 (and the fastest sample's wall clock) per operation of each benchmark."""
     units = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
@@ -419,8 +560,10 @@ def cmd_micro(args):
 
 SCENARIOS = [
     # id, title, subject peer (the Larder figure others are compared with), columns of note
-    ("hit-1k", "Cache hit, 1 KiB asset (wrk, 32 keep-alive connections)"),
-    ("hit-64k", "Cache hit, 64 KiB asset (wrk, 32 keep-alive connections)"),
+    ("hit-1k", "Cache hit, 1 KiB asset (wrk, 32 keep-alive connections), all cores"),
+    ("hit-1k-core", "Cache hit, 1 KiB asset, per core (server on core 0, wrk on core 1)"),
+    ("hit-64k", "Cache hit, 64 KiB asset (wrk, 32 keep-alive connections), all cores"),
+    ("hit-64k-core", "Cache hit, 64 KiB asset, per core (server on core 0, wrk on core 1)"),
     ("hit-1k-store", "Larder cache hit, 1 KiB, by store size"),
     ("cold-start", "Cold start to first hit (store of N entries)"),
     ("body-1g-miss", "1 GiB body through the proxy, first fetch (miss, stored)"),
@@ -429,6 +572,15 @@ SCENARIOS = [
     ("precache-rerun", "Precache again, everything cached"),
     ("hit-during-precache", "Larder 1 KiB hit latency while a 2,000-file precache runs in it"),
     ("devoffline", "/dev/offline render (N entries), slowest page"),
+    ("https-first", "HTTPS: first visit to a new host (CONNECT, mint, TLS, miss), median"),
+    ("https-first-cpu", "HTTPS: proxy CPU per new host (all its processes, over 200 first visits)"),
+    ("https-burst", "HTTPS: 8 clients x 6 new hosts at once, median visit"),
+    ("https-second", "HTTPS: second visit (hit, new TLS connection), median"),
+    ("https-ka-1k", "HTTPS: keep-alive 1 KiB hits, one connection (tlsload)"),
+    ("https-ka-64k", "HTTPS: keep-alive 64 KiB hits, one connection (tlsload)"),
+    ("https-8c-1k", "HTTPS: 1 KiB hits, 8 keep-alive connections (tlsload)"),
+    ("https-rss-200", "HTTPS: RSS after 200 new hosts"),
+    ("https-peak-rss", "HTTPS: peak RSS over the round"),
 ]
 
 
@@ -448,6 +600,8 @@ def fmt_value(value, unit):
         return f"{value:.2f} s"
     if unit == "ms":
         return f"{value:.1f} ms"
+    if unit == "MiB":
+        return f"{value:.1f} MiB"
     return f"{value:.3g} {unit}"
 
 
@@ -470,16 +624,19 @@ def summarise(records):
         for peer, rs in peers.items():
             first = rs[0]
             m = {k: median_of(rs, k) for k in ("value", "p50_ms", "p99_ms", "peak_rss_kib", "rss_growth_kib",
-                                                "origin_requests", "server_peak_rss_kib", "first_answer_ms")}
+                                                "origin_requests", "server_peak_rss_kib", "first_answer_ms",
+                                                "client_cpu_share", "pss_mib")}
             m.update(unit=first.get("unit"), better=first.get("better"), metric=first.get("metric"),
                      rounds=len(rs), errors=[r.get("error") for r in rs if r.get("error")],
                      wrk_errors=[r.get("errors") for r in rs if r.get("errors")],
                      cache_status=sorted({r.get("cache_status") for r in rs if r.get("cache_status")}),
                      origin_kinds=[r.get("origin_requests_by_kind") for r in rs if r.get("origin_requests_by_kind") is not None],
                      background=[r.get("background") for r in rs if r.get("background")],
+                     notes=[r["note"] for r in rs if r.get("note")],
                      pages=rs[-1].get("pages"), slowest_page=rs[-1].get("slowest_page"),
                      entries=first.get("entries"), label=first.get("label") or peer,
                      loads=[r["load1"] for r in rs if isinstance(r.get("load1"), (int, float))],
+                     by_round={r["round"]: r for r in rs},
                      subject=first.get("subject", False))
             table[scenario][peer] = m
     return table
@@ -489,10 +646,28 @@ def summarise(records):
 RATIO_FIELD = {"hit-during-precache": "p99_ms"}
 
 
+def round_ratio(subject, other, field="value"):
+    """The median over rounds of subject's figure divided by other's in the same round (rounds
+    interleave the peers, so a quotient within a round is what drifting load skews least); the
+    quotient of the medians when no round has both."""
+    if not subject or not other:
+        return None
+    quotients = []
+    for round_number, a in subject.get("by_round", {}).items():
+        b = other.get("by_round", {}).get(round_number)
+        if b and isinstance(a.get(field), (int, float)) and isinstance(b.get(field), (int, float)) and b[field]:
+            quotients.append(a[field] / b[field])
+    if quotients:
+        return statistics.median(quotients)
+    if subject.get(field) is None or not other.get(field):
+        return None
+    return subject[field] / other[field]
+
+
 def ratio_text(subject, other, field="value"):
-    if not subject or not other or subject.get(field) is None or not other.get(field):
+    r = round_ratio(subject, other, field)
+    if r is None:
         return ""
-    r = subject[field] / other[field]
     if field == "p99_ms":
         return f"{r:.2f}x p99"
     what = {"req/s": "req/s", "MiB/s": "throughput", "s": "time", "ms": "time"}.get(subject["unit"], subject["unit"])
@@ -516,6 +691,8 @@ def build_table(table):
                 extra.append(f"{m['origin_requests']:.0f} origin req")
             if m.get("rss_growth_kib") is not None and scenario.startswith("body"):
                 extra.append(f"+{m['rss_growth_kib'] / 1024:.1f} MiB RSS")
+            if m.get("pss_mib") is not None:
+                extra.append(f"PSS {m['pss_mib']:.1f} MiB")
             if m["errors"]:
                 extra.append("ERROR")
             rows.append([title if not rows or rows[-1][0] != title else "", m["label"], value + (" (" + ", ".join(extra) + ")" if extra else ""),
@@ -551,10 +728,7 @@ def targets(table, micro=()):
     """[(target, measured, met or None)] for issue 18's targets."""
     out = []
 
-    def ratio(a, b, field="value"):
-        if not a or not b or a.get(field) is None or not b.get(field):
-            return None
-        return a[field] / b[field]
+    ratio = round_ratio
 
     def add(name, value, ok, fmt):
         out.append((name, "not measured" if value is None else fmt(value), None if value is None else ok(value)))
@@ -602,6 +776,42 @@ def targets(table, micro=()):
     return out
 
 
+def targets_34(table):
+    """[(target, measured, met or None)] for issue 34's targets (HTTPS against Squid SslBump, hits per core)."""
+    out = []
+
+    def add(name, value, ok, fmt):
+        out.append((name, "not measured" if value is None else fmt(value), None if value is None else ok(value)))
+
+    def against(scenario, field="value", other="squid"):
+        a, b = get(table, scenario, "larder"), get(table, scenario, other)
+        return a, b, round_ratio(a, b, field)
+
+    a, b, r = against("https-first")
+    add("New HTTPS host, first visit: time at most 1.0x Squid SslBump's", r, lambda v: v <= 1.0,
+        lambda v: f"{v:.2f}x ({a['value']:.1f} vs {b['value']:.1f} ms)")
+    a, b, r = against("https-first-cpu")
+    add("New HTTPS host, first visit: proxy CPU at most 1.0x Squid SslBump's", r, lambda v: v <= 1.0,
+        lambda v: f"{v:.2f}x ({a['value']:.1f} vs {b['value']:.1f} ms CPU)")
+    for size, title in (("1k", "1 KiB"), ("64k", "64 KiB")):
+        a, b, r = against(f"https-ka-{size}")
+        add(f"Keep-alive HTTPS hits, {title}, one connection: at least 1.0x Squid's rate", r, lambda v: v >= 1.0,
+            lambda v, a=a, b=b: f"{v:.2f}x ({a['value']:,.0f} vs {b['value']:,.0f} req/s)")
+    a, b, r = against("https-burst")
+    add("8 clients x 6 new HTTPS hosts at once: median at most 1.5x Squid's", r, lambda v: v <= 1.5,
+        lambda v: f"{v:.2f}x ({a['value']:.0f} vs {b['value']:.0f} ms)")
+    for size, title in (("1k", "1 KiB"), ("64k", "64 KiB")):
+        a, b, r = against(f"hit-{size}-core", other="nginx-file")
+        add(f"Plain HTTP {title} hits per core: at least 0.9x nginx serving the file", r, lambda v: v >= 0.9,
+            lambda v, a=a, b=b: f"{v:.2f}x ({a['value']:,.0f} vs {b['value']:,.0f} req/s)")
+        a, b, r = against(f"hit-{size}-core", "p99_ms", other="nginx")
+        add(f"Plain HTTP {title} hits per core: p99 at most 1.25x nginx proxy_cache's", r, lambda v: v <= 1.25,
+            lambda v, a=a, b=b: f"{v:.2f}x ({a['p99_ms']:.2f} vs {b['p99_ms']:.2f} ms)")
+    rss = get(table, "https-rss-200", "larder")
+    add("RSS after 200 HTTPS hosts under 80 MiB", rss and rss["value"], lambda v: v < 80, lambda v: f"{v:.1f} MiB")
+    return out
+
+
 def cmd_summary(args):
     records = []
     with open(args.results) as f:
@@ -613,12 +823,20 @@ def cmd_summary(args):
     header, rows = build_table(table)
     micro = json.load(open(args.micro)) if args.micro else []
     goals = targets(table, micro)
+    goals_34 = targets_34(table)
     print()
     print(text_table(header, rows))
-    print()
-    for name, measured, ok in goals:
-        mark = "n/a" if ok is None else ("met" if ok else "MISSED")
-        print(f"  [{mark:6}] {name}: {measured}")
+    matrix = https_matrix(table)
+    if matrix:
+        print()
+        print(text_table(*matrix))
+    for issue, items in (("18", goals), ("34", goals_34)):
+        if all(ok is None for _, _, ok in items):
+            continue   # a partial run (--only) measured none of them
+        print(f"\n  Targets of issue {issue}:")
+        for name, measured, ok in items:
+            mark = "n/a" if ok is None else ("met" if ok else "MISSED")
+            print(f"  [{mark:6}] {name}: {measured}")
     problems = problems_of(table)
     for p in problems:
         print(f"  warning: {p}")
@@ -634,18 +852,53 @@ def cmd_summary(args):
     for note in meta.get("notes") or []:
         print(f"  note: {note}")
     if args.write:
-        section = markdown_section(meta, header, rows, goals, table, problems, micro)
+        section = markdown_section(meta, header, rows, goals, goals_34, table, problems, micro)
         write_results(args.write, section)
         print(f"\nWrote the Peers section of {args.write}")
     return 0
 
 
+HTTPS_PEERS = [("larder", "Larder"), ("squid", "Squid SslBump"), ("mitmproxy", "mitmproxy"), ("origin", "origin direct")]
+
+
+def https_matrix(table):
+    """The HTTPS figures as issue 34 laid them out: a row per scenario, a column per peer, and
+    Larder ÷ Squid (the median of the quotients within rounds)."""
+    rows = []
+    for scenario, title in SCENARIOS:
+        if not scenario.startswith("https-") or scenario not in table:
+            continue
+        peers = table[scenario]
+        cells = [title.removeprefix("HTTPS: ")]
+        for peer, _ in HTTPS_PEERS:
+            m = peers.get(peer)
+            cells.append(fmt_value(m["value"], m["unit"]) if m else "–")
+        r = round_ratio(peers.get("larder"), peers.get("squid"))
+        cells.append(f"{r:.2f}x" if r is not None else "")
+        rows.append(cells)
+    if not rows:
+        return None
+    return ["HTTPS (medians)"] + [name for _, name in HTTPS_PEERS] + ["Larder ÷ Squid"], rows
+
+
 def problems_of(table):
     out = []
+    # The HTTPS load client must outrun every proxy by far, or it measures itself.
+    for scenario in ("https-ka-1k", "https-ka-64k", "https-8c-1k"):
+        peers = table.get(scenario, {})
+        direct = peers.get("origin")
+        fastest = max((m["value"] for p, m in peers.items() if p != "origin" and m["value"]), default=None)
+        if direct and direct["value"] and fastest and direct["value"] < 1.5 * fastest:
+            shares = ", ".join(f"{p} {m['client_cpu_share']:.2f}" for p, m in peers.items() if m.get("client_cpu_share") is not None)
+            out.append(f"{scenario}: the origin direct ({direct['value']:,.0f} req/s) is under 1.5x the fastest proxy "
+                       f"({fastest:,.0f} req/s), so it does not show that the client (tlsload) was not the limit; "
+                       f"the client's CPU time over the run's time (1.0 = one core busy): {shares}")
     for scenario, peers in table.items():
         for peer, m in peers.items():
             for e in m["errors"]:
                 out.append(f"{scenario} / {peer}: {e}")
+            for n in m["notes"]:
+                out.append(f"{scenario} / {peer}: {n}")
             if m["wrk_errors"]:
                 out.append(f"{scenario} / {peer}: wrk counted errors {m['wrk_errors']}")
             if scenario.startswith("hit") and m.get("origin_requests"):
@@ -667,15 +920,17 @@ def micro_table(micro):
     return ["Micro benchmark (package-benchmark)", "Wall clock per operation, p50 (fastest sample)", "Mallocs per operation, p50"], rows
 
 
-def markdown_section(meta, header, rows, goals, table, problems, micro=()):
+def markdown_section(meta, header, rows, goals, goals_34, table, problems, micro=()):
     m = meta
     lines = ["## Peers (`Benchmarks/run`)", ""]
     lines.append("Larder against nginx serving the file itself (the ceiling: no cache in between), Squid "
                  "(forward proxy, `offline_mode on`), nginx `proxy_cache` (reverse proxy, so origin-form requests) "
-                 "and curl, all on loopback in one run, against a local nginx origin; "
+                 "and curl, all on loopback in one run, against a local nginx origin; over HTTPS, Larder "
+                 "against Squid `ssl-bump` (`generate-host-certificates`), mitmproxy (a non-caching reference) "
+                 "and the origin direct, against an nginx TLS origin with its own test CA; "
                  "every figure is the median over the rounds, peers interleaved in rotated order each round. "
-                 "Larder ÷ peer is Larder's figure divided by the peer's (for req/s and throughput higher is "
-                 "better, for times lower is better).")
+                 "Larder ÷ peer is the median over the rounds of Larder's figure divided by the peer's in the "
+                 "same round (for req/s and throughput higher is better, for times and memory lower is better).")
     lines.append("")
     for key, label in (("date", "Date"), ("commit", "Commit"), ("machine", "Machine"), ("software", "Software"),
                        ("mode", "Mode"), ("load", "Load"), ("command", "Command")):
@@ -684,11 +939,24 @@ def markdown_section(meta, header, rows, goals, table, problems, micro=()):
     lines.append("")
     lines.append(md_table(header, rows))
     lines.append("")
+    matrix = https_matrix(table)
+    if matrix:
+        lines.append("The HTTPS rows again, laid out as in issue 34:")
+        lines.append("")
+        lines.append(md_table(*matrix))
+        lines.append("")
     lines.append("Targets of issue 18, as measured in this run:")
     lines.append("")
     lines.append("| Target | Measured | |")
     lines.append("| --- | --- | --- |")
     for name, measured, ok in goals:
+        lines.append(f"| {name} | {measured} | {'n/a' if ok is None else ('met' if ok else '**missed**')} |")
+    lines.append("")
+    lines.append("Targets of issue 34 (HTTPS against Squid SslBump; plain HTTP hits per core), as measured in this run:")
+    lines.append("")
+    lines.append("| Target | Measured | |")
+    lines.append("| --- | --- | --- |")
+    for name, measured, ok in goals_34:
         lines.append(f"| {name} | {measured} | {'n/a' if ok is None else ('met' if ok else '**missed**')} |")
     lines.append("")
     render = get(table, "devoffline", "larder")
@@ -768,6 +1036,7 @@ def main():
     p.add_argument("--origin-log")
     p.add_argument("--during-post", help="Larder's base URL: start a precache job there first")
     p.add_argument("--during-body")
+    p.add_argument("--cpus", help="run wrk on these CPUs only (taskset -c)")
     p.set_defaults(func=cmd_wrk)
 
     p = sub.add_parser("cmd")
@@ -797,6 +1066,50 @@ def main():
     p.add_argument("--requests", type=int, default=30)
     p.add_argument("pages", nargs="+")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("visits")
+    common(p)
+    p.add_argument("--cafile", required=True)
+    p.add_argument("--proxy", help="the proxy's URL (else straight to 127.0.0.1)")
+    p.add_argument("--port", required=True, type=int, help="the origin's port")
+    p.add_argument("--path", required=True)
+    p.add_argument("--clients", type=int, default=1, help="curls started at once, the hosts shared among them")
+    p.add_argument("--expect", help="a word some answer's Cache-Status or X-Cache should hold (hit, miss)")
+    p.add_argument("hosts", nargs="+")
+    p.set_defaults(func=cmd_visits)
+
+    p = sub.add_parser("tlsload")
+    common(p)
+    p.add_argument("--client", required=True, help="the compiled Benchmarks/support/tlsload.c")
+    p.add_argument("--via", required=True)
+    p.add_argument("--tunnel", action="store_true")
+    p.add_argument("--authority", required=True)
+    p.add_argument("--path", required=True)
+    p.add_argument("--cafile", required=True)
+    p.add_argument("--connections", type=int, default=1)
+    p.add_argument("--duration", type=float, default=5)
+    p.add_argument("--bytes", type=int)
+    p.add_argument("--pids", default="")
+    p.set_defaults(func=cmd_tlsload)
+
+    p = sub.add_parser("cpu")
+    p.add_argument("--pids", required=True)
+    p.add_argument("--save", help="write the CPU time so far to this file, and record nothing")
+    p.add_argument("--since", help="a file --save wrote")
+    p.add_argument("--per", type=int, default=1, help="divide the CPU time spent by this many visits")
+    p.add_argument("--out")
+    p.add_argument("--scenario")
+    p.add_argument("--peer")
+    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--label")
+    p.add_argument("--subject", action="store_true")
+    p.set_defaults(func=cmd_cpu)
+
+    p = sub.add_parser("rss")
+    common(p)
+    p.add_argument("--pids", required=True)
+    p.add_argument("--what", choices=("current", "peak"), default="current")
+    p.set_defaults(func=cmd_rss)
 
     p = sub.add_parser("summary")
     p.add_argument("--results", required=True)

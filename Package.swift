@@ -76,7 +76,7 @@ let package = Package(
             ]
         ),
         // The config file, read apart so that `larder precache` does not link the proxy.
-        .target(name: "LarderConfig", dependencies: ["LarderHTTP", "LarderStore"]),
+        .target(name: "LarderConfig", dependencies: ["LarderHTTP"]),
         .target(
             name: "LarderPrecache",
             dependencies: [
@@ -104,7 +104,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -141,6 +140,7 @@ let package = Package(
                 "LarderProxy",
                 "LarderPrecache",
                 "LarderPack",
+                "LarderUpstream",
                 "LarderEmbedded",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -177,7 +177,7 @@ let package = Package(
         ),
         .testTarget(name: "LarderHTTPTests", dependencies: ["LarderHTTP"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderStore", "LarderHTTP"]),
-        .testTarget(name: "LarderConfigTests", dependencies: ["LarderConfig", "LarderHTTP", "LarderStore"]),
+        .testTarget(name: "LarderConfigTests", dependencies: ["LarderConfig", "LarderHTTP"]),
         .testTarget(
             name: "LarderStoreTests",
             dependencies: ["LarderStore", "LarderHTTP", .product(name: "GRDB", package: "GRDB.swift")]

@@ -7,7 +7,7 @@ let fuzzTargets: [(name: String, dependencies: [String])] = [
     ("FuzzCacheKey", ["LarderHTTP"]),
     ("FuzzGamesList", ["LarderPrecache", "LarderHTTP"]),
     ("FuzzManifest", ["LarderPrecache", "LarderHTTP"]),
-    ("FuzzConfigFile", ["LarderConfig", "LarderHTTP", "LarderStore"]),
+    ("FuzzConfigFile", ["LarderConfig", "LarderHTTP"]),
     ("FuzzCacheControl", ["LarderHTTP"]),
     ("FuzzRange", ["LarderHTTP"]),
     ("FuzzHTTPDate", ["LarderHTTP"]),

@@ -1,6 +1,5 @@
 import Foundation
 import LarderHTTP
-import LarderStore
 
 /// A `larder.json` config file (`larder serve --config`, `larder precache --config`), read and
 /// checked: unknown keys, wrong types and invalid values are errors naming the file, the line and

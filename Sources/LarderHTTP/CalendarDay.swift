@@ -87,26 +87,13 @@ public struct CalendarDay: Sendable, Hashable, Comparable, Codable, CustomString
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    /// Days since 1970-01-01 (the civil-from-days algorithm, proleptic Gregorian).
+    /// Days since 1970-01-01 (``CivilDate``).
     private var dayNumber: Int {
-        let year = self.month <= 2 ? self.year - 1 : self.year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (self.month + (self.month > 2 ? -3 : 9)) + 2) / 5 + self.day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        CivilDate.days(year: self.year, month: self.month, day: self.day)
     }
 
     private init(dayNumber: Int) {
-        let shifted = dayNumber + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        self.day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        self.month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        self.year = yearOfEra + era * 400 + (self.month <= 2 ? 1 : 0)
+        (self.year, self.month, self.day) = CivilDate.date(days: dayNumber)
     }
 
     /// The day whose digits start at the given offsets of `bytes` (4, 2 and 2 digits), or nil.

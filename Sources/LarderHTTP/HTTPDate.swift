@@ -50,7 +50,7 @@ public enum HTTPDate {
             (1...31).contains(day), (0...9999).contains(year),
             (0...23).contains(time.0), (0...59).contains(time.1), (0...60).contains(time.2)
         else { return nil }
-        let days = self.daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + time.0 * 3_600 + time.1 * 60 + time.2
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
@@ -90,7 +90,7 @@ public enum HTTPDate {
                 let minute = number(20..<22), let second = number(23..<25), let month = self.month(monthText),
                 (1...31).contains(day), hour <= 23, minute <= 59, second <= 60
             else { return nil }
-            let days = self.daysFromCivil(year: year, month: month, day: day)
+            let days = CivilDate.days(year: year, month: month, day: day)
             return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
         }
     }
@@ -100,7 +100,7 @@ public enum HTTPDate {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = self.civilFromDays(days)
+        let (year, month, day) = CivilDate.date(days: days)
         let weekday = self.dayNames[((days % 7) + 7) % 7]
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         func four(_ value: Int) -> String { (0..<1000).contains(value) ? String("000\(value)".suffix(4)) : "\(value)" }
@@ -118,27 +118,5 @@ public enum HTTPDate {
             let hour = self.digits(parts[0]), let minute = self.digits(parts[1]), let second = self.digits(parts[2])
         else { return nil }
         return (hour, minute, second)
-    }
-
-    // Howard Hinnant's civil-date algorithms: exact for the proleptic Gregorian calendar.
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

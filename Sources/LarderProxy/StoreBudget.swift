@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderStore
 import Logging
 import Synchronization

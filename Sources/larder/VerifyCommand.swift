@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LarderHTTP
 import LarderStore
 
 /// `larder verify`: checks every entry against its body file, and optionally repairs.

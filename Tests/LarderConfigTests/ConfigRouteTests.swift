@@ -1,5 +1,4 @@
 import LarderHTTP
-import LarderStore
 import Testing
 
 @testable import LarderConfig

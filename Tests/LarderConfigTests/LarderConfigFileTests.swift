@@ -1,6 +1,5 @@
 import Foundation
 import LarderHTTP
-import LarderStore
 import Testing
 
 @testable import LarderConfig

@@ -5,7 +5,6 @@
 import FuzzerDriver
 import LarderConfig
 import LarderHTTP
-import LarderStore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 
 /// Numbers and times as people read them on /dev/offline and in `larder status`: sizes in binary
 /// units (KiB, MiB), times relative to now with the exact time beside them.
@@ -66,9 +67,9 @@ public enum HumanFormat {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = Self.civilDate(daysSinceEpoch: days)
+        let (year, month, day) = CivilDate.date(days: Int(days))
         let time = String(format: "%02lld:%02lld:%02lld", secondOfDay / 3600, secondOfDay % 3600 / 60, secondOfDay % 60)
-        return String(format: "%04lld-%02lld-%02lld", year, month, day) + separator + time + zone
+        return String(format: "%04lld-%02lld-%02lld", Int64(year), Int64(month), Int64(day)) + separator + time + zone
     }
 
     /// `81%`, or nil when there is nothing to divide by.
@@ -79,20 +80,5 @@ public enum HumanFormat {
             return "<1%"
         }
         return "\(Int(value.rounded()))%"
-    }
-
-    /// Year, month and day of a day count since 1970-01-01 (proleptic Gregorian; Howard Hinnant's
-    /// `civil_from_days`), so formatting needs no `DateFormatter` (slow, and not `Sendable`).
-    private static func civilDate(daysSinceEpoch: Int64) -> (Int64, Int64, Int64) {
-        let shifted = daysSinceEpoch + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
     }
 }

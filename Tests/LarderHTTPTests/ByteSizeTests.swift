@@ -1,4 +1,4 @@
-import LarderStore
+import LarderHTTP
 import Testing
 
 @Suite("ByteSize: sizes written like 512KB, 1MiB, 2GiB")

@@ -93,9 +93,22 @@ let package = Package(
             name: "LarderPack",
             dependencies: ["LarderHTTP", "LarderStore", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // Declared requests run once and stored (docs/SERVING.md, Declared requests): used by the
+        // proxy's scheduler and by `larder precache`, neither importing the other.
+        .target(
+            name: "LarderDeclaredRequests",
+            dependencies: [
+                "LarderHTTP",
+                "LarderStore",
+                "LarderUpstream",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "LarderProxy",
             dependencies: [
+                "LarderDeclaredRequests",
                 "CZlib",
                 "LarderHTTP",
                 "LarderStore",
@@ -141,6 +154,7 @@ let package = Package(
                 "LarderPrecache",
                 "LarderPack",
                 "LarderUpstream",
+                "LarderDeclaredRequests",
                 "LarderEmbedded",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -207,6 +221,7 @@ let package = Package(
             name: "LarderProxyTests",
             dependencies: [
                 "LarderProxy",
+                "LarderDeclaredRequests",
                 "LarderHTTP",
                 "LarderStore",
                 "LarderUpstream",

@@ -1,4 +1,5 @@
 import Foundation
+import LarderDeclaredRequests
 import LarderHTTP
 import NIOCore
 

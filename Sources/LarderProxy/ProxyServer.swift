@@ -1,3 +1,4 @@
+import LarderDeclaredRequests
 import LarderHTTP
 import LarderStore
 import LarderUpstream

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import LarderDeclaredRequests
 import LarderHTTP
 import LarderPrecache
-import LarderProxy
 import LarderStore
 import LarderUpstream
 import Logging

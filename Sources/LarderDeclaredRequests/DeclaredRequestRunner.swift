@@ -19,7 +19,8 @@ public struct DeclaredRequestRunner: Sendable {
         case failed(reason: String, connectFailure: Bool)
     }
 
-    let store: Store
+    /// The store the answers are kept in (and the runs recorded in).
+    public let store: Store
     let upstream: any Upstream
     let queryFilter: QueryParameterFilter
     let connectTimeout: Duration

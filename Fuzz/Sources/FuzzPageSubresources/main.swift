@@ -5,6 +5,10 @@
 import FuzzerDriver
 import LarderHTTP
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
@@ -23,3 +27,5 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     return 0
 }
+
+exit(larder_fuzzer_main(CommandLine.argc, CommandLine.unsafeArgv, fuzz))

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// How many precache jobs a web page's origin may have unfinished through the precache API
-/// (docs/SERVING.md, "Precache API"): one running and four waiting. Beyond that a page's request is
+/// (docs/FORMATS.md, "POST /dev/offline/precache"): one running and four waiting. Beyond that a page's request is
 /// refused (`429`) until one of its jobs finishes, so no page can queue work without bound.
 final class PageJobLimit: Sendable {
     /// Jobs queued or running per origin, at most.

@@ -18,7 +18,7 @@ import Synchronization
 /// with the same `UpstreamTrust`), a ``BackgroundWork``, and the precache job queue (`PrecacheJobs`
 /// of LarderPrecache), made on the upstream the proxy counts failures of. The group's services, in
 /// order: `StoreService`, the upstream's service, the ``BackgroundWork``, ``declaredRequests``,
-/// ``writeReplayer``, the server; it stops them in reverse order.
+/// ``writeReplayer``, the server's ``jobs``, the server; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let proxy: ForwardProxy
@@ -53,6 +53,30 @@ public final class ProxyServer: Service, Sendable {
     /// it as a service ahead of the server in the same `ServiceGroup` (with nothing queued it looks
     /// at the queue once a second).
     public let writeReplayer: WriteReplayer
+    /// The server's own long-lived jobs, as services: last-use batching, eviction, the precache
+    /// jobs started on /dev/offline, and the sweep of what a crash left in the cache directory
+    /// (once the server listens, at low priority). Not run by the server: run them as services
+    /// ahead of it in the same `ServiceGroup`, so that they stop once it has stopped.
+    public var jobs: [any Service] {
+        [
+            ProxyJob(name: "last uses") { await self.usage.run() },
+            ProxyJob(name: "eviction") { await self.budget.run() },
+            ProxyJob(name: "precache jobs") { await self.precacheJobs.run() },
+            ProxyJob(name: "leftovers") {
+                // Once the server listens: a look every 50 ms while it starts.
+                while self.listeningAddress == nil {
+                    guard (try? await Task.sleep(for: .milliseconds(50))) != nil else { return }
+                }
+                await Task(priority: .background) {
+                    do {
+                        try await self.store.removeLeftovers()
+                    } catch {
+                        self.logger.warning("cannot remove leftovers of an interrupted run", metadata: ["error": "\(error)"])
+                    }
+                }.value
+            },
+        ]
+    }
 
     /// Creates a server; nothing listens until `run()`. `precacheJobs` is given the upstream its
     /// jobs fetch through (`precacheUpstream` when there is one, else the proxy's own) and how busy
@@ -244,54 +268,38 @@ public final class ProxyServer: Service, Sendable {
             devOffline: devOffline,
             caCertificatePEM: try self.interception?.certificates.authority.pem()
         )
-        // Background work lives as long as the server: last-use batching and web precache jobs.
-        // It is cancelled once every connection has finished.
-        try await withThrowingTaskGroup(of: Void.self) { background in
-            background.addTask { await self.usage.run() }
-            background.addTask { await self.precacheJobs.run() }
-            background.addTask { await self.budget.run() }
-            // What a crash left in the cache directory goes once the proxy answers, at low priority.
-            background.addTask(priority: .background) {
-                do {
-                    try await self.store.removeLeftovers()
-                } catch {
-                    self.logger.warning("cannot remove leftovers of an interrupted run", metadata: ["error": "\(error)"])
-                }
-            }
-            try await withGracefulShutdownHandler {
-                try await server.executeThenClose { connections in
-                    try await withThrowingDiscardingTaskGroup { group in
-                        for try await accepted in connections {
-                            guard let accepted else { continue }
-                            let connection = accepted.channel
-                            let handler = ProxyConnection(
-                                channel: connection,
-                                proxy: self.proxy,
-                                own: RequestRoute.OwnAuthorities(
-                                    port: port,
-                                    listenHost: self.configuration.host,
-                                    localAddress: connection.channel.localAddress?.ipAddress
-                                ),
-                                rules: self.configuration.routeRules,
-                                pages: pages,
-                                lifecycle: accepted.lifecycle,
-                                interception: self.interception,
-                                connector: self.connector,
-                                statistics: self.statistics,
-                                logger: self.logger
-                            )
-                            group.addTask {
-                                await handler.run()
-                            }
+        try await withGracefulShutdownHandler {
+            try await server.executeThenClose { connections in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await accepted in connections {
+                        guard let accepted else { continue }
+                        let connection = accepted.channel
+                        let handler = ProxyConnection(
+                            channel: connection,
+                            proxy: self.proxy,
+                            own: RequestRoute.OwnAuthorities(
+                                port: port,
+                                listenHost: self.configuration.host,
+                                localAddress: connection.channel.localAddress?.ipAddress
+                            ),
+                            rules: self.configuration.routeRules,
+                            pages: pages,
+                            lifecycle: accepted.lifecycle,
+                            interception: self.interception,
+                            connector: self.connector,
+                            statistics: self.statistics,
+                            logger: self.logger
+                        )
+                        group.addTask {
+                            await handler.run()
                         }
                     }
                 }
-            } onGracefulShutdown: {
-                self.logger.notice("shutting down: finishing in-flight responses")
-                server.channel.close(promise: nil)
-                registry.shutdown()
             }
-            background.cancelAll()
+        } onGracefulShutdown: {
+            self.logger.notice("shutting down: finishing in-flight responses")
+            server.channel.close(promise: nil)
+            registry.shutdown()
         }
     }
 }

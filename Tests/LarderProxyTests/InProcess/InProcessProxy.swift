@@ -53,6 +53,9 @@ struct InProcessProxy: Sendable {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             group.addTask { await server.background.run() }
+            for job in server.jobs {
+                group.addTask { try await job.run() }
+            }
             defer { group.cancelAll() }
             var ports = listening.stream.makeAsyncIterator()
             guard let port = await ports.next() else { throw CancellationError() }

@@ -67,7 +67,8 @@ final class HostLimiter: Sendable {
         /// Hands free slots to waiters that may start, earliest in the plan first; returns them.
         mutating func grant(limit: Int) -> [CheckedContinuation<Void, Never>] {
             var woken: [CheckedContinuation<Void, Never>] = []
-            while self.active < limit, let index = self.waiters.firstIndex(where: { self.mayStart($0.position, firstStart: $0.firstStart) }) {
+            while self.active < limit, let index = self.waiters.firstIndex(where: { self.mayStart($0.position, firstStart: $0.firstStart) })
+            {
                 let waiter = self.waiters.remove(at: index)
                 self.active += 1
                 if waiter.firstStart { self.started(waiter.position) }

@@ -632,7 +632,8 @@ public final class PrecacheRunner: Sendable {
         }
         let staged = unit.flatMap { item in
             item.bodies.map { body in
-                StagedBody(writer: body.writer, key: body.key, head: body.head, expectedLength: body.declaredLength, revision: item.fetch.revision)
+                StagedBody(
+                    writer: body.writer, key: body.key, head: body.head, expectedLength: body.declaredLength, revision: item.fetch.revision)
             }
         }
         return await self.store.stage(staged).map { outcome in

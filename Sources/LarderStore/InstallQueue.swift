@@ -13,6 +13,7 @@ struct PendingInstall: Sendable {
     var row: IndexRow
     /// The response's header fields as stored.
     var headers: [HeaderField]
+    /// The stored `Content-Type`, kept in its own column.
     var contentType: String? {
         self.headers.first { $0.hasName("content-type") }?.value
     }

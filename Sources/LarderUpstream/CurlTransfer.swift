@@ -230,13 +230,11 @@ final class CurlTransfer: @unchecked Sendable {
         if case .cancelled = outcome {
             // The caller is gone or going: it gets the cancellation, not a head.
             self.readyResponse = nil
-        } else if self.bodySink != nil {
-            // The whole body is in the sink: the head goes back now, or the failure below.
-            if error == nil, self.headWasDelivered, let head = self.headParser.head {
+        } else {
+            if self.bodySink != nil, error == nil, self.headWasDelivered, let head = self.headParser.head {
+                // The whole body is in the sink: the head goes back now (a failure, below).
                 self.readyResponse = UpstreamResponse(head: head, body: .empty)
             }
-            self.handOverHead()
-        } else {
             self.handOverHead()
         }
         if let continuation = self.headContinuation {
@@ -262,7 +260,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: curl callbacks (curl thread)
 
-    /// CURLOPT_WRITEFUNCTION: hands a body chunk to the consumer, or pauses receiving when asked to.
+    /// CURLOPT_WRITEFUNCTION: writes a body chunk into the body sink, or hands it to the consumer
+    /// (or pauses receiving when asked to).
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if let sink = self.bodySink, self.headWasDelivered {
             do {

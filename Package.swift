@@ -203,6 +203,7 @@ let package = Package(
                 "LarderUpstream",
                 "LarderHTTP",
                 "LarderStore",
+                "LarderTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -1,7 +1,10 @@
+import Synchronization
+
 /// Hands out the plan's downloads in order to the workers, so the first game is ready first.
-actor FetchQueue<Item: Sendable> {
+/// A lock, not an actor: taking the next item is no hop to another executor.
+final class FetchQueue<Item: Sendable>: Sendable {
     private let items: [Item]
-    private var next = 0
+    private let next = Mutex(0)
 
     init(_ items: [Item]) {
         self.items = items
@@ -9,8 +12,10 @@ actor FetchQueue<Item: Sendable> {
 
     /// The next item with its position in the plan, or nil when all are taken.
     func take() -> (position: Int, item: Item)? {
-        guard self.next < self.items.count else { return nil }
-        defer { self.next += 1 }
-        return (self.next, self.items[self.next])
+        self.next.withLock { next in
+            guard next < self.items.count else { return nil }
+            defer { next += 1 }
+            return (next, self.items[next])
+        }
     }
 }

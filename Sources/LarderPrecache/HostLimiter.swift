@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Politeness towards each host: at most `connectionsPerHost` requests at once, and at least
 /// `spacing` between the starts of two requests to the same host.
@@ -7,7 +8,10 @@ import Foundation
 /// host (``expect(_:)``), and a download's first request waits for its turn, so the first game is
 /// ready first even when workers reach the limiter in another order. A retry has no turn to wait
 /// for; a freed slot goes to the waiter earliest in the plan whose turn it is.
-actor HostLimiter {
+///
+/// A lock, not an actor: a download that finds a slot free takes it without a hop to another
+/// executor, and one that frees a slot hands it over in place (issue 33's per-file pipeline).
+final class HostLimiter: Sendable {
     private struct Waiter {
         var position: Int
         /// Whether this is the download's first request (which starts in its turn).
@@ -41,11 +45,42 @@ actor HostLimiter {
                 self.head += 1
             }
         }
+
+        /// Takes a free slot for a request at `position` when it may start now.
+        mutating func take(_ position: Int?, firstStart: Bool, limit: Int) -> Bool {
+            guard self.active < limit, self.mayStart(position, firstStart: firstStart) else { return false }
+            self.active += 1
+            if firstStart, let position { self.started(position) }
+            return true
+        }
+
+        /// Takes a free slot as ``take(_:firstStart:limit:)`` does, or else queues `continuation`
+        /// for ``grant(limit:)`` to resume.
+        mutating func takeOrWait(_ position: Int?, firstStart: Bool, limit: Int, _ continuation: CheckedContinuation<Void, Never>) -> Bool {
+            if self.take(position, firstStart: firstStart, limit: limit) { return true }
+            let order = position ?? -1
+            let index = self.waiters.firstIndex { $0.position > order } ?? self.waiters.endIndex
+            self.waiters.insert(Waiter(position: order, firstStart: firstStart, continuation: continuation), at: index)
+            return false
+        }
+
+        /// Hands free slots to waiters that may start, earliest in the plan first; returns them.
+        mutating func grant(limit: Int) -> [CheckedContinuation<Void, Never>] {
+            var woken: [CheckedContinuation<Void, Never>] = []
+            while self.active < limit, let index = self.waiters.firstIndex(where: { self.mayStart($0.position, firstStart: $0.firstStart) })
+            {
+                let waiter = self.waiters.remove(at: index)
+                self.active += 1
+                if waiter.firstStart { self.started(waiter.position) }
+                woken.append(waiter.continuation)
+            }
+            return woken
+        }
     }
 
     private let connectionsPerHost: Int
     private let spacing: Duration
-    private var hosts: [String: HostState] = [:]
+    private let hosts = Mutex<[String: HostState]>([:])
 
     init(connectionsPerHost: Int, spacing: Duration) {
         self.connectionsPerHost = max(1, connectionsPerHost)
@@ -54,9 +89,11 @@ actor HostLimiter {
 
     /// The plan's downloads: each position and its host, in plan order.
     func expect(_ downloads: [(host: String, position: Int)]) {
-        for download in downloads {
-            self.hosts[download.host, default: HostState()].unstarted.append(download.position)
-            self.hosts[download.host, default: HostState()].unstartedSet.insert(download.position)
+        self.hosts.withLock { hosts in
+            for download in downloads {
+                hosts[download.host, default: HostState()].unstarted.append(download.position)
+                hosts[download.host, default: HostState()].unstartedSet.insert(download.position)
+            }
         }
     }
 
@@ -64,26 +101,27 @@ actor HostLimiter {
     /// then for the spacing since the previous start. `position` is the request's place in the
     /// plan (nil: none, as for manifests).
     func acquire(_ host: String, position: Int? = nil) async {
-        var state = self.hosts[host, default: HostState()]
-        let firstStart = position.map { state.unstartedSet.contains($0) } ?? false
-        if state.active < self.connectionsPerHost, state.mayStart(position, firstStart: firstStart) {
-            state.active += 1
-            if firstStart, let position { state.started(position) }
-            self.hosts[host] = state
-            self.grant(host)
-        } else {
+        let limit = self.connectionsPerHost
+        let (firstStart, took) = self.hosts.withLock { hosts in
+            let firstStart = position.map { hosts[host, default: HostState()].unstartedSet.contains($0) } ?? false
+            return (firstStart, hosts[host, default: HostState()].take(position, firstStart: firstStart, limit: limit))
+        }
+        if !took {
             await withCheckedContinuation { continuation in
-                var waiters = self.hosts[host, default: HostState()].waiters
-                let order = position ?? -1
-                let index = waiters.firstIndex { $0.position > order } ?? waiters.endIndex
-                waiters.insert(Waiter(position: order, firstStart: firstStart, continuation: continuation), at: index)
-                self.hosts[host, default: HostState()].waiters = waiters
+                // Looked at again: a slot may have been freed since.
+                let tookNow = self.hosts.withLock { hosts in
+                    hosts[host, default: HostState()].takeOrWait(position, firstStart: firstStart, limit: limit, continuation)
+                }
+                if tookNow { continuation.resume() }
             }
         }
         guard self.spacing > .zero else { return }
         let now = ContinuousClock.Instant.now
-        let start = max(now, self.hosts[host, default: HostState()].nextStart)
-        self.hosts[host, default: HostState()].nextStart = start + self.spacing
+        let start = self.hosts.withLock { hosts in
+            let start = max(now, hosts[host, default: HostState()].nextStart)
+            hosts[host, default: HostState()].nextStart = start + self.spacing
+            return start
+        }
         if start > now {
             try? await Task.sleep(until: start, clock: .continuous)
         }
@@ -91,24 +129,12 @@ actor HostLimiter {
 
     /// Gives the slot back; the waiter earliest in the plan that may start takes it over.
     func release(_ host: String) {
-        guard self.hosts[host] != nil else { return }
-        self.hosts[host]?.active -= 1
-        self.grant(host)
-    }
-
-    /// Hands free slots to waiters that may start, earliest in the plan first.
-    private func grant(_ host: String) {
-        guard var state = self.hosts[host] else { return }
-        var woken: [CheckedContinuation<Void, Never>] = []
-        while state.active < self.connectionsPerHost,
-            let index = state.waiters.firstIndex(where: { state.mayStart($0.position, firstStart: $0.firstStart) })
-        {
-            let waiter = state.waiters.remove(at: index)
-            state.active += 1
-            if waiter.firstStart { state.started(waiter.position) }
-            woken.append(waiter.continuation)
+        let limit = self.connectionsPerHost
+        let woken = self.hosts.withLock { hosts -> [CheckedContinuation<Void, Never>] in
+            guard hosts[host] != nil else { return [] }
+            hosts[host, default: HostState()].active -= 1
+            return hosts[host, default: HostState()].grant(limit: limit)
         }
-        self.hosts[host] = state
         for continuation in woken {
             continuation.resume()
         }

@@ -1,6 +1,7 @@
 import Foundation
 import LarderHTTP
 import LarderStore
+import Synchronization
 
 /// What recording a game needs from the run besides the downloads' results.
 struct RunContext: Sendable {
@@ -21,40 +22,59 @@ struct RecordedGame: Sendable {
 }
 
 /// The downloads' results as they come, and which games they complete: a game is recorded (and
-/// switched to its new version) as soon as the last download it waits on has finished.
-actor RunTally {
-    private var waiting: [String: Int] = [:]
-    private(set) var results: [CacheKey: Result<Int64, PrecacheRunner.DownloadFailure>] = [:]
-    private(set) var recorded: [String: RecordedGame] = [:]
+/// switched to its new version) as soon as the last download it waits on has finished. A lock,
+/// not an actor: a finished download is tallied without a hop to another executor.
+final class RunTally: Sendable {
+    private struct State {
+        var waiting: [String: Int] = [:]
+        var results: [CacheKey: Result<Int64, PrecacheRunner.DownloadFailure>] = [:]
+        var recorded: [String: RecordedGame] = [:]
+    }
+
+    private let state: Mutex<State>
 
     init(_ fetches: [PlannedFetch]) {
+        var state = State()
         for fetch in fetches {
             for slug in fetch.games {
-                self.waiting[slug, default: 0] += 1
+                state.waiting[slug, default: 0] += 1
             }
         }
+        self.state = Mutex(state)
+    }
+
+    /// The downloads' results so far, by key.
+    var results: [CacheKey: Result<Int64, PrecacheRunner.DownloadFailure>] {
+        self.state.withLock { $0.results }
+    }
+
+    /// The games recorded so far, by slug.
+    var recorded: [String: RecordedGame] {
+        self.state.withLock { $0.recorded }
     }
 
     /// Whether the game still waits on a download.
     func isWaiting(_ slug: String) -> Bool {
-        self.waiting[slug, default: 0] > 0
+        self.state.withLock { $0.waiting[slug, default: 0] > 0 }
     }
 
     /// Records a download's result; returns the games whose last download it was.
     func finish(_ fetch: PlannedFetch, _ result: Result<Int64, PrecacheRunner.DownloadFailure>) -> [String] {
-        self.results[fetch.key] = result
-        var done: [String] = []
-        for slug in fetch.games {
-            self.waiting[slug, default: 1] -= 1
-            if self.waiting[slug] == 0 {
-                done.append(slug)
+        self.state.withLock { state in
+            state.results[fetch.key] = result
+            var done: [String] = []
+            for slug in fetch.games {
+                state.waiting[slug, default: 1] -= 1
+                if state.waiting[slug] == 0 {
+                    done.append(slug)
+                }
             }
+            return done
         }
-        return done
     }
 
     func add(_ game: RecordedGame) {
-        self.recorded[game.slug] = game
+        self.state.withLock { $0.recorded[game.slug] = game }
     }
 }
 

@@ -137,8 +137,8 @@ public final class PrecacheRunner: Sendable {
         // as soon as the last download it waits on is done (those waiting on none, at once).
         let context = RunContext(plan: plan, manifests: fetchedManifests, stored: stored, lastRun: Date())
         let tally = RunTally(plan.fetches)
-        for (order, game) in plan.games.enumerated() where await !tally.isWaiting(game.slug) {
-            await tally.add(await self.record(game, order: order, run: context, results: [:]))
+        for (order, game) in plan.games.enumerated() where !tally.isWaiting(game.slug) {
+            tally.add(await self.record(game, order: order, run: context, results: [:]))
         }
         var position = 0
         for (number, tier) in tiers.enumerated() {
@@ -149,15 +149,15 @@ public final class PrecacheRunner: Sendable {
                 await self.download(positioned, plan: plan, context: context, tally: tally, limiter: limiter, progress: progress)
                 await hook
                 // Today's files are in: say so before the games and backlogs, which may take long.
-                _ = await self.recordSeries(seriesPlans, fetched: fetchedSeries, results: await tally.results)
+                _ = await self.recordSeries(seriesPlans, fetched: fetchedSeries, results: tally.results)
             } else {
                 await self.download(positioned, plan: plan, context: context, tally: tally, limiter: limiter, progress: progress)
             }
         }
-        let seriesReports = await self.recordSeries(seriesPlans, fetched: fetchedSeries, results: await tally.results)
+        let seriesReports = await self.recordSeries(seriesPlans, fetched: fetchedSeries, results: tally.results)
 
         // 4. Pages, and what updates that never completed left staged.
-        let results = await tally.results
+        let results = tally.results
         let pageFailures = await self.recordPages(plan: plan, list: list, stored: stored, results: results)
         do {
             try await self.store.removeStaged(stagedBefore: startDate, keeping: plan.stagedKeys)
@@ -177,7 +177,7 @@ public final class PrecacheRunner: Sendable {
                 failed += 1
             }
         }
-        let recorded = await tally.recorded
+        let recorded = tally.recorded
         let elapsed = ContinuousClock.now - started
         var report = PrecacheReport(
             games: plan.games.compactMap { recorded[$0.slug]?.report },
@@ -222,12 +222,20 @@ public final class PrecacheRunner: Sendable {
         return [first, second, third]
     }
 
-    /// How many received bodies one download worker may have waiting for their commit while it
-    /// downloads the next: commits wait for their install batch's durability barrier, and the
-    /// downloads should not (each waiting body holds its temporary file open).
-    static let commitsPerWorker = 8
+    /// How many received bodies the download workers may have waiting for their commit, in all,
+    /// while they download the next: commits wait for their install batch's durability barrier,
+    /// and the downloads should not. Each waiting body holds its temporary file open, so this
+    /// stays well under the usual limit of 1,024 descriptors.
+    static let waitingBodies = 512
 
     /// Downloads one tier, in order, `concurrency` at once; records each game whose last download is done.
+    ///
+    /// Each worker hands its received bodies over in commit units: a game's files are staged
+    /// together, up to half the worker's share of ``waitingBodies`` at once, so that they share
+    /// an install batch (its barrier, body folders and log pages) and its caller waits once for
+    /// all; a unit goes as soon as it is full or the worker's next file is for other games (so
+    /// that a game's last files never wait for the next game's). A page on its own is committed
+    /// alone. A worker has at most one unit committing while it fills the next.
     private func download(
         _ fetches: [(position: Int, fetch: PlannedFetch)],
         plan: PrecachePlan,
@@ -238,7 +246,7 @@ public final class PrecacheRunner: Sendable {
     ) async {
         guard !fetches.isEmpty else { return }
         let queue = FetchQueue(fetches)
-        await limiter.expect(fetches.map { (host: $0.fetch.url.authority, position: $0.position) })
+        limiter.expect(fetches.map { (host: $0.fetch.url.authority, position: $0.position) })
         @Sendable func finish(_ fetch: PlannedFetch, _ result: Result<Int64, DownloadFailure>) async {
             switch result {
             case .success(let bytes):
@@ -246,37 +254,59 @@ public final class PrecacheRunner: Sendable {
             case .failure(let failure):
                 progress(.fileFinished(url: fetch.url.absoluteString, game: fetch.games.first, bytes: 0, error: failure.reason))
             }
-            for slug in await tally.finish(fetch, result) {
+            for slug in tally.finish(fetch, result) {
                 guard let order = plan.games.firstIndex(where: { $0.slug == slug }) else { continue }
-                let results = await tally.results
-                await tally.add(await self.record(plan.games[order], order: order, run: context, results: results))
+                let results = tally.results
+                tally.add(await self.record(plan.games[order], order: order, run: context, results: results))
             }
         }
+        let workers = max(1, self.options.concurrency)
+        let unitSize = max(1, Self.waitingBodies / workers / 2)
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<max(1, self.options.concurrency) {
+            for _ in 0..<workers {
                 group.addTask {
-                    // The worker's bodies waiting for their commit, at most `commitsPerWorker`.
                     await withTaskGroup(of: Void.self) { commits in
-                        var waiting = 0
-                        while let (_, item) = await queue.take() {
-                            let (position, fetch) = item
-                            if let pause = self.options.pauseBeforeDownload?(), pause > .zero {
-                                // Cancelled: the download below ends at once too.
-                                try? await Task.sleep(for: pause)
+                        var committing = false
+                        var filling: [ReceivedFetch] = []
+                        while true {
+                            let taken = queue.take()
+                            var units: [[ReceivedFetch]] = []
+                            if let (position, fetch) = taken?.item {
+                                if let pause = self.options.pauseBeforeDownload?(), pause > .zero {
+                                    // Cancelled: the download below ends at once too.
+                                    try? await Task.sleep(for: pause)
+                                }
+                                switch await self.download(fetch, position: position, limiter: limiter) {
+                                case .failure(let failure):
+                                    await finish(fetch, .failure(failure))
+                                case .success(let received):
+                                    let item = ReceivedFetch(fetch: fetch, bodies: received)
+                                    if let last = filling.last, !(item.isStaged && last.fetch.games == fetch.games) {
+                                        units.append(filling)
+                                        filling = []
+                                    }
+                                    filling.append(item)
+                                    if !item.isStaged || filling.count >= unitSize {
+                                        units.append(filling)
+                                        filling = []
+                                    }
+                                }
+                            } else if !filling.isEmpty {
+                                units.append(filling)
+                                filling = []
                             }
-                            switch await self.download(fetch, position: position, limiter: limiter) {
-                            case .failure(let failure):
-                                await finish(fetch, .failure(failure))
-                            case .success(let received):
-                                if waiting == Self.commitsPerWorker {
+                            for unit in units {
+                                if committing {
                                     await commits.next()
-                                    waiting -= 1
                                 }
-                                waiting += 1
+                                committing = true
                                 commits.addTask {
-                                    await finish(fetch, await self.commit(received, for: fetch))
+                                    for (item, result) in zip(unit, await self.commit(unit)) {
+                                        await finish(item.fetch, result)
+                                    }
                                 }
                             }
+                            if taken == nil { break }
                         }
                     }
                 }
@@ -460,17 +490,33 @@ public final class PrecacheRunner: Sendable {
         }
     }
 
+    /// A body writer fed by the thread that receives the body (``Upstream/receive(_:into:)``: curl's).
+    /// `@unchecked Sendable`: that thread writes while the download's task waits for `receive` to
+    /// return, and the task uses the writer only after it has, so never both at once.
+    private final class ReceivingBody: UpstreamBodySink, @unchecked Sendable {
+        let writer: BodyWriter
+
+        init(_ writer: BodyWriter) {
+            self.writer = writer
+        }
+
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            try self.writer.write(bytes)
+        }
+    }
+
     /// A whole body written to a temporary file, not yet in the index, and the key it goes under.
-    private struct ReceivedBody {
+    struct ReceivedBody {
         var key: CacheKey
         var writer: BodyWriter
         var head: StoredResponseHead
         var declaredLength: Int64?
     }
 
-    /// The GETs of a planned file, their bodies streamed to temporary files; the caller holds a
-    /// host slot. A page on its own follows redirects, each step received under its own URL's key
-    /// (docs/SERVING.md, "Redirects"); anything else must answer 200.
+    /// The GETs of a planned file, each body written to a temporary file by the thread that
+    /// receives it; the caller holds a host slot. A page on its own follows redirects, each step
+    /// received under its own URL's key (docs/SERVING.md, "Redirects"); anything else must
+    /// answer 200.
     private func receive(_ fetch: PlannedFetch) async throws(DownloadFailure) -> [ReceivedBody] {
         // Pages change between deploys: always ask the origin, never an intermediary's copy.
         let headers: [(name: String, value: String)] = fetch.kind == .page || fetch.url.isPage ? [("Cache-Control", "no-cache")] : []
@@ -481,21 +527,20 @@ public final class PrecacheRunner: Sendable {
         var steps: [ReceivedBody] = []
         do throws(DownloadFailure) {
             while true {
-                let requestTime = Date()
-                let response = try await self.execute(url, headers: headers)
-                let responseTime = Date()
-                let status = response.head.status
+                let received = try await self.receiveBody(url, key: key, headers: headers)
+                let status = received.head.status
                 let redirects = followsRedirects && RedirectChain.statuses.contains(status)
                 guard status == 200 || redirects else {
+                    received.writer.discard()
                     throw DownloadFailure(
                         reason: url == fetch.url ? "answered HTTP \(status)" : "\(url.absoluteString) answered HTTP \(status)",
                         isTransient: RetryPolicy.isTransient(status: status)
                     )
                 }
-                steps.append(try await self.receiveBody(response, url: url, key: key, requestTime: requestTime, responseTime: responseTime))
+                steps.append(received)
                 guard redirects else { return steps }
                 do {
-                    let location = response.head.headers.first { $0.name.lowercased() == "location" }?.value
+                    let location = received.head.headers.first { $0.name.lowercased() == "location" }?.value
                     url = try chain.follow(location: location)
                 } catch {
                     throw DownloadFailure(reason: error.reason, isTransient: false)
@@ -510,42 +555,48 @@ public final class PrecacheRunner: Sendable {
         }
     }
 
-    /// Streams one response's body to a temporary file of the store.
+    /// One GET, its body written to a temporary file of the store (and hashed) on the thread that
+    /// receives it (``ReceivingBody``), handed back whole and of its declared length.
     private func receiveBody(
-        _ response: UpstreamResponse, url: HTTPURL, key: CacheKey, requestTime: Date, responseTime: Date
+        _ url: HTTPURL, key: CacheKey, headers: [(name: String, value: String)]
     ) async throws(DownloadFailure) -> ReceivedBody {
-        let writer: BodyWriter
+        let body: ReceivingBody
         do {
-            writer = try self.store.makeBodyWriter()
+            body = ReceivingBody(try self.store.makeBodyWriter())
         } catch {
             throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
         }
+        var request = UpstreamRequest(method: "GET", url: url.absoluteString, headers: headers + [("Via", "1.1 larder")])
+        request.connectTimeout = self.options.connectTimeout
+        request.idleTimeout = self.options.idleTimeout
+        let requestTime = Date()
+        let head: UpstreamResponseHead
         do {
-            for try await chunk in response.body {
-                try chunk.withUnsafeReadableBytes { try writer.write($0) }
-            }
+            head = try await self.upstream.receive(request, into: body)
         } catch let error as UpstreamError {
-            writer.discard()
+            body.writer.discard()
             throw DownloadFailure(reason: error.description, isTransient: RetryPolicy.isTransient(error))
-        } catch {
-            writer.discard()
+        } catch let error as StoreError {
             throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
+        } catch {
+            body.writer.discard()
+            throw DownloadFailure(reason: "\(error)", isTransient: false)
         }
-        let declaredLength = response.head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
+        let responseTime = Date()
+        let declaredLength = head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
         do {
             // Checked here, where a short body can still be fetched again.
-            try writer.checkLength(declaredLength)
+            try body.writer.checkLength(declaredLength)
         } catch {
-            writer.discard()
             throw DownloadFailure(reason: "truncated body: \(error)", isTransient: true)
         }
         return ReceivedBody(
             key: key,
-            writer: writer,
+            writer: body.writer,
             head: StoredResponseHead(
                 url: url.absoluteString,
-                status: response.head.status,
-                headers: response.head.headers.map { HeaderField(name: $0.name, value: $0.value) },
+                status: head.status,
+                headers: head.headers.map { HeaderField(name: $0.name, value: $0.value) },
                 requestTime: requestTime,
                 responseTime: responseTime
             ),
@@ -553,29 +604,56 @@ public final class PrecacheRunner: Sendable {
         )
     }
 
-    /// Indexes received bodies: staged when a game waits on them (installed with the game's new
-    /// version), else (a page on its own, and each step of its redirects) as pinned entries at
-    /// once. Returns their size.
+    /// A planned file's received bodies: one, or a page's redirect steps and the page.
+    /// `@unchecked Sendable` (its writers are not): the worker that received it hands it to one
+    /// commit task and never touches it again.
+    struct ReceivedFetch: @unchecked Sendable {
+        var fetch: PlannedFetch
+        var bodies: [ReceivedBody]
+
+        /// Whether it is staged (a game waits on it: one body, installed with the game's new
+        /// version) rather than committed at once.
+        var isStaged: Bool {
+            !self.fetch.games.isEmpty
+        }
+    }
+
+    /// Indexes a unit of received files (see ``download(_:plan:context:tally:limiter:progress:)``):
+    /// staged together when games wait on them (installed with a game's new version), else (a page
+    /// on its own, and each step of its redirects) as pinned entries at once. Returns each file's
+    /// size or failure, in order.
+    private func commit(_ unit: [ReceivedFetch]) async -> [Result<Int64, DownloadFailure>] {
+        guard unit.allSatisfy(\.isStaged) else {
+            var results: [Result<Int64, DownloadFailure>] = []
+            for item in unit {
+                results.append(await self.commit(item.bodies, for: item.fetch))
+            }
+            return results
+        }
+        let staged = unit.flatMap { item in
+            item.bodies.map { body in
+                StagedBody(
+                    writer: body.writer, key: body.key, head: body.head, expectedLength: body.declaredLength, revision: item.fetch.revision)
+            }
+        }
+        return await self.store.stage(staged).map { outcome in
+            outcome.mapError { DownloadFailure(reason: "cannot write to the cache: \($0)", isTransient: false) }
+        }
+    }
+
+    /// Indexes a file's received bodies at once, as pinned entries (a page on its own, and each
+    /// step of its redirects). Returns their size.
     private func commit(_ received: [ReceivedBody], for fetch: PlannedFetch) async -> Result<Int64, DownloadFailure> {
         var size: Int64 = 0
         for (index, body) in received.enumerated() {
             do {
-                if !fetch.games.isEmpty {
-                    size += try await body.writer.stage(
-                        key: body.key,
-                        head: body.head,
-                        expectedLength: body.declaredLength,
-                        revision: fetch.revision
-                    )
-                } else {
-                    size += try await body.writer.commit(
-                        key: body.key,
-                        head: body.head,
-                        kind: .precached,
-                        expectedLength: body.declaredLength,
-                        revision: body.key == fetch.key ? fetch.revision : nil
-                    ).bodySize
-                }
+                size += try await body.writer.commit(
+                    key: body.key,
+                    head: body.head,
+                    kind: .precached,
+                    expectedLength: body.declaredLength,
+                    revision: body.key == fetch.key ? fetch.revision : nil
+                ).bodySize
             } catch {
                 for rest in received[(index + 1)...] {
                     rest.writer.discard()
@@ -612,10 +690,10 @@ public final class PrecacheRunner: Sendable {
         await limiter.acquire(host, position: position)
         do {
             let value = try await body()
-            await limiter.release(host)
+            limiter.release(host)
             return value
         } catch {
-            await limiter.release(host)
+            limiter.release(host)
             throw error
         }
     }

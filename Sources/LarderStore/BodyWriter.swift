@@ -106,18 +106,11 @@ public final class BodyWriter {
         expectedHash: String?,
         staged: Bool
     ) async throws -> CachedEntry {
-        try self.checkLength(expectedLength)
-        let hash = LowercaseHex.string(Array(self.hasher.finalize()))
-        if let expectedHash, expectedHash != hash {
-            self.discard()
-            throw StoreError.hashMismatch(expected: expectedHash, actual: hash)
-        }
-        self.isFinished = true
-        defer { self.closeDescriptor() }
+        let (hash, descriptor) = try self.finishWriting(expectedLength: expectedLength, expectedHash: expectedHash)
         do {
-            return try await self.store.install(
+            let entry = try await self.store.install(
                 temporaryPath: self.temporaryPath,
-                descriptor: self.descriptor,
+                descriptor: descriptor,
                 hash: hash,
                 size: self.bytesWritten,
                 key: key,
@@ -126,10 +119,35 @@ public final class BodyWriter {
                 revision: revision,
                 staged: staged
             )
+            self.closeAfterInstall(succeeded: true)
+            return entry
         } catch {
-            // Gone already when the failure came after the rename; then the stored body is an orphan.
-            self.removeTemporaryFile()
+            self.closeAfterInstall(succeeded: false)
             throw error
+        }
+    }
+
+    /// Ends writing: checks the length and hash as ``commit(key:head:kind:expectedLength:revision:expectedHash:)``
+    /// says (discarding the body when either is wrong), and returns the body's hash and its
+    /// temporary file's descriptor, which stays open (and locked) for the install batch until
+    /// ``closeAfterInstall(succeeded:)``.
+    func finishWriting(expectedLength: Int64?, expectedHash: String?) throws -> (hash: String, descriptor: Int32) {
+        try self.checkLength(expectedLength)
+        let hash = LowercaseHex.string(Array(self.hasher.finalize()))
+        if let expectedHash, expectedHash != hash {
+            self.discard()
+            throw StoreError.hashMismatch(expected: expectedHash, actual: hash)
+        }
+        self.isFinished = true
+        return (hash, self.descriptor)
+    }
+
+    /// After the install batch: closes the temporary file, and when the install failed, removes
+    /// it (gone already when the failure came after the rename; then the stored body is an orphan).
+    func closeAfterInstall(succeeded: Bool) {
+        self.closeDescriptor()
+        if !succeeded {
+            self.removeTemporaryFile()
         }
     }
 

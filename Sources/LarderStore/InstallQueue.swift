@@ -1,3 +1,4 @@
+import LarderHTTP
 import Synchronization
 
 /// A finished body waiting for its index row: everything the write transaction needs.
@@ -10,7 +11,12 @@ struct PendingInstall: Sendable {
     var size: Int64
     var kind: EntryKind
     var row: IndexRow
-    var contentType: String?
+    /// The response's header fields as stored.
+    var headers: [HeaderField]
+    /// The stored `Content-Type`, kept in its own column.
+    var contentType: String? {
+        self.headers.first { $0.hasName("content-type") }?.value
+    }
     /// Whether the row goes to `staged_entry` (a game version not complete yet) rather than `entry`.
     var isStaged: Bool
 }
@@ -23,9 +29,10 @@ final class InstallQueue: Sendable {
     /// The most installs one transaction takes, so none waits long behind a huge batch.
     static let maximumBatch = 256
 
+    /// Installs submitted together, resumed together with their outcomes in order.
     private struct Waiting {
-        var install: PendingInstall
-        var continuation: CheckedContinuation<(IndexRow, EntryKind), any Error>
+        var installs: [PendingInstall]
+        var continuation: CheckedContinuation<[Result<(IndexRow, EntryKind), any Error>], Never>
     }
 
     private struct State {
@@ -37,7 +44,7 @@ final class InstallQueue: Sendable {
 
     /// How many installs wait for a batch (tests hold a batch back until the next one has formed).
     var waitingCount: Int {
-        self.state.withLock { $0.waiting.count }
+        self.state.withLock { $0.waiting.reduce(0) { $0 + $1.installs.count } }
     }
 
     /// Queues `install` and returns its stored row and kind once its batch is committed. The
@@ -46,9 +53,20 @@ final class InstallQueue: Sendable {
         _ install: PendingInstall,
         commit: @escaping @Sendable ([PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>]
     ) async throws -> (IndexRow, EntryKind) {
-        try await withCheckedThrowingContinuation { continuation in
+        try await self.submit([install], commit: commit)[0].get()
+    }
+
+    /// Queues `installs` to be committed in one batch (or, beyond ``maximumBatch``, in as few as
+    /// fit), and returns each one's outcome, in order, once committed: many finished bodies (a
+    /// precache's) handed over at once wait on one resumption, not one each.
+    func submit(
+        _ installs: [PendingInstall],
+        commit: @escaping @Sendable ([PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>]
+    ) async -> [Result<(IndexRow, EntryKind), any Error>] {
+        guard !installs.isEmpty else { return [] }
+        return await withCheckedContinuation { continuation in
             let startsCommitting = self.state.withLock { state in
-                state.waiting.append(Waiting(install: install, continuation: continuation))
+                state.waiting.append(Waiting(installs: installs, continuation: continuation))
                 defer { state.isCommitting = true }
                 return !state.isCommitting
             }
@@ -63,22 +81,30 @@ final class InstallQueue: Sendable {
 
     private func commitUntilEmpty(_ commit: @Sendable ([PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>]) async {
         while true {
+            // Whole submissions, as many as fit in one batch (a larger one goes on its own).
             let batch: [Waiting] = self.state.withLock { state in
-                let batch = Array(state.waiting.prefix(Self.maximumBatch))
+                var count = 0
+                let taken = state.waiting.prefix { waiting in
+                    defer { count += waiting.installs.count }
+                    return count == 0 || count + waiting.installs.count <= Self.maximumBatch
+                }
+                let batch = Array(taken)
                 state.waiting.removeFirst(batch.count)
                 if batch.isEmpty { state.isCommitting = false }
                 return batch
             }
             guard !batch.isEmpty else { return }
+            let installs = batch.flatMap(\.installs)
+            let outcomes: [Result<(IndexRow, EntryKind), any Error>]
             do {
-                let outcomes = try await commit(batch.map(\.install))
-                for (waiting, outcome) in zip(batch, outcomes) {
-                    waiting.continuation.resume(with: outcome)
-                }
+                outcomes = try await commit(installs)
             } catch {
-                for waiting in batch {
-                    waiting.continuation.resume(throwing: error)
-                }
+                outcomes = installs.map { _ in .failure(error) }
+            }
+            var rest = outcomes[...]
+            for waiting in batch {
+                waiting.continuation.resume(returning: Array(rest.prefix(waiting.installs.count)))
+                rest = rest.dropFirst(waiting.installs.count)
             }
         }
     }

@@ -28,52 +28,93 @@ extension Store {
         revision: String?,
         staged: Bool = false
     ) async throws -> CachedEntry {
-        let bodyPath = self.bodyPath(forHash: hash)
-        let headers = HeaderField.storable(head.headers)
-        let url = head.url.utf8.firstIndex(of: UInt8(ascii: "#")).map { String(head.url[..<$0]) } ?? head.url
-        let pendingRow = IndexRow(
-            key: key.rawValue,
-            url: url,
-            status: head.status,
-            headers: HeaderListCoding.encode(headers),
-            vary: HeaderListCoding.encode(head.varyRequestHeaders),
-            kind: kind.rawValue,
-            bodyHash: hash,
-            bodySize: size,
-            requestTime: head.requestTime.timeIntervalSince1970,
-            responseTime: head.responseTime.timeIntervalSince1970,
-            storedAt: 0,
-            revision: revision
-        )
-        let pending = PendingInstall(
-            temporaryPath: temporaryPath,
-            descriptor: descriptor,
-            bodyPath: bodyPath,
-            bodyFolder: "\(self.bodiesDirectory)/\(hash.prefix(2))",
-            size: size,
-            kind: kind,
-            row: pendingRow,
-            contentType: headers.first { $0.hasName("content-type") }?.value,
-            isStaged: staged
-        )
+        let pending = self.pendingInstall(
+            temporaryPath: temporaryPath, descriptor: descriptor, hash: hash, size: size, key: key, head: head, kind: kind,
+            revision: revision, staged: staged)
         let (storedRow, storedKind) = try await self.installs.submit(pending) { batch in
             try await self.commit(batch)
         }
-
         return CachedEntry(
             key: key,
-            url: url,
+            url: pending.row.url,
             status: head.status,
-            headers: headers,
+            headers: pending.headers,
             varyRequestHeaders: head.varyRequestHeaders,
             kind: storedKind,
             bodyHash: hash,
             bodySize: size,
-            bodyPath: bodyPath,
-            requestTime: Date(timeIntervalSince1970: pendingRow.requestTime),
-            responseTime: Date(timeIntervalSince1970: pendingRow.responseTime),
+            bodyPath: pending.bodyPath,
+            requestTime: Date(timeIntervalSince1970: pending.row.requestTime),
+            responseTime: Date(timeIntervalSince1970: pending.row.responseTime),
             storedAt: Date(timeIntervalSince1970: storedRow.storedAt),
             revision: storedRow.revision
+        )
+    }
+
+    /// Stages finished bodies (each as ``BodyWriter/stage(key:head:expectedLength:revision:expectedHash:)``
+    /// does) in one install batch, so that they share its barrier, its body folders' flushes and
+    /// its transaction's log pages, and their caller waits once for all. Each succeeds or fails
+    /// on its own; returns each one's size or failure, in order. A body that fails its length or
+    /// hash check is discarded and never reaches the batch.
+    public func stage(_ bodies: [StagedBody]) async -> [Result<Int64, any Error>] {
+        let prepared = bodies.map { body in
+            Result { () throws -> PendingInstall in
+                let (hash, descriptor) = try body.writer.finishWriting(expectedLength: body.expectedLength, expectedHash: body.expectedHash)
+                return self.pendingInstall(
+                    temporaryPath: body.writer.temporaryPath, descriptor: descriptor, hash: hash, size: body.writer.bytesWritten,
+                    key: body.key, head: body.head, kind: .precached, revision: body.revision, staged: true)
+            }
+        }
+        var installed = await self.installs.submit(prepared.compactMap { try? $0.get() }) { batch in
+            try await self.commit(batch)
+        }[...]
+        return zip(bodies, prepared).map { body, prepared in
+            prepared.flatMap { install in
+                // One outcome per install submitted, in order.
+                let outcome = installed.removeFirst()
+                body.writer.closeAfterInstall(succeeded: (try? outcome.get()) != nil)
+                return outcome.map { _ in install.size }
+            }
+        }
+    }
+
+    /// What the install batch needs for one body.
+    private func pendingInstall(
+        temporaryPath: String,
+        descriptor: Int32,
+        hash: String,
+        size: Int64,
+        key: CacheKey,
+        head: StoredResponseHead,
+        kind: EntryKind,
+        revision: String?,
+        staged: Bool
+    ) -> PendingInstall {
+        let headers = HeaderField.storable(head.headers)
+        let url = head.url.utf8.firstIndex(of: UInt8(ascii: "#")).map { String(head.url[..<$0]) } ?? head.url
+        return PendingInstall(
+            temporaryPath: temporaryPath,
+            descriptor: descriptor,
+            bodyPath: self.bodyPath(forHash: hash),
+            bodyFolder: "\(self.bodiesDirectory)/\(hash.prefix(2))",
+            size: size,
+            kind: kind,
+            row: IndexRow(
+                key: key.rawValue,
+                url: url,
+                status: head.status,
+                headers: HeaderListCoding.encode(headers),
+                vary: HeaderListCoding.encode(head.varyRequestHeaders),
+                kind: kind.rawValue,
+                bodyHash: hash,
+                bodySize: size,
+                requestTime: head.requestTime.timeIntervalSince1970,
+                responseTime: head.responseTime.timeIntervalSince1970,
+                storedAt: 0,
+                revision: revision
+            ),
+            headers: headers,
+            isStaged: staged
         )
     }
 

@@ -68,6 +68,10 @@ final class CurlTransfer: @unchecked Sendable {
     private static let methodsWithBody: Set<String> = ["POST", "PUT", "PATCH"]
 
     let request: UpstreamRequest
+    /// Where the body goes when the caller receives it whole (``Upstream/receive(_:into:)``):
+    /// written here on the curl thread, and the caller resumed once, when the transfer ends.
+    /// nil: the body streams to the caller through ``UpstreamBody``.
+    private let bodySink: (any UpstreamBodySink)?
     private let settings: Settings
     /// The parent proxy this request goes through; nil: straight to the origin.
     private let parent: ProxyEndpoint?
@@ -97,15 +101,20 @@ final class CurlTransfer: @unchecked Sendable {
     private var consumerIsGone = false
     /// Why one of this transfer's callbacks made curl abort, when it did.
     private var abortError: UpstreamError?
+    /// What the body sink threw, which made curl abort.
+    private var sinkError: (any Error)?
     private var requestBody: RequestBodyBuffer?
     private var requestBodyPump: Task<Void, Never>?
 
     /// Checks `request` and makes a transfer for it.
     ///
     /// - Throws: ``UpstreamError`` of kind ``UpstreamError/Kind/invalidRequest`` when the request cannot be sent.
-    init(request: UpstreamRequest, settings: Settings, driver: CurlMultiDriver, logger: Logger) throws(UpstreamError) {
+    init(
+        request: UpstreamRequest, bodySink: (any UpstreamBodySink)? = nil, settings: Settings, driver: CurlMultiDriver, logger: Logger
+    ) throws(UpstreamError) {
         try Self.validate(request)
         self.request = request
+        self.bodySink = bodySink
         self.settings = settings
         let url = try? HTTPURL(parsing: request.url)
         self.parent = settings.proxy.endpoint(scheme: url?.scheme ?? "http", host: url?.host ?? "")
@@ -222,6 +231,10 @@ final class CurlTransfer: @unchecked Sendable {
             // The caller is gone or going: it gets the cancellation, not a head.
             self.readyResponse = nil
         } else {
+            if self.bodySink != nil, error == nil, self.headWasDelivered, let head = self.headParser.head {
+                // The whole body is in the sink: the head goes back now (a failure, below).
+                self.readyResponse = UpstreamResponse(head: head, body: .empty)
+            }
             self.handOverHead()
         }
         if let continuation = self.headContinuation {
@@ -247,8 +260,19 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: curl callbacks (curl thread)
 
-    /// CURLOPT_WRITEFUNCTION: hands a body chunk to the consumer, or pauses receiving when asked to.
+    /// CURLOPT_WRITEFUNCTION: writes a body chunk into the body sink, or hands it to the consumer
+    /// (or pauses receiving when asked to).
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let sink = self.bodySink, self.headWasDelivered {
+            do {
+                try sink.write(bytes)
+            } catch {
+                self.sinkError = error
+                return 0
+            }
+            self.bodyBytesDelivered.add(bytes.count)
+            return bytes.count
+        }
         guard let source = self.bodySource else {
             self.abortError = UpstreamError(
                 kind: .other(Int(CURLE_WEIRD_SERVER_REPLY.rawValue)),
@@ -357,6 +381,10 @@ final class CurlTransfer: @unchecked Sendable {
         }
         self.headWasDelivered = true
         self.declaredBodyLength = Self.declaredBodyLength(of: head, method: self.request.method)
+        guard self.bodySink == nil else {
+            // Handed over with the whole body, when the transfer ends (``complete(_:multi:)``).
+            return
+        }
         let body = UpstreamBody.Producer.makeSequence(
             backPressureStrategy: Self.bodyBackPressure,
             finishOnDeinit: true,  // `complete` always finishes it; this is only a backstop
@@ -426,6 +454,9 @@ final class CurlTransfer: @unchecked Sendable {
             }
             return nil
         case .curlResult(let code):
+            if let sinkError = self.sinkError {
+                return sinkError
+            }
             if let abortError = self.abortError {
                 return abortError
             }

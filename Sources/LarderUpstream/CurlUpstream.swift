@@ -38,9 +38,21 @@ public final class CurlUpstream: Upstream, Sendable {
     /// - Throws: ``UpstreamError`` when the request is invalid or the transfer fails before the head,
     ///   `CancellationError` when the calling task is cancelled first (which aborts the transfer).
     public func execute(_ request: UpstreamRequest) async throws -> UpstreamResponse {
-        let transfer = try CurlTransfer(
-            request: request, settings: self.settings, driver: self.driver, logger: self.logger)
+        try await self.run(CurlTransfer(request: request, settings: self.settings, driver: self.driver, logger: self.logger))
+    }
+
+    /// Sends `request` with its body written into `sink` on the curl thread, and returns the head
+    /// once the transfer has ended; see ``Upstream/receive(_:into:)``.
+    public func receive(_ request: UpstreamRequest, into sink: any UpstreamBodySink) async throws -> UpstreamResponseHead {
+        let transfer = try CurlTransfer(request: request, bodySink: sink, settings: self.settings, driver: self.driver, logger: self.logger)
+        return try await self.run(transfer).head
+    }
+
+    /// Hands `transfer` to the curl thread and waits for its response (the head, or for a
+    /// transfer with a body sink, the end).
+    private func run(_ transfer: CurlTransfer) async throws -> UpstreamResponse {
         let driver = self.driver
+        let request = transfer.request
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.setHeadContinuation(continuation)

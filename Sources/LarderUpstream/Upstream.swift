@@ -16,4 +16,26 @@ public protocol Upstream: Sendable {
     /// - Throws: ``UpstreamError`` when the transfer fails before the head arrives, or `CancellationError`
     ///   when the calling task is cancelled while waiting for the head.
     func execute(_ request: UpstreamRequest) async throws -> UpstreamResponse
+
+    /// Sends `request`, writes the whole response body into `sink` as it arrives, and returns the
+    /// response head once the body is complete (of its declared length).
+    ///
+    /// ``CurlUpstream`` calls the sink on its curl thread and resumes the caller once, at the end;
+    /// the default implementation reads ``execute(_:)``'s body and writes each chunk.
+    ///
+    /// - Throws: ``UpstreamError`` when the transfer fails (a body cut short included), the
+    ///   sink's own error when it throws, or `CancellationError` when the calling task is cancelled
+    ///   first.
+    func receive(_ request: UpstreamRequest, into sink: any UpstreamBodySink) async throws -> UpstreamResponseHead
+}
+
+extension Upstream {
+    /// Reads ``execute(_:)``'s body into `sink`; see ``Upstream/receive(_:into:)``.
+    public func receive(_ request: UpstreamRequest, into sink: any UpstreamBodySink) async throws -> UpstreamResponseHead {
+        let response = try await self.execute(request)
+        for try await chunk in response.body {
+            try chunk.withUnsafeReadableBytes { try sink.write($0) }
+        }
+        return response.head
+    }
 }

@@ -9,7 +9,7 @@ struct HostLimiterTests {
     @Test("first requests start in plan order per host even when they arrive in reverse; other hosts are not held up")
     func planOrder() async throws {
         let limiter = HostLimiter(connectionsPerHost: 2, spacing: .zero)
-        await limiter.expect((0..<6).map { (host: "a", position: $0) } + [(host: "b", position: 6)])
+        limiter.expect((0..<6).map { (host: "a", position: $0) } + [(host: "b", position: 6)])
         let started = StartOrder()
         await withTaskGroup(of: Void.self) { group in
             for position in (0..<6).reversed() {
@@ -17,7 +17,7 @@ struct HostLimiterTests {
                     await limiter.acquire("a", position: position)
                     started.record(position)
                     try? await Task.sleep(for: .milliseconds(5))
-                    await limiter.release("a")
+                    limiter.release("a")
                 }
                 // Later positions arrive first.
                 try? await Task.sleep(for: .milliseconds(10))
@@ -26,7 +26,7 @@ struct HostLimiterTests {
                 // Host b's turn does not wait for host a's.
                 await limiter.acquire("b", position: 6)
                 started.record(6)
-                await limiter.release("b")
+                limiter.release("b")
             }
         }
         let order = started.positions
@@ -37,16 +37,16 @@ struct HostLimiterTests {
     @Test("a retry takes a free slot without waiting for the next download's turn; requests outside the plan too")
     func retriesAndManifests() async throws {
         let limiter = HostLimiter(connectionsPerHost: 1, spacing: .zero)
-        await limiter.expect([(host: "a", position: 0), (host: "a", position: 1)])
+        limiter.expect([(host: "a", position: 0), (host: "a", position: 1)])
         await limiter.acquire("a", position: 0)
-        await limiter.release("a")
+        limiter.release("a")
         // Position 1 has not arrived: the retry of 0 and a manifest go anyway.
         await limiter.acquire("a", position: 0)
-        await limiter.release("a")
+        limiter.release("a")
         await limiter.acquire("a")
-        await limiter.release("a")
+        limiter.release("a")
         await limiter.acquire("a", position: 1)
-        await limiter.release("a")
+        limiter.release("a")
     }
 }
 

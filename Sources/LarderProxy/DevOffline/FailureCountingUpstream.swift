@@ -22,4 +22,20 @@ struct FailureCountingUpstream: Upstream {
         }
         return response
     }
+
+    func receive(_ request: UpstreamRequest, into sink: any UpstreamBodySink) async throws -> UpstreamResponseHead {
+        let head: UpstreamResponseHead
+        do {
+            head = try await self.base.receive(request, into: sink)
+        } catch let cancellation as CancellationError {
+            throw cancellation
+        } catch let failure as UpstreamError {
+            self.metrics.recordTransportFailure()
+            throw failure
+        }
+        if head.status >= 500 {
+            self.metrics.recordServerError()
+        }
+        return head
+    }
 }

@@ -55,28 +55,19 @@ extension ForwardProxy {
             return Outcome(status: Int(code.code), cacheStatus: status, reusable: body == nil)
         }
         self.health.recordSuccess(origin: url.origin)
-        if (200..<400).contains(response.head.status) {
-            await self.invalidate(after: response.head, url: url)
-        }
+        await self.invalidate(after: response.head, url: url)
         return try await self.relay(
             response, request: head, writer: writer,
             relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil, detail: detail))
     }
 
-    /// After an unsafe method succeeds, the stored responses for its target URI and for the
-    /// same-origin URIs in its `Location` and `Content-Location` are invalid (RFC 9111 section 4.4).
-    /// Precached entries stay: a manifest lists them, and only a precache run changes them. Replayed
-    /// queued writes invalidate the same way (``WriteReplayer``).
+    /// After an unsafe method succeeds, removes the stored responses it made invalid
+    /// (``UnsafeMethodInvalidation``). Precached entries stay: a manifest lists them, and only a
+    /// precache run changes them. Replayed queued writes invalidate the same way (``WriteReplayer``).
     func invalidate(after response: UpstreamResponseHead, url: HTTPURL) async {
-        var urls = [url]
-        for name in ["location", "content-location"] {
-            for value in response.values(forHeader: name) {
-                guard let target = url.resolving(value), target.scheme == url.scheme, target.host == url.host,
-                    target.effectivePort == url.effectivePort
-                else { continue }
-                urls.append(target)
-            }
-        }
+        guard UnsafeMethodInvalidation.invalidates(status: response.status) else { return }
+        let urls = UnsafeMethodInvalidation.targets(
+            of: url, location: response.values(forHeader: "location"), contentLocation: response.values(forHeader: "content-location"))
         for target in urls {
             let key = CacheKey(url: target, filter: self.configuration.queryFilter)
             if let commit = self.committing.flight(for: key) {

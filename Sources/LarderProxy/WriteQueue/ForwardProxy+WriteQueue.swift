@@ -58,9 +58,7 @@ extension ForwardProxy {
         guard let response, !WriteQueueDecision.queues(after: attempt, queueOn5xx: rule.queueOn5xx) else {
             return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
         }
-        if (200..<400).contains(response.head.status) {
-            await self.invalidate(after: response.head, url: url)
-        }
+        await self.invalidate(after: response.head, url: url)
         return try await self.relay(
             response, request: head, writer: writer,
             relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil))

@@ -5,8 +5,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers the plainest cache hits on the connection's event loop, without a task: a GET or HEAD
-/// of an absolute URL (or of an origin-form target inside intercepted TLS, see ``TunnelOrigin``), with no conditional, range or cache directive, for a response whose lookup
-/// Larder holds in memory (and its body, when small enough to keep there; a larger one goes from
+/// of an absolute URL (or of an origin-form target inside intercepted TLS, see ``TunnelOrigin``),
+/// with no conditional, range or cache directive, for a response whose lookup Larder holds in memory (and its body, when small enough to keep there; a larger one goes from
 /// its file by `sendfile`), varying on no request header, that the default strategy serves without the network. Everything else, and anything in doubt, goes the ordinary way; answers are the
 /// same either way.
 struct ImmediateHits: Sendable {

@@ -5,7 +5,7 @@
 
 // Swift cannot call C variadic functions, so each argument type that the
 // upstream client passes to curl_easy_setopt, curl_easy_getinfo and
-// curl_multi_setopt gets a typed, non-variadic wrapper here (only the ones
+// curl_multi_setopt and curl_share_setopt gets a typed, non-variadic wrapper here (only the ones
 // LarderUpstream uses).
 
 static inline CURLcode larder_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -49,6 +49,10 @@ static inline CURLcode larder_curl_easy_getinfo_long(CURL *handle, CURLINFO info
 
 static inline CURLMcode larder_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
+}
+
+static inline CURLSHcode larder_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
 }
 
 #endif

@@ -87,17 +87,27 @@ public struct StoredAnswer: Sendable, Hashable {
     /// `Cache-Status`, `Larder-Offline: 1` (when disconnected) and `Connection: close`.
     public static func perRequestHeaders(age: Int?, cacheStatus: CacheStatus, close: Bool, disconnected: Bool = false) -> [HeaderField] {
         var headers: [HeaderField] = []
-        if let age {
-            headers.append(HeaderField(name: "age", value: String(age)))
-        }
-        headers.append(HeaderField(name: "Cache-Status", value: cacheStatus.description))
-        if disconnected {
-            headers.append(HeaderField(name: "Larder-Offline", value: "1"))
-        }
-        if close {
-            headers.append(HeaderField(name: "Connection", value: "close"))
+        Self.forEachPerRequestHeader(age: age, cacheStatus: cacheStatus, close: close, disconnected: disconnected) { name, value in
+            headers.append(HeaderField(name: name, value: value))
         }
         return headers
+    }
+
+    /// Calls `field` with each of ``perRequestHeaders(age:cacheStatus:close:disconnected:)`` in
+    /// order, making no array of them (the immediate hit path writes them straight out).
+    public static func forEachPerRequestHeader(
+        age: Int?, cacheStatus: CacheStatus, close: Bool, disconnected: Bool = false, _ field: (String, String) -> Void
+    ) {
+        if let age {
+            field("age", String(age))
+        }
+        field("Cache-Status", cacheStatus.description)
+        if disconnected {
+            field("Larder-Offline", "1")
+        }
+        if close {
+            field("Connection", "close")
+        }
     }
 
     /// The answer to `request` from `stored`, `age` seconds old; nil when it is coded in a way the

@@ -62,11 +62,40 @@ public struct BenchmarkHitPath: Sendable {
     public func immediateAnswer(
         _ head: HTTPRequestHead, allocator: ByteBufferAllocator, preparing: Bool = false
     ) -> (head: ByteBuffer, body: ByteBuffer?)? {
+        self.immediateAnswer(head, tunnel: nil, allocator: allocator, preparing: preparing)
+    }
+
+    /// A request read inside intercepted TLS: its origin-form head, and the `CONNECT`'s origin.
+    public struct InterceptedRequest: Sendable {
+        let head: HTTPRequestHead
+        let tunnel: TunnelOrigin
+
+        /// `head`, of an absolute `https` URL, as a client sends it inside the intercepted tunnel
+        /// to the URL's origin.
+        public init(_ head: HTTPRequestHead) throws {
+            let url = try HTTPURL(parsing: head.uri)
+            var inside = head
+            inside.uri = url.requestTarget
+            self.head = inside
+            self.tunnel = TunnelOrigin(scheme: url.scheme, host: url.host, port: url.effectivePort)
+        }
+    }
+
+    /// The immediate answer to `request` inside intercepted TLS, as ``immediateAnswer(_:allocator:preparing:)``.
+    public func immediateAnswer(
+        _ request: InterceptedRequest, allocator: ByteBufferAllocator, preparing: Bool = false
+    ) -> (head: ByteBuffer, body: ByteBuffer?)? {
+        self.immediateAnswer(request.head, tunnel: request.tunnel, allocator: allocator, preparing: preparing)
+    }
+
+    private func immediateAnswer(
+        _ head: HTTPRequestHead, tunnel: TunnelOrigin?, allocator: ByteBufferAllocator, preparing: Bool
+    ) -> (head: ByteBuffer, body: ByteBuffer?)? {
         var hits = self.hits
         if preparing {
             hits = ImmediateHits(proxy: hits.proxy, own: hits.own, rules: hits.rules, log: hits.log, prepared: PreparedHits())
         }
-        guard let answer = hits.answer(head, allocator: allocator) else { return nil }
+        guard let answer = hits.answer(head, tunnel: tunnel, allocator: allocator) else { return nil }
         switch answer.body {
         case .bytes(let body):
             return (answer.head, body)

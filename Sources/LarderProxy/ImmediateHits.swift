@@ -5,8 +5,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers the plainest cache hits on the connection's event loop, without a task: a GET or HEAD
-/// of an absolute URL, with no conditional, range or cache directive, for a response whose lookup
-/// Larder holds in memory (and its body, when small enough to keep there; a larger one goes from
+/// of an absolute URL (or of an origin-form target inside intercepted TLS, see ``TunnelOrigin``),
+/// with no conditional, range or cache directive, for a response whose lookup Larder holds in memory (and its body, when small enough to keep there; a larger one goes from
 /// its file by `sendfile`), varying on no request header, that the default strategy serves without the network. Everything else, and anything in doubt, goes the ordinary way; answers are the
 /// same either way.
 struct ImmediateHits: Sendable {
@@ -32,21 +32,33 @@ struct ImmediateHits: Sendable {
     }
 
     /// Request headers that need the ordinary path (cache directives, conditionals, ranges, bodies).
-    private static let ordinaryPathHeaders: Set<String> = [
+    private static let ordinaryPathHeaders: [String] = [
         "cache-control", "pragma", "range", "if-range", "if-none-match", "if-modified-since", "if-match",
         "if-unmodified-since", "content-length", "transfer-encoding", "upgrade",
     ]
 
     /// The answer for `head`, or nil when it must go the ordinary way.
-    func answer(_ head: HTTPRequestHead, allocator: ByteBufferAllocator) -> Answer? {
+    ///
+    /// - Parameter tunnel: the origin of the intercepted `CONNECT` tunnel `head` was read in (its
+    ///   targets are origin-form); nil for a request to the proxy itself.
+    func answer(_ head: HTTPRequestHead, tunnel: TunnelOrigin? = nil, allocator: ByteBufferAllocator) -> Answer? {
         let started = ContinuousClock.now
-        guard head.method == .GET || head.method == .HEAD, head.uri.hasPrefix("http"), !self.proxy.offline.isOffline else {
+        guard head.method == .GET || head.method == .HEAD, !self.proxy.offline.isOffline else {
             return nil
         }
-        for (name, _) in head.headers where Self.ordinaryPathHeaders.contains(name.lowercased()) {
+        let target: String
+        if let tunnel {
+            guard head.uri.hasPrefix("/") else { return nil }
+            target = tunnel.base + head.uri
+        } else {
+            guard head.uri.hasPrefix("http") else { return nil }
+            target = head.uri
+        }
+        // NIO compares names without case and without making lower-cased copies.
+        for name in Self.ordinaryPathHeaders where head.headers.contains(name: name) {
             return nil
         }
-        guard let hit = self.preparedHit(for: head) else { return nil }
+        guard let hit = self.preparedHit(for: head, target: target, tunnel: tunnel) else { return nil }
         if !hit.contentEncoding.isEmpty {
             guard EncodingNegotiation.plan(contentEncoding: hit.contentEncoding, request: head.headers) == .asIs else { return nil }
         }
@@ -60,6 +72,9 @@ struct ImmediateHits: Sendable {
             case .memory(let bytes):
                 body = .bytes(bytes)
             case .file(let path, let size):
+                // TLS must see the bytes, which `sendfile` would pass by: through TLS, the ordinary
+                // way reads them.
+                guard tunnel?.scheme != "https" else { return nil }
                 // A file evicted meanwhile, or not its indexed size, goes the ordinary way, which reports it.
                 guard let file = StoredBodyFile.open(path, size: size) else { return nil }
                 body = .file(file)
@@ -77,19 +92,24 @@ struct ImmediateHits: Sendable {
             bytes.writeString("HTTP/\(head.version.major).\(head.version.minor) 200 OK\r\n")
         }
         bytes.writeImmutableBuffer(hit.headerBlock)
-        Self.writeHeaderLines(StoredAnswer.perRequestHeaders(age: age, cacheStatus: cacheStatus, close: close), to: &bytes)
+        StoredAnswer.forEachPerRequestHeader(age: age, cacheStatus: cacheStatus, close: close) { name, value in
+            Self.writeHeaderLine(name: name, value: value, to: &bytes)
+        }
         bytes.writeStaticString("\r\n")
-        self.log.record(head, status: 200, cacheStatus: cacheStatus, since: started)
+        self.log.record(head, target: target, status: 200, cacheStatus: cacheStatus, since: started)
         return Answer(head: bytes, body: body, close: close)
     }
 
-    /// The prepared hit for the request's target: the one kept while it holds, else one made now
-    /// from what the store remembers, when the target qualifies.
-    private func preparedHit(for head: HTTPRequestHead) -> PreparedHits.Hit? {
-        if let hit = self.prepared.hit(for: head.uri), self.proxy.store.holds(hit.validity) {
+    /// The prepared hit for the request's absolute `target`: the one kept while it holds, else one
+    /// made now from what the store remembers, when the target qualifies.
+    private func preparedHit(for head: HTTPRequestHead, target: String, tunnel: TunnelOrigin?) -> PreparedHits.Hit? {
+        if let hit = self.prepared.hit(for: target), self.proxy.store.holds(hit.validity) {
             return self.own.matches(host: hit.host, port: hit.port) ? nil : hit
         }
-        guard case .forward(let url) = RequestRoute.classify(head, own: self.own, rules: self.rules) else { return nil }
+        let route =
+            tunnel.map { RequestRoute.classifyInTunnel(head, scheme: $0.scheme, host: $0.host, port: $0.port, rules: self.rules) }
+            ?? RequestRoute.classify(head, own: self.own, rules: self.rules)
+        guard case .forward(let url) = route else { return nil }
         let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
         guard self.proxy.configuration.route(for: key)?.changesOnlineAnswers != true,
             let lookup = self.proxy.store.rememberedLookup(of: key),
@@ -142,7 +162,7 @@ struct ImmediateHits: Sendable {
             detail: detail,
             validity: lookup.validity
         )
-        self.prepared.insert(hit, for: head.uri)
+        self.prepared.insert(hit, for: target)
         return hit
     }
 
@@ -156,10 +176,15 @@ struct ImmediateHits: Sendable {
     /// Writes `name: value\r\n` for each field, as NIO's response encoder does.
     static func writeHeaderLines(_ fields: [HeaderField], to buffer: inout ByteBuffer) {
         for field in fields {
-            buffer.writeString(field.name)
-            buffer.writeStaticString(": ")
-            buffer.writeString(field.value)
-            buffer.writeStaticString("\r\n")
+            Self.writeHeaderLine(name: field.name, value: field.value, to: &buffer)
         }
+    }
+
+    /// Writes `name: value\r\n`.
+    private static func writeHeaderLine(name: String, value: String, to buffer: inout ByteBuffer) {
+        buffer.writeString(name)
+        buffer.writeStaticString(": ")
+        buffer.writeString(value)
+        buffer.writeStaticString("\r\n")
     }
 }

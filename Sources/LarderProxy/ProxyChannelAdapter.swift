@@ -22,6 +22,10 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
     private var heldForTLS: [ByteBuffer]?
     /// Answers plain hits right here, on the event loop (nil: every request goes to the task).
     private var immediateHits: ImmediateHits?
+    /// The answerer of plain hits as configured, put back in place once intercepted TLS starts.
+    private let configuredHits: ImmediateHits?
+    /// The intercepted tunnel the requests are read in (their targets are origin-form), once TLS started.
+    private var tunnel: TunnelOrigin?
     /// Requests handed to the connection's task whose response has not ended yet: an immediate
     /// answer may only be given when there are none, so answers keep the order of requests.
     private var requestsInFlight = 0
@@ -41,6 +45,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         self.encoderName = encoderName
         self.readerName = decoderName
         self.immediateHits = immediateHits
+        self.configuredHits = immediateHits
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -55,7 +60,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 // Only with nothing in flight (answers keep request order) and room to write (a
                 // client that does not read must meet the task's backpressure).
                 if self.requestsInFlight == 0, context.channel.isWritable,
-                    let answer = self.immediateHits?.answer(head, allocator: context.channel.allocator)
+                    let answer = self.immediateHits?.answer(head, tunnel: self.tunnel, allocator: context.channel.allocator)
                 {
                     self.droppingRequest = true
                     self.write(answer, context: context)
@@ -162,7 +167,10 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             // Requests inside the tunnel are origin-form for its host: the task serves them.
             self.immediateHits = nil
             self.sniffTunnel(context: context, promise: promise)
-        case .startTLS(let factory):
+        case .startTLS(let factory, let origin):
+            // Hits inside intercepted TLS are answered here too, as plain ones are.
+            self.immediateHits = self.configuredHits
+            self.tunnel = origin
             self.startTLS(factory, context: context, promise: promise)
         case .startHTTP:
             self.startHTTP(context: context, promise: promise)

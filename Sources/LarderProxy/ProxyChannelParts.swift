@@ -26,12 +26,12 @@ public enum ProxyOutbound: Sendable {
     /// after its `CONNECT` request (or its WebSocket handshake) arrive as `.raw` (nothing is lost).
     case enterTunnelMode
     /// After a `CONNECT` answer: wait for the client's first bytes on the tunnel and tell what
-    /// they are (``ProxyInbound/sniffed(_:)``), keeping them. One of ``startTLS(_:)``,
+    /// they are (``ProxyInbound/sniffed(_:)``), keeping them. One of ``startTLS(_:origin:)``,
     /// ``startHTTP`` or ``enterTunnelMode`` follows.
     case sniffTunnel
-    /// Terminate TLS on a sniffed tunnel and read HTTP inside it. The bytes sniffed (the
-    /// ClientHello) go to the TLS handler.
-    case startTLS(TLSHandlerFactory)
+    /// Terminate TLS on a sniffed tunnel to `origin` and read HTTP inside it. The bytes sniffed
+    /// (the ClientHello) go to the TLS handler.
+    case startTLS(TLSHandlerFactory, origin: TunnelOrigin)
     /// Read plain HTTP on a sniffed tunnel, starting with the bytes sniffed.
     case startHTTP
 }

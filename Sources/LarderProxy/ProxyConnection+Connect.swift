@@ -73,9 +73,10 @@ extension ProxyConnection {
             return
         }
         let factory = TLSHandlerFactory { try certificates.makeServerHandler(connectHost: host) }
-        try await outbound.write(.startTLS(factory))
+        let tunnel = TunnelOrigin(scheme: "https", host: host, port: port)
+        try await outbound.write(.startTLS(factory, origin: tunnel))
         self.log(head, status: 200, cacheStatus: CacheStatus.forward(.bypass, detail: "intercepted"), since: started)
-        try await self.serveRequests(&iterator, outbound: outbound, tunnel: TunnelOrigin(scheme: "https", host: host, port: port))
+        try await self.serveRequests(&iterator, outbound: outbound, tunnel: tunnel)
     }
 
     /// A blind tunnel to a pass-through host on an allowed port: the upstream connection is

@@ -33,15 +33,6 @@ struct ProxyConnection {
         }
     }
 
-    /// Where the requests on a `CONNECT` tunnel served as HTTP go: origin-form targets are
-    /// `scheme://host:port` URLs (`https` inside intercepted TLS, `http` for plain HTTP). Only
-    /// `https` ones pass through TLS.
-    struct TunnelOrigin {
-        var scheme: String
-        var host: String
-        var port: Int
-    }
-
     /// Where the client connects from, for personal answers (``AnswerOwner``). A connection
     /// already closed has no address any more: counted as another machine, which only refuses more.
     var client: AnswerOwner.Client {

@@ -11,8 +11,12 @@ struct RequestLog: Sendable {
     /// request's `{{env:NAME}}` made).
     var secrets = SubstitutedSecrets.none
 
-    func record(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
-        let url = self.secrets.redacting(head.uri)
+    /// Counts and logs `head`'s answer, under `target` when given (the absolute URL of an
+    /// origin-form request inside a tunnel), else under its request target.
+    func record(
+        _ head: HTTPRequestHead, target: String? = nil, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant
+    ) {
+        let url = self.secrets.redacting(target ?? head.uri)
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         self.statistics.record(

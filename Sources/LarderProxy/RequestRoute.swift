@@ -158,12 +158,11 @@ public enum RequestRoute: Sendable, Equatable {
         guard head.method != .CONNECT else {
             return .reject(.badRequest, "CONNECT inside a tunnel is not supported.")
         }
-        let bracketed = HTTPURL.bracketed(host: host)
-        let defaultPort = scheme == "https" ? 443 : 80
-        let authority = port == defaultPort ? bracketed : "\(bracketed):\(port)"
+        let origin = TunnelOrigin(scheme: scheme, host: host, port: port)
+        let authority = origin.authority
         let target: String
         if uri.hasPrefix("/") {
-            target = "\(scheme)://\(authority)\(uri)"
+            target = origin.base + uri
         } else if uri.lowercased().hasPrefix("\(scheme)://") {
             target = uri
         } else {

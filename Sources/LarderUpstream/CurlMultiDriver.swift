@@ -57,6 +57,9 @@ final class CurlMultiDriver: @unchecked Sendable {
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Transfers whose final head was read in this pass, handed over at its end (curl thread only).
     private var headsRead: [CurlTransfer] = []
+    /// The share handle every transfer's easy handle joins, so that a new connection resumes a TLS
+    /// session an earlier one got (curl thread only: no lock callbacks needed).
+    private var share: UnsafeMutableRawPointer?
 
     /// Starts the curl thread and waits until its multi handle is set up.
     init(configuration: CurlUpstream.Configuration, logger: Logger) throws(UpstreamConfigurationError) {
@@ -176,11 +179,26 @@ final class CurlMultiDriver: @unchecked Sendable {
             (CURLMOPT_MAX_HOST_CONNECTIONS, self.configuration.maxConnectionsPerHost, "maxConnectionsPerHost"),
             (CURLMOPT_MAX_TOTAL_CONNECTIONS, self.configuration.maxTotalConnections, "maxTotalConnections"),
         ]
+        guard let share = curl_share_init() else {
+            fail("curl_share_init failed")
+            curl_multi_cleanup(multi)
+            return nil
+        }
+        let shared = larder_curl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+        guard shared == CURLSHE_OK else {
+            fail("cannot share TLS sessions between curl handles: \(String(cString: curl_share_strerror(shared)))")
+            curl_share_cleanup(share)
+            curl_multi_cleanup(multi)
+            return nil
+        }
+        self.share = share
         for (option, value, name) in options {
             let result = larder_curl_multi_setopt_long(multi, option, value)
             guard result == CURLM_OK else {
                 fail("cannot set \(name) to \(value): \(String(cString: curl_multi_strerror(result)))")
                 curl_multi_cleanup(multi)
+                curl_share_cleanup(share)
+                self.share = nil
                 return nil
             }
         }
@@ -190,7 +208,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     private func handle(_ command: Command, multi: UnsafeMutableRawPointer) {
         switch command {
         case .start(let transfer):
-            if let easy = transfer.start(multi: multi) {
+            if let easy = transfer.start(multi: multi, share: self.share) {
                 self.transfers[easy] = transfer
             }
         case .resumeReceiving(let transfer):
@@ -258,6 +276,9 @@ final class CurlMultiDriver: @unchecked Sendable {
         }
         self.transfers.removeAll()
         curl_multi_cleanup(multi)
+        // Every easy handle has left it (a transfer's end cleans its handle up).
+        curl_share_cleanup(self.share)
+        self.share = nil
         self.hasStopped.lock()
         self.hasStopped.unlock(withValue: true)
         self.logger.debug("upstream curl thread stopped")

@@ -42,8 +42,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Settings from the client's configuration that every transfer applies.
     struct Settings: Sendable {
-        /// The trusted roots when an additional CA is configured; `nil` uses curl's default (system) store.
-        var certificateBundle: CertificateBundle?
+        /// The trusted roots, a file curl parses once per multi handle; `nil` uses curl's default store.
+        var trustBundle: TrustBundleFile?
         /// The `User-Agent` for requests without one.
         var userAgent: String?
         /// Which requests go through a parent proxy.
@@ -140,13 +140,14 @@ final class CurlTransfer: @unchecked Sendable {
     ///
     /// - Returns: The easy handle, or `nil` when the transfer ended instead (cancelled before it started, or a
     ///   setup failure), in which case its outcome has been reported.
-    func start(multi: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+    /// - Parameter share: the driver's share handle, which keeps TLS sessions for every transfer.
+    func start(multi: UnsafeMutableRawPointer, share: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
         if let reason = self.cancelledBeforeStart {
             self.complete(.cancelled(reason), multi: multi)
             return nil
         }
         do throws(UpstreamError) {
-            let easy = try self.makeEasyHandle()
+            let easy = try self.makeEasyHandle(share: share)
             let added = curl_multi_add_handle(multi, easy)
             guard added == CURLM_OK else {
                 throw UpstreamError(
@@ -555,7 +556,7 @@ extension CurlTransfer {
         }
     }
 
-    private func makeEasyHandle() throws(UpstreamError) -> UnsafeMutableRawPointer {
+    private func makeEasyHandle(share: UnsafeMutableRawPointer?) throws(UpstreamError) -> UnsafeMutableRawPointer {
         guard let easy = curl_easy_init() else {
             throw UpstreamError(
                 kind: .other(Int(CURLE_OUT_OF_MEMORY.rawValue)), message: "curl_easy_init failed", url: self.request.url
@@ -567,7 +568,8 @@ extension CurlTransfer {
 
         try self.set(CURLOPT_URL, string: request.url)
         try self.set(CURLOPT_NOSIGNAL, 1)
-        try self.setProxy()
+        let trustBundlePath = self.settings.trustBundle?.currentPath()
+        try self.setProxy(trustBundlePath: trustBundlePath)
         try self.set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         // Forward the path as given, without squashing "/../".
         try self.set(CURLOPT_PATH_AS_IS, 1)
@@ -576,14 +578,15 @@ extension CurlTransfer {
         try self.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
         try self.set(CURLOPT_SSL_VERIFYPEER, 1)
         try self.set(CURLOPT_SSL_VERIFYHOST, 2)
-        if let bundle = self.settings.certificateBundle {
-            var blob = curl_blob(
-                data: bundle.bytes.baseAddress,
-                len: bundle.bytes.count,
-                flags: UInt32(CURL_BLOB_NOCOPY)  // the bundle outlives every easy handle (the transfer holds it)
-            )
-            try self.set(CURLOPT_CAINFO_BLOB, pointer: &blob)
+        if let trustBundlePath {
+            try self.set(CURLOPT_CAINFO, string: trustBundlePath)
+            // Without a CA folder, curl keeps the store it builds from the file (TrustBundleFile.swift).
+            try self.set(CURLOPT_CAPATH, pointer: nil)
+            // A changed bundle gets a new path, which curl's cache is keyed by.
+            try self.set(CURLOPT_CA_CACHE_TIMEOUT, -1)
         }
+        // New connections resume TLS sessions of earlier transfers (all on the curl thread, so no locks).
+        try self.set(CURLOPT_SHARE, pointer: share)
         // Cancelling must not wait for a stuck DNS lookup thread.
         try self.set(CURLOPT_QUICK_EXIT, 1)
         try self.set(CURLOPT_TCP_KEEPALIVE, 1)
@@ -615,7 +618,7 @@ extension CurlTransfer {
 
     /// The parent proxy, or none. Always set, so curl never reads the proxy variables itself:
     /// ``UpstreamProxy`` has already resolved them, and one rule decides for curl and the connector.
-    private func setProxy() throws(UpstreamError) {
+    private func setProxy(trustBundlePath: String?) throws(UpstreamError) {
         // An empty CURLOPT_NOPROXY keeps curl from applying no_proxy a second time.
         try self.set(CURLOPT_NOPROXY, string: "")
         guard let parent = self.parent else {
@@ -632,9 +635,9 @@ extension CurlTransfer {
         try self.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         try self.set(CURLOPT_PROXY_SSL_VERIFYPEER, 1)
         try self.set(CURLOPT_PROXY_SSL_VERIFYHOST, 2)
-        if let bundle = self.settings.certificateBundle {
-            var blob = curl_blob(data: bundle.bytes.baseAddress, len: bundle.bytes.count, flags: UInt32(CURL_BLOB_NOCOPY))
-            try self.set(CURLOPT_PROXY_CAINFO_BLOB, pointer: &blob)
+        if let trustBundlePath {
+            try self.set(CURLOPT_PROXY_CAINFO, string: trustBundlePath)
+            try self.set(CURLOPT_PROXY_CAPATH, pointer: nil)
         }
     }
 

@@ -22,9 +22,9 @@ public final class CurlUpstream: Upstream, Sendable {
                     + "\(configuration.maxConnectionsPerHost) and maxTotalConnections \(configuration.maxTotalConnections)"
             )
         }
-        let bundle = try configuration.trust.rootsPEM(logger: logger).map(CertificateBundle.init(pem:))
         self.settings = CurlTransfer.Settings(
-            certificateBundle: bundle, userAgent: configuration.userAgent, proxy: configuration.proxy)
+            trustBundle: try TrustBundleFile(trust: configuration.trust, logger: logger), userAgent: configuration.userAgent,
+            proxy: configuration.proxy)
         self.driver = try CurlMultiDriver(configuration: configuration, logger: logger)
         self.logger = logger
     }

@@ -19,10 +19,19 @@ import Synchronization
 /// TLS to the parent first for an `https://` one: blind tunnels and `wss://` use the `https`
 /// parent, `ws://` the `http` one, as curl and browsers do.
 public final class UpstreamConnector: Sendable {
-    private let rootsPEM: Data?
+    /// The TLS context every connection shares (its trust store is built once), and what its
+    /// trust was built from.
+    private struct SharedContext {
+        var context: NIOSSLContext
+        var stamps: TrustSourceStamps
+    }
+
+    private let trust: UpstreamTrust
     private let proxy: UpstreamProxy
-    /// Made on first use: loading the trusted roots costs a moment, and most sessions open no stream.
-    private let tlsContext = Mutex<NIOSSLContext?>(nil)
+    private let logger: Logger
+    /// Made on first use: loading the trusted roots costs a moment, and most sessions open no
+    /// stream. Made again when a file it trusts has changed.
+    private let tlsContext = Mutex<SharedContext?>(nil)
 
     /// A connector trusting `trust`.
     ///
@@ -31,8 +40,11 @@ public final class UpstreamConnector: Sendable {
     public init(
         trust: UpstreamTrust, proxy: UpstreamProxy = .direct, logger: Logger = Logger(label: "larder.upstream")
     ) throws(UpstreamConfigurationError) {
-        self.rootsPEM = try trust.rootsPEM(logger: logger)
+        // Read now for its errors; the context reads it again when first needed.
+        _ = try trust.rootsPEM(logger: logger)
+        self.trust = trust
         self.proxy = proxy
+        self.logger = logger
     }
 
     /// Opens a TCP connection to `host:port` for a tunnel: bytes both ways, half-closure allowed.
@@ -151,19 +163,29 @@ public final class UpstreamConnector: Sendable {
             .channelOption(.allowRemoteHalfClosure, value: true)
     }
 
+    /// The shared TLS context: one trust store for every connection, built again only when a file
+    /// it was built from has changed (``TrustSourceStamps``); should that fail, the last one stays.
     private func makeTLSContext() throws -> NIOSSLContext {
-        try self.tlsContext.withLock { cached in
-            if let cached {
-                return cached
+        try self.tlsContext.withLock { shared in
+            if let context = shared?.context, shared?.stamps.haveChanged() == false {
+                return context
             }
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.applicationProtocols = ["http/1.1"]
-            if let rootsPEM = self.rootsPEM {
-                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(rootsPEM)))
+            let stamps = TrustSourceStamps(of: self.trust)
+            do {
+                var configuration = TLSConfiguration.makeClientConfiguration()
+                configuration.applicationProtocols = ["http/1.1"]
+                if let rootsPEM = try self.trust.rootsPEM(logger: self.logger) {
+                    configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(rootsPEM)))
+                }
+                let context = try NIOSSLContext(configuration: configuration)
+                shared = SharedContext(context: context, stamps: stamps)
+                return context
+            } catch {
+                guard let context = shared?.context else { throw error }
+                self.logger.error(
+                    "upstream CA files changed but cannot be read; new streams keep the last trust", metadata: ["error": "\(error)"])
+                return context
             }
-            let context = try NIOSSLContext(configuration: configuration)
-            cached = context
-            return context
         }
     }
 }

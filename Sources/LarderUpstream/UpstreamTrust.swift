@@ -30,36 +30,58 @@ public struct UpstreamTrust: Sendable, Hashable {
     ///
     /// - Throws: ``UpstreamConfigurationError`` when the file cannot be read or holds no PEM certificate.
     func rootsPEM(logger: Logger) throws(UpstreamConfigurationError) -> Data? {
-        guard let additionalCAFile = self.additionalCAFile else {
+        guard self.additionalCAFile != nil else {
             return nil
         }
-        let additional: Data
-        do {
-            additional = try Data(contentsOf: URL(fileURLWithPath: additionalCAFile))
-        } catch {
-            throw UpstreamConfigurationError(
-                message: "cannot read the additional CA file \(additionalCAFile): \(error.localizedDescription)"
-            )
-        }
-        guard String(decoding: additional, as: UTF8.self).contains(Self.certificateMarker) else {
-            throw UpstreamConfigurationError(
-                message: "the additional CA file \(additionalCAFile) contains no PEM certificate "
-                    + "(expected a \(Self.certificateMarker) block)"
-            )
+        return try self.bundlePEM(logger: logger)
+    }
+
+    /// The system bundle in use: the first of ``systemBundlePaths`` that can be read.
+    static func systemBundlePath() -> String? {
+        Self.systemBundlePaths.first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// The files the trusted roots are read from: the system bundle, then the additional CA file.
+    func sourceFiles() -> [String] {
+        [Self.systemBundlePath(), self.additionalCAFile].compactMap { $0 }
+    }
+
+    /// The trusted roots as one PEM bundle: the system bundle followed by the additional CA file
+    /// when there is one; nil when there is neither.
+    ///
+    /// - Throws: ``UpstreamConfigurationError`` when the additional CA file cannot be read or holds no PEM certificate.
+    func bundlePEM(logger: Logger) throws(UpstreamConfigurationError) -> Data? {
+        var additional: Data?
+        if let additionalCAFile = self.additionalCAFile {
+            do {
+                additional = try Data(contentsOf: URL(fileURLWithPath: additionalCAFile))
+            } catch {
+                throw UpstreamConfigurationError(
+                    message: "cannot read the additional CA file \(additionalCAFile): \(error.localizedDescription)"
+                )
+            }
+            guard String(decoding: additional ?? Data(), as: UTF8.self).contains(Self.certificateMarker) else {
+                throw UpstreamConfigurationError(
+                    message: "the additional CA file \(additionalCAFile) contains no PEM certificate "
+                        + "(expected a \(Self.certificateMarker) block)"
+                )
+            }
         }
         var pem = Data()
-        if let systemPath = Self.systemBundlePaths.first(where: { FileManager.default.isReadableFile(atPath: $0) }),
-            let system = FileManager.default.contents(atPath: systemPath)
-        {
+        if let systemPath = Self.systemBundlePath(), let system = FileManager.default.contents(atPath: systemPath) {
             pem.append(system)
             pem.append(UInt8(ascii: "\n"))
-        } else {
+        } else if let additionalCAFile = self.additionalCAFile {
             logger.warning(
                 "no system CA bundle found; upstream TLS trusts only the additional CA",
                 metadata: ["searched": "\(Self.systemBundlePaths)", "additionalCAFile": "\(additionalCAFile)"]
             )
+        } else {
+            return nil
         }
-        pem.append(additional)
+        if let additional {
+            pem.append(additional)
+        }
         return pem
     }
 }

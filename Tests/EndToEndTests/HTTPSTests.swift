@@ -73,6 +73,44 @@ struct HTTPSTests {
         }
     }
 
+    @Test("an intercepted hit answered from memory has the same status line, header fields in order, and body as the first hit")
+    func interceptedHitsAnswerAlike() async throws {
+        try await self.withTLSProxy { larder, origin, _, larderCA in
+            origin.setRoute(
+                "/app.js", .text("console.log('alike')", contentType: "text/javascript", headers: [("Cache-Control", "max-age=3600")]))
+            /// The head curl received for a fetch through the tunnel, with `Age` and the ttl masked
+            /// (a second may pass between fetches), and the body.
+            func fetch() async throws -> (head: String, body: String) {
+                let directory = LarderProcess.temporaryDirectory()
+                let (code, stderr) = try await Curl.execute([
+                    "-sS", "--cacert", larderCA, "-x", larder.proxyURL, "-D", directory + "/head", "-o", directory + "/body",
+                    origin.url("/app.js"),
+                ])
+                #expect(code == 0, "\(stderr)")
+                let head =
+                    try String(contentsOfFile: directory + "/head", encoding: .utf8)
+                    .components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }.last ?? ""
+                let masked = head.components(separatedBy: "\r\n").map { line in
+                    line.lowercased().hasPrefix("age: ")
+                        ? "age: N" : line.replacingOccurrences(of: #"ttl=-?\d+"#, with: "ttl=N", options: .regularExpression)
+                }
+                return (masked.joined(separator: "\r\n"), try String(contentsOfFile: directory + "/body", encoding: .utf8))
+            }
+            let stored = try await fetch()
+            #expect(stored.head.contains("stored"))
+            await entriesStored(in: larder)
+            // The first hit goes the ordinary way and keeps its answer in memory; the next ones are
+            // answered from it on the connection's event loop.
+            let first = try await fetch()
+            let next = try await fetch()
+            #expect(first.head.contains("Cache-Status: larder; hit; ttl=N"))
+            #expect(next.head == first.head)
+            #expect(next.body == "console.log('alike')")
+            #expect(next.body == first.body)
+            #expect(origin.requestCount("/app.js") == 1)
+        }
+    }
+
     @Test("bytes sent right after CONNECT are not lost, and keep-alive works inside the tunnel")
     func keepAliveInsideTunnel() async throws {
         try await self.withTLSProxy { larder, origin, _, larderCA in

@@ -58,6 +58,25 @@ struct AnswerPathsTests {
         #expect(immediate.head.contains("age: 30\r\n"), "\(name)")
     }
 
+    @Test(
+        "inside intercepted TLS, an origin-form hit gets the bytes the ordinary path writes for its https URL",
+        arguments: [("https://site.example/t.js", 443), ("https://site.example:8443/t.js", 8443)]
+    )
+    func sameBytesInsideTLS(url: String, port: Int) async throws {
+        let fixture = try ImmediateHitsTests.Fixture(now: { Self.now })
+        try await fixture.store(
+            url, body: "BODY over TLS", headers: [("Cache-Control", "max-age=3600"), ("Content-Type", "text/javascript")],
+            responseTime: Self.now.addingTimeInterval(-30))
+        let tunnel = TunnelOrigin(scheme: "https", host: "site.example", port: port)
+        let immediate = try #require(await fixture.answer("/t.js", tunnel: tunnel), "no immediate answer inside the tunnel")
+        // Counted under its full URL, as the ordinary path counts it.
+        #expect(fixture.statistics.recentRequests().first?.url == url)
+        let ordinary = try await fixture.ordinaryAnswer(url)
+        #expect(immediate.head == ordinary.head)
+        #expect(immediate.body == ordinary.body)
+        #expect(immediate.body == "BODY over TLS")
+    }
+
     @Test("a body too large to keep in memory goes by sendfile, with the same bytes as read through the thread pool")
     func largeBody() async throws {
         let fixture = try ImmediateHitsTests.Fixture(now: { Self.now })

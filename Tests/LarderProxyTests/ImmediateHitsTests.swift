@@ -90,7 +90,7 @@ struct ImmediateHitsTests {
             _ = try await self.store.variants(of: key)
         }
 
-        /// The immediate answer for a request of `uri`, or nil. With `refresh`, the store's lookup
+        /// The immediate answer for a request of `uri` (origin-form inside `tunnel`), or nil. With `refresh`, the store's lookup
         /// is read again first when its second of trust has passed (a loaded machine may take that
         /// long between two steps of a test), as the ordinary path would.
         func answer(
@@ -98,15 +98,16 @@ struct ImmediateHitsTests {
             method: HTTPMethod = .GET,
             version: HTTPVersion = .http1_1,
             headers: [(String, String)] = [],
+            tunnel: TunnelOrigin? = nil,
             refresh: Bool = true
         ) async throws -> (head: String, body: String)? {
-            if refresh, let key = try? CacheKey(url: uri) {
+            if refresh, let key = try? CacheKey(url: (tunnel?.base ?? "") + uri) {
                 try await self.load(key)
             }
             var requestHeaders = HTTPHeaders([("Host", "x")])
             requestHeaders.add(contentsOf: headers)
             let request = HTTPRequestHead(version: version, method: method, uri: uri, headers: requestHeaders)
-            guard let answer = self.hits.answer(request, allocator: ByteBufferAllocator()) else { return nil }
+            guard let answer = self.hits.answer(request, tunnel: tunnel, allocator: ByteBufferAllocator()) else { return nil }
             switch answer.body {
             case .bytes(let body):
                 return (String(buffer: answer.head), String(buffer: body))
@@ -259,6 +260,25 @@ struct ImmediateHitsTests {
         // Nor a file that vanished.
         try FileManager.default.removeItem(atPath: path)
         #expect(try await fixture.answer(url) == nil)
+    }
+
+    @Test("inside intercepted TLS, a body from its file and an absolute target go the ordinary way; HEAD needs no body")
+    func insideTLS() async throws {
+        let fixture = try Fixture()
+        let tunnel = TunnelOrigin(scheme: "https", host: "site.example", port: 443)
+        let large = String(repeating: "0123456789abcdef", count: 12_800)  // 200 KiB, over the small-body limit
+        try await fixture.store("https://site.example/large.bin", body: large)
+        // TLS must see the bytes: `sendfile` would pass them by.
+        #expect(try await fixture.answer("/large.bin", tunnel: tunnel) == nil)
+        #expect(try await fixture.answer("/large.bin", method: .HEAD, tunnel: tunnel)?.head.contains("content-length: 204800") == true)
+        try await fixture.store("https://site.example/small.js", body: "S")
+        #expect(try await fixture.answer("/small.js", tunnel: tunnel)?.body == "S")
+        #expect(try await fixture.answer("https://site.example/small.js", tunnel: tunnel) == nil)
+        // Another origin's entry is not this tunnel's.
+        try await fixture.store("https://other.example/small.js", body: "O")
+        #expect(
+            try await fixture.answer("/small.js", tunnel: TunnelOrigin(scheme: "https", host: "other.example", port: 443))?.body == "O")
+        #expect(try await fixture.answer("/small.js", tunnel: TunnelOrigin(scheme: "https", host: "site.example", port: 8443)) == nil)
     }
 
     @Test("what needs the ordinary path does not get an immediate answer")

@@ -29,7 +29,8 @@ import Benchmark
 //   the immediate path writes them.
 // - One whole immediate hit (`ImmediateHits.answer`, on the event loop): a request head in, the
 //   answer's head and body bytes out, from the prepared answer (a hot target); and a target's first
-//   immediate hit, which prepares its answer from the remembered lookup.
+//   immediate hit, which prepares its answer from the remembered lookup; and the prepared hit read
+//   inside intercepted TLS (an origin-form target; TLS itself not included).
 //
 // The stores are filled once through the ordinary write path, in /dev/shm when there is one:
 // 100 entries of 1 KiB and 100,000 of a few bytes, with the header fields nginx sends for a static
@@ -52,6 +53,7 @@ let benchmarks: @Sendable () -> Void = {
     storeBenchmarks()
     answerBenchmarks()
     wholeHitBenchmarks()
+    interceptedHitBenchmarks()
 
     Benchmark.teardown = {
         try? await Stores.shared.removeAll()

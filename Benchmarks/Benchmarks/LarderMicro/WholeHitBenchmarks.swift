@@ -28,6 +28,26 @@ func wholeHitBenchmarks() {
     }
 }
 
+/// The same whole hit read inside intercepted TLS (an origin-form target, the `CONNECT`'s origin),
+/// as the event loop answers HTTPS hits; TLS itself is not part of it.
+func interceptedHitBenchmarks() {
+    Benchmark(inHitOrder("ImmediateHits.answer 1 KiB GET inside intercepted TLS, prepared (head in, bytes out)")) { benchmark in
+        let (path, heads) = try await WarmedHitPath.shared.get()
+        let requests = try heads.map(BenchmarkHitPath.InterceptedRequest.init)
+        let allocator = ByteBufferAllocator()
+        for (index, request) in requests.enumerated() {
+            try checkAnswer(path.immediateAnswer(request, allocator: allocator), index: index)
+        }
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            let answer = path.immediateAnswer(requests[index % requests.count], allocator: allocator)
+            try check(answer?.body?.readableBytes == 1024, "no immediate answer inside TLS for \(heads[index % heads.count].uri)")
+            blackHole(answer)
+        }
+        benchmark.stopMeasurement()
+    }
+}
+
 /// The hit path over the 100-entry store with its lookups remembered, and a request head for
 /// each of its 100 assets, each answered once the ordinary way first (as a server's first
 /// request for a target is): what a server holds after serving them for a while. Made once.

@@ -110,7 +110,9 @@ struct TunnelSnifferTests {
         try channel.writeInbound(ByteBuffer(bytes: [0xAA, 0xBB]))
 
         let standIn = TLSStandIn()
-        channel.writeAndFlush(ProxyOutbound.startTLS(TLSHandlerFactory { standIn }), promise: nil)
+        channel.writeAndFlush(
+            ProxyOutbound.startTLS(TLSHandlerFactory { standIn }, origin: TunnelOrigin(scheme: "https", host: "127.0.0.1", port: 8080)),
+            promise: nil)
         channel.embeddedEventLoop.run()
         #expect(standIn.received.withLock { Array($0.readableBytesView) } == [0x16, 0x03, 0x01, 0x02, 0x00, 0xAA, 0xBB])
         #expect(try channel.readInbound(as: ProxyInbound.self) == nil)

@@ -132,7 +132,7 @@ public struct DeclaredRequestRunner: Sendable {
             // Stored coded; the proxy decodes for a client that cannot take it (EncodingNegotiation).
             headers.append(("Accept-Encoding", EncodingNegotiation.upstreamAcceptEncoding))
         }
-        headers.append(("Via", "1.1 larder"))
+        headers.append(("Via", ViaField.larder))
         var request = UpstreamRequest(
             method: method, url: resolved.url.absoluteString, headers: headers, body: resolved.body.map { .bytes(ByteBuffer(bytes: $0)) })
         request.connectTimeout = self.connectTimeout

@@ -278,6 +278,6 @@ public struct StoredAnswer: Sendable, Hashable {
 
     /// `headers` with this proxy's `Via` appended to the stored one (RFC 9110 section 7.6.3).
     static func withVia(_ headers: [HeaderField], stored: [String] = []) -> [HeaderField] {
-        headers + [HeaderField(name: "Via", value: (stored + ["1.1 larder"]).joined(separator: ", "))]
+        headers + [HeaderField(name: "Via", value: ViaField.value(after: stored))]
     }
 }

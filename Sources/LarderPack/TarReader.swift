@@ -38,7 +38,7 @@ final class TarReader {
         }
         try self.skip(self.padding)
         self.padding = 0
-        var header = try self.header()
+        let header = try self.header()
         guard var header else {
             self.current = nil
             return nil

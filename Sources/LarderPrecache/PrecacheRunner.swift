@@ -566,7 +566,7 @@ public final class PrecacheRunner: Sendable {
         } catch {
             throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
         }
-        var request = UpstreamRequest(method: "GET", url: url.absoluteString, headers: headers + [("Via", "1.1 larder")])
+        var request = UpstreamRequest(method: "GET", url: url.absoluteString, headers: headers + [("Via", ViaField.larder)])
         request.connectTimeout = self.options.connectTimeout
         request.idleTimeout = self.options.idleTimeout
         let requestTime = Date()
@@ -666,7 +666,7 @@ public final class PrecacheRunner: Sendable {
 
     /// One GET; the caller holds a host slot.
     private func execute(_ url: HTTPURL, headers: [(name: String, value: String)]) async throws(DownloadFailure) -> UpstreamResponse {
-        var request = UpstreamRequest(method: "GET", url: url.absoluteString, headers: headers + [("Via", "1.1 larder")])
+        var request = UpstreamRequest(method: "GET", url: url.absoluteString, headers: headers + [("Via", ViaField.larder)])
         request.connectTimeout = self.options.connectTimeout
         request.idleTimeout = self.options.idleTimeout
         do {

@@ -466,15 +466,14 @@ final class ForwardProxy: Sendable {
                 result.append((name, value))
             }
         }
-        via.append("1.1 larder")
-        result.append(("Via", via.joined(separator: ", ")))
+        result.append(("Via", ViaField.value(after: via)))
         return result
     }
 
     static func addProxyHeaders(_ headers: inout HTTPHeaders, cacheStatus: CacheStatus, close: Bool) {
-        let via = headers["via"] + ["1.1 larder"]
+        let via = ViaField.value(after: headers["via"])
         headers.remove(name: "via")
-        headers.add(name: "Via", value: via.joined(separator: ", "))
+        headers.add(name: "Via", value: via)
         headers.add(name: "Cache-Status", value: cacheStatus.description)
         if close {
             headers.add(name: "Connection", value: "close")

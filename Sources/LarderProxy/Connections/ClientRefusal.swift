@@ -17,7 +17,7 @@ final class ClientRefusal: ChannelInboundHandler {
     init(status: String, reason: String) {
         self.answer =
             "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(reason.utf8.count + 1)\r\n"
-            + "Connection: close\r\nVia: 1.1 larder\r\n\r\n\(reason)\n"
+            + "Connection: close\r\nVia: \(ViaField.larder)\r\n\r\n\(reason)\n"
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

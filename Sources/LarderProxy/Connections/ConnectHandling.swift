@@ -1,5 +1,5 @@
 /// What Larder does with an allowed `CONNECT host:port`: the rule as values, carried out by
-/// `ProxyConnection` (`Sources/LarderProxy/ProxyConnection+Connect.swift`).
+/// `ProxyConnection` (`Sources/LarderProxy/Connections/ProxyConnection+Connect.swift`).
 ///
 /// Larder only passes bytes it cannot read (a blind tunnel) to the ports in `--connect-ports`.
 /// What it can read goes through its own HTTP serving at any port, as absolute-form requests do:

@@ -284,32 +284,12 @@ final class ForwardProxy: Sendable {
     /// request keeps its method and sends its body, if it has one.
     func upstreamRequest(
         _ head: HTTPRequestHead, url: HTTPURL, validating: CachedEntry?, keyed: KeyedServing? = nil,
-        range: CacheTransaction.UpstreamRange = .none
+        range: UpstreamRequestPlan.Range = .none
     ) -> UpstreamRequest {
-        var headers = Self.upstreamHeaders(head.headers)
-        switch range {
-        case .none:
-            // Larder negotiates the coding itself (see EncodingNegotiation), so one stored
-            // representation serves every client.
-            headers.removeAll { ["range", "if-range", "accept-encoding"].contains($0.name.lowercased()) }
-            headers.append(("Accept-Encoding", EncodingNegotiation.upstreamAcceptEncoding))
-        case .client:
-            // A range of a coding cannot be decoded alone: the client's own `Accept-Encoding` goes.
-            break
-        case .completing(let value, let ifRange):
-            // Stored parts are never coded (PartialContent): the missing bytes must not be either.
-            headers.removeAll { ["range", "if-range", "accept-encoding"].contains($0.name.lowercased()) }
-            headers.append(("Accept-Encoding", "identity"))
-            headers.append(("Range", value))
-            if let ifRange { headers.append(("If-Range", ifRange)) }
-        }
-        if let entry = validating {
-            // Only Larder's own validators go upstream, so a 304 always speaks of the stored copy;
-            // the client's conditional is answered from it afterwards.
-            headers.removeAll { ["if-none-match", "if-modified-since"].contains($0.name.lowercased()) }
-            if let etag = entry.header("etag") { headers.append(("If-None-Match", etag)) }
-            if let lastModified = entry.header("last-modified") { headers.append(("If-Modified-Since", lastModified)) }
-        }
+        let fields = UpstreamRequestPlan.fields(
+            client: head.headers.map { HeaderField(name: $0.name, value: $0.value) }, range: range,
+            validators: validating.map { (etag: $0.header("etag"), lastModified: $0.header("last-modified")) })
+        let headers = fields.map { (name: $0.name, value: $0.value) }
         var request = UpstreamRequest(method: head.method == .HEAD ? "HEAD" : "GET", url: url.absoluteString, headers: headers)
         if let keyed {
             request.method = head.method.wireName
@@ -451,23 +431,12 @@ final class ForwardProxy: Sendable {
         return .response(try result.get())
     }
 
-    /// Request headers for upstream: end-to-end ones only; curl sets Host and framing itself.
+    /// Request headers for upstream (``UpstreamRequestPlan/forwardedFields(_:)``) in the upstream
+    /// client's form.
     static func upstreamHeaders(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
-        var result: [(name: String, value: String)] = []
-        result.reserveCapacity(headers.count + 1)
-        var via: [String] = []
-        for (name, value) in HopByHopHeaders.removing(from: headers) {
-            switch name.lowercased() {
-            case "host", "content-length", "expect":
-                continue
-            case "via":
-                via.append(value)
-            default:
-                result.append((name, value))
-            }
+        UpstreamRequestPlan.forwardedFields(headers.map { HeaderField(name: $0.name, value: $0.value) }).map {
+            (name: $0.name, value: $0.value)
         }
-        result.append(("Via", ViaField.value(after: via)))
-        return result
     }
 
     static func addProxyHeaders(_ headers: inout HTTPHeaders, cacheStatus: CacheStatus, close: Bool) {

@@ -89,16 +89,8 @@ struct CacheTransaction: Sendable {
         var partial: Candidate? = nil
     }
 
-    /// What the upstream request says of ranges.
-    enum UpstreamRange: Sendable, Equatable {
-        /// No `Range`: the whole body, so that it can be stored.
-        case none
-        /// The client's own `Range` and `If-Range`: nothing complete is stored to cut it from.
-        case client
-        /// `Range: value` asks for the bytes that complete the stored partial response, with its
-        /// strong entity tag as `If-Range` when it has one.
-        case completing(value: String, ifRange: String?)
-    }
+    /// What the upstream request says of ranges (``UpstreamRequestPlan/Range``).
+    typealias UpstreamRange = UpstreamRequestPlan.Range
 
     /// One fetch upstream and what the cache knows of it.
     struct Fetch: Sendable {

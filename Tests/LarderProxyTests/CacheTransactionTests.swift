@@ -522,6 +522,30 @@ struct CacheTransactionTests {
     }
 
     @Test(
+        "the strategy: network-only without access to the stored answer, network-first when keyed, else the route's, else the default",
+        arguments: [
+            // (route, keyed, may use the store, declared GET, precached script?) -> strategy
+            (CachingStrategy?.none, false, false, false, true, CachingStrategy.networkOnly),
+            (.some(.cacheOnly), true, false, false, true, .networkOnly),
+            (.none, true, true, false, true, .networkFirst),
+            (.some(.cacheOnly), true, true, false, true, .networkFirst),
+            (.some(.staleWhileRevalidate), false, true, true, true, .staleWhileRevalidate),
+            (.none, false, true, false, true, .cacheFirst),
+            (.none, false, true, true, true, .networkFirst),
+            (.none, false, true, true, false, .http),
+        ])
+    func strategyOfARequest(
+        route: CachingStrategy?, keyed: Bool, mayUseStore: Bool, declaredGet: Bool, precached: Bool, expected: CachingStrategy
+    ) throws {
+        let url = try HTTPURL(parsing: "http://site.example/app.js")
+        let entry = Self.entry([("Content-Type", "text/javascript")], kind: precached ? .precached : .runtime, url: url).entry
+        #expect(
+            CacheTransaction.strategy(
+                url: url, candidate: entry, routeStrategy: route, keyed: keyed, mayUseStore: mayUseStore, declaredGet: declaredGet)
+                == expected)
+    }
+
+    @Test(
         "a keyed request: always fetched alone without validators, a 5xx relayed, any 2xx stored, the copy whatever it says when the origin cannot answer"
     )
     func keyed() {

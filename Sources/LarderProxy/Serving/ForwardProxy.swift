@@ -125,14 +125,9 @@ final class ForwardProxy: Sendable {
                 url: url,
                 key: key,
                 lookup: lookup,
-                strategy: access == nil
-                    ? .networkOnly
-                    : keyed != nil
-                        ? CachingStrategy.networkFirst
-                        : route?.strategy
-                            ?? CacheTransaction.defaultStrategy(
-                                for: url, entry: lookup.candidate?.entry,
-                                declared: lookup.candidate?.entry.kind == .precached && declaredGet != nil),
+                strategy: CacheTransaction.strategy(
+                    url: url, candidate: lookup.candidate?.entry, routeStrategy: route?.strategy, keyed: keyed != nil,
+                    mayUseStore: access != nil, declaredGet: declaredGet != nil),
                 routed: route?.strategy != nil,
                 routeMaxAge: route?.maxAge,
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,

@@ -672,6 +672,20 @@ struct CacheTransaction: Sendable {
         return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
     }
 
+    /// The strategy a request is served by: network-only when it may not have the stored answer
+    /// at all (`mayUseStore` false: a declared GET's answer is the user's, docs/SERVING.md); a
+    /// request keyed by its body network-first; else the route's (`routeStrategy`), else the
+    /// default (``defaultStrategy(for:entry:declared:)``), with `declaredGet` (a declared GET asks
+    /// for the key now) making a precached answer network-first.
+    static func strategy(
+        url: HTTPURL, candidate: CachedEntry?, routeStrategy: CachingStrategy?, keyed: Bool, mayUseStore: Bool, declaredGet: Bool
+    ) -> CachingStrategy {
+        guard mayUseStore else { return .networkOnly }
+        if keyed { return .networkFirst }
+        return routeStrategy
+            ?? Self.defaultStrategy(for: url, entry: candidate, declared: candidate?.kind == .precached && declaredGet)
+    }
+
     /// The strategy for a URL no configured route covers (docs/SERVING.md): precached assets
     /// cache-first; precached pages and data (by URL, or stored as HTML or JSON, so `/lab` and an
     /// API call added to precache count) and declared requests' answers (`declared`: kept fresh

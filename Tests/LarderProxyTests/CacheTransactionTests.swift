@@ -522,6 +522,33 @@ struct CacheTransactionTests {
     }
 
     @Test(
+        "an answer no client waits for: a 304 refreshes the validated copy, a storable GET answer or a keyed 2xx is stored, a 5xx or a POST never",
+        arguments: [
+            // (method, keyed, status, validated?, expected: "refresh", "store" or "leave")
+            (HTTPMethod.GET, false, 304, true, "refresh"),
+            (.GET, false, 304, false, "leave"),
+            (.GET, false, 200, true, "store"),
+            (.GET, false, 503, true, "leave"),
+            (.GET, false, 206, true, "leave"),
+            (.POST, false, 200, true, "leave"),
+            (.POST, true, 201, false, "store"),
+            (.POST, true, 500, false, "leave"),
+        ])
+    func absorption(method: HTTPMethod, keyed: Bool, status: Int, validated: Bool, expected: String) {
+        let stored = Self.entry([("Cache-Control", "max-age=60"), ("ETag", "\"a\"")])
+        let absorption = CacheTransaction.absorption(
+            request: HTTPRequestHead(version: .http1_1, method: method, uri: Self.url.absoluteString),
+            owner: AnswerOwner(client: .local, request: [HeaderField](), url: Self.url), url: Self.url, key: CacheKey(url: Self.url),
+            strategy: .http, keyed: keyed, validating: validated ? stored.entry : nil, status: status,
+            headers: [HeaderField(name: "Cache-Control", value: "max-age=60")], requestTime: Self.now)
+        switch absorption {
+        case .refresh(let entry): #expect(expected == "refresh" && entry.key == stored.entry.key)
+        case .store(let target): #expect(expected == "store" && target.key == CacheKey(url: Self.url))
+        case .leave: #expect(expected == "leave")
+        }
+    }
+
+    @Test(
         "the strategy: network-only without access to the stored answer, network-first when keyed, else the route's, else the default",
         arguments: [
             // (route, keyed, may use the store, declared GET, precached script?) -> strategy

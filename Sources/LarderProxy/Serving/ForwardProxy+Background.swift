@@ -32,8 +32,8 @@ extension ForwardProxy {
     }
 
     /// Applies an upstream answer to the store with no client (a background refresh, or an
-    /// answer slower than the strategy's timeout): a 304 refreshes the validated entry, a storable
-    /// answer replaces it (for a `keyed` request, any 2xx), anything else leaves it.
+    /// answer slower than the strategy's timeout), as ``CacheTransaction/absorption(request:owner:url:key:strategy:keyed:validating:status:headers:requestTime:)``
+    /// says.
     func absorb(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
@@ -46,23 +46,21 @@ extension ForwardProxy {
         requestTime: Date
     ) async {
         self.health.recordSuccess(origin: url.origin)
-        if response.head.status == 304, let entry = validating {
+        let headers = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
+        let target: CacheTransaction.StoreTarget
+        switch CacheTransaction.absorption(
+            request: request, owner: owner, url: url, key: key, strategy: strategy, keyed: keyed, validating: validating,
+            status: response.head.status, headers: headers, requestTime: requestTime)
+        {
+        case .refresh(let entry):
             _ = await self.refresh(entry, with: response, requestTime: requestTime)
             return
+        case .leave:
+            return
+        case .store(let storeTarget):
+            target = storeTarget
         }
-        let headers = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
-        guard request.method == .GET || keyed, response.head.status < 500,
-            let target = CacheTransaction.storeTarget(
-                request: request,
-                owner: owner,
-                strategy: strategy,
-                url: url,
-                key: key,
-                keyed: keyed,
-                status: response.head.status,
-                headers: headers,
-                requestTime: requestTime
-            ).storeAs,
+        guard
             let storing = StoringBody(
                 store: self.store, target: target, failures: self.storeFailures, budget: self.budget,
                 declaredLength: HopByHopHeaders.removing(from: headers).contentLength, logger: self.logger)

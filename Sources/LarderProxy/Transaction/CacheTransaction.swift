@@ -672,6 +672,37 @@ struct CacheTransaction: Sendable {
         return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
     }
 
+    /// What an upstream answer no client waits for (a background refresh, or an answer slower than
+    /// the strategy's timeout) does to the store.
+    enum Absorption {
+        /// A 304 to the stored copy's validators: that copy's headers and times are renewed.
+        case refresh(CachedEntry)
+        /// The answer is stored where ``storeTarget(request:owner:strategy:url:key:keyed:status:headers:requestTime:)`` says.
+        case store(StoreTarget)
+        /// Nothing changes: a 5xx (the stored copy stays for when the origin recovers), a method
+        /// that is not stored, or an answer that is not storable.
+        case leave
+    }
+
+    /// What an answer with `status` and `headers`, which no client waits for, does to the store:
+    /// a 304 refreshes the copy it validated; a storable answer to a GET (any 2xx to a `keyed`
+    /// request) is stored; a 5xx never replaces anything.
+    static func absorption(
+        request: HTTPRequestHead, owner: AnswerOwner, url: HTTPURL, key: CacheKey, strategy: CachingStrategy, keyed: Bool,
+        validating: CachedEntry?, status: Int, headers: [HeaderField], requestTime: Date
+    ) -> Absorption {
+        if status == 304 {
+            return validating.map { .refresh($0) } ?? .leave
+        }
+        guard request.method == .GET || keyed, status < 500,
+            let target = Self.storeTarget(
+                request: request, owner: owner, strategy: strategy, url: url, key: key, keyed: keyed, status: status, headers: headers,
+                requestTime: requestTime
+            ).storeAs
+        else { return .leave }
+        return .store(target)
+    }
+
     /// The strategy a request is served by: network-only when it may not have the stored answer
     /// at all (`mayUseStore` false: a declared GET's answer is the user's, docs/SERVING.md); a
     /// request keyed by its body network-first; else the route's (`routeStrategy`), else the

@@ -9,43 +9,37 @@ import Testing
 /// only when a file they come from changes.
 @Suite("Upstream trust bundle file")
 struct TrustBundleFileTests {
-    private static func permissions(_ path: String) throws -> Int {
-        try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
-    }
-
-    @Test("the roots go to a private file; a changed CA file is written again under a new name, a broken one keeps the last")
+    @Test("the roots go to a private file that leaves nothing behind; a changed CA file is written again, a broken one keeps the last")
     func rebuiltOnlyOnChange() throws {
         let first = try TestCertificateAuthority(commonName: "First Test CA")
         let second = try TestCertificateAuthority(commonName: "Second Test CA, a longer name")
         let caFile = try first.writeCertificatePEMToTemporaryFile()
         defer { try? FileManager.default.removeItem(atPath: caFile) }
-        var folder = ""
-        do {
-            let bundle = try #require(
-                try TrustBundleFile(trust: UpstreamTrust(additionalCAFile: caFile), checkInterval: .zero, logger: Logger(label: "test")))
-            let path = bundle.currentPath()
-            folder = (path as NSString).deletingLastPathComponent
-            #expect(try Self.permissions(folder) == 0o700)
-            #expect(try Self.permissions(path) == 0o600)
-            let written = try String(contentsOfFile: path, encoding: .utf8)
-            #expect(written.hasSuffix(try first.certificatePEM()))
-            if let system = UpstreamTrust.systemBundlePath() {
-                #expect(written.hasPrefix(try String(contentsOfFile: system, encoding: .utf8)))
-            }
-            // Nothing changed: the same file, which curl's cache knows.
-            #expect(bundle.currentPath() == path)
-
-            try second.certificatePEM().write(toFile: caFile, atomically: true, encoding: .utf8)
-            let rebuilt = bundle.currentPath()
-            #expect(rebuilt != path)
-            #expect(try String(contentsOfFile: rebuilt, encoding: .utf8).hasSuffix(try second.certificatePEM()))
-            #expect(bundle.currentPath() == rebuilt)
-
-            try "not a certificate\n".write(toFile: caFile, atomically: true, encoding: .utf8)
-            #expect(bundle.currentPath() == rebuilt)
+        let bundle = try #require(
+            try TrustBundleFile(trust: UpstreamTrust(additionalCAFile: caFile), checkInterval: .zero, logger: Logger(label: "test")))
+        let path = bundle.currentPath()
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600, "the file read through the path is private")
+        // Read through its descriptor: its name is gone from the temporary folder already.
+        #expect(path.hasPrefix("/proc/self/fd/"))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path).hasSuffix(" (deleted)"))
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.hasSuffix(try first.certificatePEM()))
+        if let system = UpstreamTrust.systemBundlePath() {
+            #expect(written.hasPrefix(try String(contentsOfFile: system, encoding: .utf8)))
         }
-        // The folder goes with the client.
-        #expect(!FileManager.default.fileExists(atPath: folder))
+        // Nothing changed: the same file, which curl's cache knows.
+        #expect(bundle.currentPath() == path)
+
+        try second.certificatePEM().write(toFile: caFile, atomically: true, encoding: .utf8)
+        let rebuilt = bundle.currentPath()
+        #expect(rebuilt != path)
+        #expect(try String(contentsOfFile: rebuilt, encoding: .utf8).hasSuffix(try second.certificatePEM()))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == written, "the earlier file stays readable under its own path")
+        #expect(bundle.currentPath() == rebuilt)
+
+        try "not a certificate\n".write(toFile: caFile, atomically: true, encoding: .utf8)
+        #expect(bundle.currentPath() == rebuilt)
     }
 
     @Test("the source files are looked at no more than once per check interval")

@@ -130,8 +130,11 @@ struct ImmediateHits: Sendable {
 
         let freshOnly: Bool
         let detail: String?
-        let declared = entry.kind == .precached && self.proxy.configuration.declaresGet(key, now: Date())
-        switch CacheTransaction.defaultStrategy(for: url, entry: entry, declared: declared) {
+        // The ordinary path's rule; a route that sets a strategy kept this request off this path.
+        let strategy = CacheTransaction.strategy(
+            url: url, candidate: entry, routeStrategy: nil, keyed: false, mayUseStore: true,
+            declaredGet: self.proxy.configuration.declaresGet(key, now: Date()))
+        switch strategy {
         case .http:
             freshOnly = true
             detail = nil

@@ -127,12 +127,12 @@ public struct DeclaredRequestRunner: Sendable {
     /// Sends the request and stores a 2xx answer, as the URL `shownURL` (its tokens redacted: the
     /// entry list shows and searches it); the status is the answer's, if one came.
     private func send(_ resolved: DeclaredRequest.Resolved, method: String, shownURL: String) async -> (outcome: Outcome, status: Int?) {
-        var headers = resolved.headers.map { (name: $0.name, value: $0.value) }
-        if !headers.contains(where: { $0.name.lowercased() == "accept-encoding" }) {
+        var headers = resolved.headers
+        if !headers.contains(name: "accept-encoding") {
             // Stored coded; the proxy decodes for a client that cannot take it (EncodingNegotiation).
-            headers.append(("Accept-Encoding", EncodingNegotiation.upstreamAcceptEncoding))
+            headers.add(name: "Accept-Encoding", value: EncodingNegotiation.upstreamAcceptEncoding)
         }
-        headers.append(("Via", ViaField.larder))
+        headers.add(name: "Via", value: ViaField.larder)
         var request = UpstreamRequest(
             method: method, url: resolved.url.absoluteString, headers: headers, body: resolved.body.map { .bytes(ByteBuffer(bytes: $0)) })
         request.connectTimeout = self.connectTimeout

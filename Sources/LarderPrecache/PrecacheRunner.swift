@@ -384,7 +384,7 @@ public final class PrecacheRunner: Sendable {
     /// A response read whole (manifests, metadata: bounded sizes), or its first `limit + 1` bytes.
     struct SmallResponse {
         var status: Int
-        var headers: [(name: String, value: String)]
+        var headers: [HeaderField]
         var body: [UInt8]
         /// False when reading stopped at the limit: `body` is a prefix, never to be stored.
         var isComplete: Bool
@@ -392,7 +392,7 @@ public final class PrecacheRunner: Sendable {
         var responseTime: Date
 
         func header(_ name: String) -> String? {
-            self.headers.first { $0.name.lowercased() == name }?.value
+            self.headers.first(name: name)
         }
     }
 
@@ -402,7 +402,11 @@ public final class PrecacheRunner: Sendable {
         try await self.withRetries(url) { () throws(DownloadFailure) -> SmallResponse in
             try await self.withHostSlot(url, limiter: limiter) { () throws(DownloadFailure) -> SmallResponse in
                 let requestTime = Date()
-                let response = try await self.execute(url, headers: [("Cache-Control", "no-cache"), ("Accept", "application/json")])
+                let response = try await self.execute(
+                    url,
+                    headers: [
+                        HeaderField(name: "Cache-Control", value: "no-cache"), HeaderField(name: "Accept", value: "application/json"),
+                    ])
                 let responseTime = Date()
                 if RetryPolicy.isTransient(status: response.head.status) {
                     throw DownloadFailure(reason: "answered HTTP \(response.head.status)", isTransient: true)
@@ -442,7 +446,7 @@ public final class PrecacheRunner: Sendable {
         let head = StoredResponseHead(
             url: url.absoluteString,
             status: response.status,
-            headers: response.headers.map { HeaderField(name: $0.name, value: $0.value) },
+            headers: response.headers,
             requestTime: response.requestTime,
             responseTime: response.responseTime
         )
@@ -519,7 +523,7 @@ public final class PrecacheRunner: Sendable {
     /// answer 200.
     private func receive(_ fetch: PlannedFetch) async throws(DownloadFailure) -> [ReceivedBody] {
         // Pages change between deploys: always ask the origin, never an intermediary's copy.
-        let headers: [(name: String, value: String)] = fetch.kind == .page || fetch.url.isPage ? [("Cache-Control", "no-cache")] : []
+        let headers = fetch.kind == .page || fetch.url.isPage ? [HeaderField(name: "Cache-Control", value: "no-cache")] : []
         let followsRedirects = fetch.kind == .page && fetch.games.isEmpty
         var chain = RedirectChain(start: fetch.url, queryFilter: self.options.queryFilter)
         var url = fetch.url
@@ -540,7 +544,7 @@ public final class PrecacheRunner: Sendable {
                 steps.append(received)
                 guard redirects else { return steps }
                 do {
-                    let location = received.head.headers.first { $0.name.lowercased() == "location" }?.value
+                    let location = received.head.headers.first(name: "location")
                     url = try chain.follow(location: location)
                 } catch {
                     throw DownloadFailure(reason: error.reason, isTransient: false)
@@ -558,7 +562,7 @@ public final class PrecacheRunner: Sendable {
     /// One GET, its body written to a temporary file of the store (and hashed) on the thread that
     /// receives it (``ReceivingBody``), handed back whole and of its declared length.
     private func receiveBody(
-        _ url: HTTPURL, key: CacheKey, headers: [(name: String, value: String)]
+        _ url: HTTPURL, key: CacheKey, headers: [HeaderField]
     ) async throws(DownloadFailure) -> ReceivedBody {
         let body: ReceivingBody
         do {
@@ -566,7 +570,8 @@ public final class PrecacheRunner: Sendable {
         } catch {
             throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
         }
-        var request = UpstreamRequest(method: "GET", url: url.absoluteString, headers: headers + [("Via", ViaField.larder)])
+        var request = UpstreamRequest(
+            method: "GET", url: url.absoluteString, headers: headers + [HeaderField(name: "Via", value: ViaField.larder)])
         request.connectTimeout = self.options.connectTimeout
         request.idleTimeout = self.options.idleTimeout
         let requestTime = Date()
@@ -583,7 +588,7 @@ public final class PrecacheRunner: Sendable {
             throw DownloadFailure(reason: "\(error)", isTransient: false)
         }
         let responseTime = Date()
-        let declaredLength = head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
+        let declaredLength = head.headers.first(name: "content-length").flatMap { Int64($0) }
         do {
             // Checked here, where a short body can still be fetched again.
             try body.writer.checkLength(declaredLength)
@@ -596,7 +601,7 @@ public final class PrecacheRunner: Sendable {
             head: StoredResponseHead(
                 url: url.absoluteString,
                 status: head.status,
-                headers: head.headers.map { HeaderField(name: $0.name, value: $0.value) },
+                headers: head.headers,
                 requestTime: requestTime,
                 responseTime: responseTime
             ),
@@ -665,8 +670,9 @@ public final class PrecacheRunner: Sendable {
     }
 
     /// One GET; the caller holds a host slot.
-    private func execute(_ url: HTTPURL, headers: [(name: String, value: String)]) async throws(DownloadFailure) -> UpstreamResponse {
-        var request = UpstreamRequest(method: "GET", url: url.absoluteString, headers: headers + [("Via", ViaField.larder)])
+    private func execute(_ url: HTTPURL, headers: [HeaderField]) async throws(DownloadFailure) -> UpstreamResponse {
+        var request = UpstreamRequest(
+            method: "GET", url: url.absoluteString, headers: headers + [HeaderField(name: "Via", value: ViaField.larder)])
         request.connectTimeout = self.options.connectTimeout
         request.idleTimeout = self.options.idleTimeout
         do {

@@ -16,3 +16,19 @@ extension HopByHopHeaders {
         return result
     }
 }
+
+extension HTTPHeaders {
+    /// NIO's headers made from the fields the rules and the upstream client use, in order.
+    init(_ fields: [HeaderField]) {
+        self.init()
+        self.reserveCapacity(fields.count)
+        for field in fields {
+            self.add(name: field.name, value: field.value)
+        }
+    }
+
+    /// These headers as the fields the rules and the upstream client use, in order.
+    var fields: [HeaderField] {
+        self.map { HeaderField(name: $0.name, value: $0.value) }
+    }
+}

@@ -510,10 +510,10 @@ final class CurlTransfer: @unchecked Sendable {
         if method == "HEAD" || head.status == 204 || head.status == 304 || (100..<200).contains(head.status) {
             return nil
         }
-        if head.firstValue(forHeader: "Transfer-Encoding") != nil {
+        if head.headers.first(name: "Transfer-Encoding") != nil {
             return nil
         }
-        let lengths = Set(head.values(forHeader: "Content-Length").map { Int64($0) })
+        let lengths = Set(head.headers["Content-Length"].map { Int64($0) })
         guard lengths.count == 1, let length = lengths.first ?? nil else {
             return nil
         }
@@ -546,7 +546,8 @@ extension CurlTransfer {
         if request.method == "HEAD", request.body != nil {
             throw invalid("a HEAD request cannot have a body")
         }
-        for (name, value) in request.headers {
+        for field in request.headers {
+            let (name, value) = (field.name, field.value)
             guard !name.isEmpty, name.utf8.allSatisfy({ Self.tokenCharacters.contains($0) }) else {
                 throw invalid("invalid header field name \(name.debugDescription)")
             }
@@ -699,7 +700,8 @@ extension CurlTransfer {
     private func setHeaders() throws(UpstreamError) {
         var lines: [String] = []
         var hasUserAgent = false
-        for (name, value) in self.request.headers {
+        for field in self.request.headers {
+            let (name, value) = (field.name, field.value)
             let lowercasedName = name.lowercased()
             if Self.framingHeaderNames.contains(lowercasedName) {
                 continue

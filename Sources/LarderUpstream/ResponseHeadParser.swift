@@ -30,7 +30,7 @@ struct ResponseHeadParser {
     private var status: Int?
     private var reason = ""
     private var httpVersion = ""
-    private var headers: [(name: String, value: String)] = []
+    private var headers: [HeaderField] = []
 
     /// The final head, once ``consume(_:)`` has returned ``Progress/complete``.
     private(set) var head: UpstreamResponseHead?
@@ -105,7 +105,7 @@ struct ResponseHeadParser {
         guard !name.isEmpty, !name.contains(where: Self.isWhitespace) else {
             throw MalformedLine(reason: "invalid header field name in \(quoted())")
         }
-        self.headers.append((name: text(name), value: text(Self.trimmingWhitespace(line[(colon + 1)...]))))
+        self.headers.append(HeaderField(name: text(name), value: text(Self.trimmingWhitespace(line[(colon + 1)...]))))
         return .needMore
     }
 

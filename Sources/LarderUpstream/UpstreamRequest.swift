@@ -12,7 +12,7 @@ public struct UpstreamRequest: Sendable {
     ///
     /// Framing headers (`Content-Length`, `Transfer-Encoding`) and `Expect` are not taken from here: the
     /// client derives framing from ``body`` and never sends `Expect: 100-continue`.
-    public var headers: [(name: String, value: String)]
+    public var headers: [HeaderField]
 
     /// The request body; `nil` sends none.
     public var body: UpstreamRequestBody?
@@ -37,7 +37,7 @@ public struct UpstreamRequest: Sendable {
     public init(
         method: String = "GET",
         url: String,
-        headers: [(name: String, value: String)] = [],
+        headers: [HeaderField] = [],
         body: UpstreamRequestBody? = nil
     ) {
         self.method = method

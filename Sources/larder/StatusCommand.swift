@@ -101,7 +101,7 @@ struct StatusCommand: AsyncParsableCommand {
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         guard let upstream = try? CurlUpstream(logger: Self.quietLogger) else { return nil }
         defer { upstream.shutdown() }
-        var request = UpstreamRequest(url: trimmed + "/dev/offline.json", headers: [("Accept", "application/json")])
+        var request = UpstreamRequest(url: trimmed + "/dev/offline.json", headers: [HeaderField(name: "Accept", value: "application/json")])
         request.connectTimeout = .seconds(1)
         request.totalTimeout = .seconds(3)
         do {

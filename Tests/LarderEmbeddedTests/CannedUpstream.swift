@@ -1,3 +1,4 @@
+import LarderHTTP
 import LarderUpstream
 import NIOCore
 
@@ -10,7 +11,11 @@ struct CannedUpstream: Upstream {
             head: UpstreamResponseHead(
                 status: 200,
                 reason: "OK",
-                headers: [("Content-Type", "text/plain"), ("Content-Length", "\(body.readableBytes)"), ("Cache-Control", "max-age=60")],
+                headers: [
+                    HeaderField(name: "Content-Type", value: "text/plain"),
+                    HeaderField(name: "Content-Length", value: "\(body.readableBytes)"),
+                    HeaderField(name: "Cache-Control", value: "max-age=60"),
+                ],
                 httpVersion: "1.1"
             ),
             body: .bytes(body)

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderUpstream
 import NIOCore
 import Synchronization
@@ -56,14 +57,18 @@ final class FakeUpstream: Upstream {
                 head: UpstreamResponseHead(
                     status: 200,
                     reason: "OK",
-                    headers: [("Content-Type", contentType), ("Content-Length", String(body.readableBytes))],
+                    headers: [
+                        HeaderField(name: "Content-Type", value: contentType),
+                        HeaderField(name: "Content-Length", value: String(body.readableBytes)),
+                    ],
                     httpVersion: "1.1"
                 ),
                 body: .bytes(body)
             )
         case .status(let status):
             return UpstreamResponse(
-                head: UpstreamResponseHead(status: status, reason: "", headers: [("Content-Length", "0")], httpVersion: "1.1"),
+                head: UpstreamResponseHead(
+                    status: status, reason: "", headers: [HeaderField(name: "Content-Length", value: "0")], httpVersion: "1.1"),
                 body: .empty
             )
         case .failure(let kind):

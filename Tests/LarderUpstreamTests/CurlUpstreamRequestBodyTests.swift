@@ -24,7 +24,7 @@ struct CurlUpstreamRequestBodyTests {
             UpstreamRequest(
                 method: "POST",
                 url: origin.url("/upload"),
-                headers: [(name: "Content-Type", value: "application/octet-stream")],
+                headers: [HeaderField(name: "Content-Type", value: "application/octet-stream")],
                 body: .stream(chunkStream(Self.chunks, delay: .milliseconds(5)), length: Int64(Self.allBytes.count))
             )
         )

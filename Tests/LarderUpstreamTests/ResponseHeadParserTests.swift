@@ -78,7 +78,7 @@ struct ResponseHeadParserTests {
         #expect(parser.head?.status == 200)
         #expect(parser.head?.reason == "")
         #expect(parser.head?.httpVersion == "2")
-        #expect(parser.head?.firstValue(forHeader: "Date") == "today")
+        #expect(parser.head?.headers.first(name: "Date") == "today")
     }
 
     @Test("interim 1xx heads are reported apart (100 Continue dropped), their fields never the final head's; 101 is final")
@@ -107,7 +107,7 @@ struct ResponseHeadParserTests {
         let (parser, _) = try self.parse(["HTTP/1.0 200 OK\r\n", "X-Long: one\r\n", "\t two\r\n", "\r\n"])
 
         #expect(parser.head?.httpVersion == "1.0")
-        #expect(parser.head?.firstValue(forHeader: "x-long") == "one two")
+        #expect(parser.head?.headers.first(name: "x-long") == "one two")
     }
 
     @Test(
@@ -132,7 +132,7 @@ struct ResponseHeadParserTests {
             "HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "Vary: x\r\n", "set-cookie: b=2\r\n", "\r\n",
         ])
 
-        #expect(parser.head?.values(forHeader: "Set-Cookie") == ["a=1", "b=2"])
+        #expect(parser.head?.headers["Set-Cookie"] == ["a=1", "b=2"])
     }
 
     @Test("lines may end in CRLF, LF or nothing; bytes that are not UTF-8 are kept as replacement characters")

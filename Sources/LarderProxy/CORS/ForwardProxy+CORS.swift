@@ -48,7 +48,7 @@ extension ForwardProxy {
         else { return nil }
         var status = cacheStatus
         status.detail = "preflight-from-grant" + (cacheStatus.detail.map { "+" + $0 } ?? "")
-        var headers = HTTPHeaders(preflight.answer(from: grant).map { ($0.name, $0.value) })
+        var headers = HTTPHeaders(preflight.answer(from: grant))
         headers.add(name: "Cache-Status", value: status.description)
         headers.add(name: "Larder-Offline", value: "1")
         headers.add(name: "Content-Length", value: "0")

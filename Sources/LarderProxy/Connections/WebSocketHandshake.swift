@@ -22,8 +22,8 @@ enum WebSocketHandshake {
     /// except the upgrade itself, and `Via` added.
     static func upstreamRequest(_ head: HTTPRequestHead, url: HTTPURL) -> HTTPRequestHead {
         var headers = HTTPHeaders([("Host", url.authority)])
-        for (name, value) in ForwardProxy.upstreamHeaders(head.headers) {
-            headers.add(name: name, value: value)
+        for field in UpstreamRequestPlan.forwardedFields(head.headers.fields) {
+            headers.add(name: field.name, value: field.value)
         }
         for value in head.headers["upgrade"] {
             headers.add(name: "Upgrade", value: value)

@@ -46,7 +46,7 @@ extension ForwardProxy {
         requestTime: Date
     ) async {
         self.health.recordSuccess(origin: url.origin)
-        let headers = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
+        let headers = response.head.headers
         let target: CacheTransaction.StoreTarget
         switch CacheTransaction.absorption(
             request: request, owner: owner, url: url, key: key, strategy: strategy, keyed: keyed, validating: validating,

@@ -47,7 +47,7 @@ extension ForwardProxy {
             return nil
         }
         let status = HTTPResponseStatus(statusCode: answer.status)
-        let headers = HTTPHeaders(answer.headers.map { ($0.name, $0.value) })
+        let headers = HTTPHeaders(answer.headers)
         let done = Outcome(status: answer.status, cacheStatus: cacheStatus, reusable: !answer.close)
         switch answer.body {
         case .none:
@@ -150,7 +150,7 @@ extension ForwardProxy {
         }
         guard let part = StoredAnswer.decodedPart(range, decoded: decoded, complete: complete) else {
             let unsatisfiable = StoredAnswer.unsatisfiable(length: decoded, cacheStatus: answer.cacheStatus, close: answer.close)
-            try await writer.whole(.rangeNotSatisfiable, HTTPHeaders(unsatisfiable.headers.map { ($0.name, $0.value) }), body: nil)
+            try await writer.whole(.rangeNotSatisfiable, HTTPHeaders(unsatisfiable.headers), body: nil)
             return Outcome(status: 416, cacheStatus: answer.cacheStatus, reusable: !answer.close)
         }
         var partHeaders = headers

@@ -18,10 +18,10 @@ extension ForwardProxy {
         request.interim = { continuation.yield($0) }
         let relaying = Task {
             for await head in heads {
-                let fields = HopByHopHeaders.removing(from: head.headers.map { HeaderField(name: $0.name, value: $0.value) })
+                let fields = HopByHopHeaders.removing(from: head.headers)
                 let status = HTTPResponseStatus(statusCode: head.status, reasonPhrase: head.reason)
                 // A client gone meanwhile is found by the final answer's write.
-                try? await writer.interim(status, HTTPHeaders(fields.map { ($0.name, $0.value) }))
+                try? await writer.interim(status, HTTPHeaders(fields))
             }
         }
         let result: Result<T, any Error>

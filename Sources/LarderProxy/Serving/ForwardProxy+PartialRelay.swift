@@ -27,12 +27,12 @@ extension ForwardProxy {
     ) async throws -> Outcome {
         guard let joining = partial.joining else { preconditionFailure("a completion joins the stored part") }
         let responseTime = Date()
-        let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers.map { HeaderField(name: $0.name, value: $0.value) })
+        let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers)
         let stored = partial.result.storedHead(newest: upstreamHeaders)
         let claimsStored = storing != nil && !self.storeFailures.isFailing
         var cacheStatus = CacheStatus.forward(relay.forwardReason, status: response.head.status, stored: claimsStored)
         cacheStatus.detail = relay.notStoredReason.map { "not-stored-\($0)" } ?? "completed"
-        var headers = HTTPHeaders(stored.headers.map { ($0.name, $0.value) })
+        var headers = HTTPHeaders(stored.headers)
         let close = !request.isKeepAlive
         Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: close)
         try await writer.head(.ok, headers)

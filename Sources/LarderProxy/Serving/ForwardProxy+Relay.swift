@@ -21,7 +21,7 @@ extension ForwardProxy {
         let forwardReason = relay.forwardReason
         let responseTime = Date()
         let isHead = request.method == .HEAD
-        var upstreamHeaders = HTTPHeaders(response.head.headers.map { ($0.name, $0.value) })
+        var upstreamHeaders = HTTPHeaders(response.head.headers)
         upstreamHeaders = HopByHopHeaders.removing(from: upstreamHeaders)
         self.learnCORSGrant(from: upstreamHeaders, request: request)
         let declaredLength = upstreamHeaders.contentLength
@@ -103,7 +103,7 @@ extension ForwardProxy {
         if rangeUnsatisfiable, let declaredLength {
             // The client's answer is complete at once; the body is still read to be stored.
             let answer = StoredAnswer.unsatisfiable(length: declaredLength, cacheStatus: cacheStatus, close: !request.isKeepAlive)
-            try await writer.whole(.rangeNotSatisfiable, HTTPHeaders(answer.headers.map { ($0.name, $0.value) }), body: nil)
+            try await writer.whole(.rangeNotSatisfiable, HTTPHeaders(answer.headers), body: nil)
         } else {
             Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: closeAfter)
             try await writer.head(status206 ? .partialContent : status, headers)
@@ -150,7 +150,7 @@ extension ForwardProxy {
         }
 
         if let storing {
-            let headers = upstreamHeaders.map { HeaderField(name: $0.name, value: $0.value) }
+            let headers = upstreamHeaders.fields
             if let partial = relay.partial {
                 await self.commitPartial(partial, storing: storing, headers: headers, responseTime: responseTime, key: relay.storeAs?.key)
             } else {

@@ -35,7 +35,8 @@ extension ForwardProxy {
             return Outcome(status: 504, cacheStatus: status, reusable: true)
         }
         var request = UpstreamRequest(
-            method: head.method.wireName, url: url.absoluteString, headers: Self.upstreamHeaders(head.headers), body: body)
+            method: head.method.wireName, url: url.absoluteString, headers: UpstreamRequestPlan.forwardedFields(head.headers.fields),
+            body: body)
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
         let response: UpstreamResponse
@@ -67,7 +68,7 @@ extension ForwardProxy {
     func invalidate(after response: UpstreamResponseHead, url: HTTPURL) async {
         guard UnsafeMethodInvalidation.invalidates(status: response.status) else { return }
         let urls = UnsafeMethodInvalidation.targets(
-            of: url, location: response.values(forHeader: "location"), contentLocation: response.values(forHeader: "content-location"))
+            of: url, location: response.headers["location"], contentLocation: response.headers["content-location"])
         for target in urls {
             let key = CacheKey(url: target, filter: self.configuration.queryFilter)
             if let commit = self.committing.flight(for: key) {

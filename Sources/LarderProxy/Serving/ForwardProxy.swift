@@ -213,7 +213,7 @@ final class ForwardProxy: Sendable {
                     case .response(let answer):
                         self.health.recordSuccess(origin: url.origin)
                         response = answer
-                        let headers = answer.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
+                        let headers = answer.head.headers
                         action = transaction.upstreamAnswered(
                             status: answer.head.status, headers: headers, requestTime: requestTime, now: Date())
                     case .timedOut:
@@ -282,10 +282,9 @@ final class ForwardProxy: Sendable {
         range: UpstreamRequestPlan.Range = .none
     ) -> UpstreamRequest {
         let fields = UpstreamRequestPlan.fields(
-            client: head.headers.map { HeaderField(name: $0.name, value: $0.value) }, range: range,
+            client: head.headers.fields, range: range,
             validators: validating.map { (etag: $0.header("etag"), lastModified: $0.header("last-modified")) })
-        let headers = fields.map { (name: $0.name, value: $0.value) }
-        var request = UpstreamRequest(method: head.method == .HEAD ? "HEAD" : "GET", url: url.absoluteString, headers: headers)
+        var request = UpstreamRequest(method: head.method == .HEAD ? "HEAD" : "GET", url: url.absoluteString, headers: fields)
         if let keyed {
             request.method = head.method.wireName
             request.body = keyed.body.map { .bytes($0) }
@@ -298,7 +297,7 @@ final class ForwardProxy: Sendable {
     /// Applies a 304 to the stored entry (headers merged, times renewed, body kept); nil when the
     /// entry changed meanwhile or the index cannot be written.
     func refresh(_ entry: CachedEntry, with response: UpstreamResponse, requestTime: Date) async -> CachedEntry? {
-        let fields = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
+        let fields = response.head.headers
         let headers = NotModifiedMerge.merge(stored: entry.headers, notModified: HopByHopHeaders.removing(from: fields))
         do {
             return try await self.store.refreshHead(
@@ -424,14 +423,6 @@ final class ForwardProxy: Sendable {
         }
         guard let result = await handOff.take(within: headTimeout) else { return .timedOut }
         return .response(try result.get())
-    }
-
-    /// Request headers for upstream (``UpstreamRequestPlan/forwardedFields(_:)``) in the upstream
-    /// client's form.
-    static func upstreamHeaders(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
-        UpstreamRequestPlan.forwardedFields(headers.map { HeaderField(name: $0.name, value: $0.value) }).map {
-            (name: $0.name, value: $0.value)
-        }
     }
 
     static func addProxyHeaders(_ headers: inout HTTPHeaders, cacheStatus: CacheStatus, close: Bool) {

@@ -109,7 +109,7 @@ final class ResponseWriter: Sendable {
         isHead: Bool = false,
         extraHeaders: [HeaderField] = []
     ) async throws {
-        var headers = HTTPHeaders(extraHeaders.map { ($0.name, $0.value) })
+        var headers = HTTPHeaders(extraHeaders)
         let body: String
         switch ErrorFormat(accept: self.accept) {
         case .html:

@@ -50,7 +50,7 @@ extension ForwardProxy {
         if queueAtOnce {
             return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
         }
-        var request = UpstreamRequest(method: head.method.wireName, url: url.absoluteString, headers: headers.pairs, body: .bytes(body))
+        var request = UpstreamRequest(method: head.method.wireName, url: url.absoluteString, headers: headers.fields, body: .bytes(body))
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
         let response = await self.attemptWrite(request, origin: origin)

@@ -196,7 +196,7 @@ public final class WriteReplayer: Service, Sendable {
         var request = UpstreamRequest(
             method: write.method,
             url: write.url,
-            headers: write.headers.map { ($0.name, $0.value) },
+            headers: write.headers,
             body: body.isEmpty ? nil : .bytes(ByteBuffer(bytes: body))
         )
         request.connectTimeout = self.proxy.configuration.connectTimeout

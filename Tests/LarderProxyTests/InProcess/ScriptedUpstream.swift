@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import LarderUpstream
 import NIOCore
 import Synchronization
@@ -100,8 +101,8 @@ final class ScriptedUpstream: Upstream {
             throw UpstreamError(kind: failure, message: "scripted \(failure)", url: request.url)
         }
         let body = ByteBuffer(string: answer.body)
-        var headers = answer.headers.map { (name: $0.0, value: $0.1) }
-        headers.append((name: "Content-Length", value: String(body.readableBytes)))
+        var headers = answer.headers.map { HeaderField(name: $0.0, value: $0.1) }
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
         return UpstreamResponse(
             head: UpstreamResponseHead(status: answer.status, reason: "", headers: headers, httpVersion: "1.1"),
             body: answer.status == 304 || request.method == "HEAD" ? .empty : .bytes(body)

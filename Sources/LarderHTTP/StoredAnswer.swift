@@ -77,37 +77,14 @@ public struct StoredAnswer: Sendable, Hashable {
     /// The body's bytes.
     public var body: Body
 
-    /// Every header of the answer, in wire order.
+    /// Every header of the answer, in wire order: the stored part, then the ones that change with
+    /// every answer (``ProxyAnswerFields/forEach(age:cacheStatus:disconnected:close:_:)``).
     public var headers: [HeaderField] {
-        self.storedPart
-            + Self.perRequestHeaders(age: self.age, cacheStatus: self.cacheStatus, close: self.close, disconnected: self.disconnected)
-    }
-
-    /// The headers that change with every answer, after the stored part: `age` (when given),
-    /// `Cache-Status`, `Larder-Offline: 1` (when disconnected) and `Connection: close`.
-    public static func perRequestHeaders(age: Int?, cacheStatus: CacheStatus, close: Bool, disconnected: Bool = false) -> [HeaderField] {
-        var headers: [HeaderField] = []
-        Self.forEachPerRequestHeader(age: age, cacheStatus: cacheStatus, close: close, disconnected: disconnected) { name, value in
-            headers.append(HeaderField(name: name, value: value))
+        var headers = self.storedPart
+        ProxyAnswerFields.forEach(age: self.age, cacheStatus: self.cacheStatus, disconnected: self.disconnected, close: self.close) {
+            headers.append(HeaderField(name: $0, value: $1))
         }
         return headers
-    }
-
-    /// Calls `field` with each of ``perRequestHeaders(age:cacheStatus:close:disconnected:)`` in
-    /// order, making no array of them (the immediate hit path writes them straight out).
-    public static func forEachPerRequestHeader(
-        age: Int?, cacheStatus: CacheStatus, close: Bool, disconnected: Bool = false, _ field: (String, String) -> Void
-    ) {
-        if let age {
-            field("age", String(age))
-        }
-        field("Cache-Status", cacheStatus.description)
-        if disconnected {
-            field("Larder-Offline", "1")
-        }
-        if close {
-            field("Connection", "close")
-        }
     }
 
     /// The answer to `request` from `stored`, `age` seconds old; nil when it is coded in a way the
@@ -278,6 +255,6 @@ public struct StoredAnswer: Sendable, Hashable {
 
     /// `headers` with this proxy's `Via` appended to the stored one (RFC 9110 section 7.6.3).
     static func withVia(_ headers: [HeaderField], stored: [String] = []) -> [HeaderField] {
-        headers + [HeaderField(name: "Via", value: ViaField.value(after: stored))]
+        headers + [ProxyAnswerFields.via(after: stored)]
     }
 }

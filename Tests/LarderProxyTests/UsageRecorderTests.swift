@@ -29,13 +29,31 @@ struct UsageRecorderTests {
         // A batch an hour away: only the final one can write the use.
         let recorder = UsageRecorder(store: store, interval: .seconds(3600), logger: Logger(label: "test"))
         let running = Task { await recorder.run() }
-        recorder.recordUse(key)
+        let freshness = ResponseFreshness(status: 200, header: { _ in [] }, requestTime: head.requestTime, responseTime: head.responseTime)
+        _ = recorder.answered(key, freshness: freshness, now: Date().addingTimeInterval(60), detail: nil)
         // Usually cancelled while it waits for its next batch; either way the use must be written.
         try await Task.sleep(for: .milliseconds(100))
         running.cancel()
         await running.value
 
         #expect(try await Self.lastUsed(store) > stored)
+    }
+
+    @Test("an answer's age and hit Cache-Status come from its freshness at the clock's time")
+    func answeredStatus() throws {
+        let store = try Store(directory: FileManager.default.temporaryDirectory.appendingPathComponent("usage-\(UUID().uuidString)").path)
+        defer { try? store.close() }
+        let recorder = UsageRecorder(store: store, logger: Logger(label: "test"))
+        let stored = Date(timeIntervalSince1970: 1_000_000)
+        let freshness = ResponseFreshness(
+            status: 200, header: { $0 == "cache-control" ? ["max-age=60"] : [] }, requestTime: stored, responseTime: stored)
+        let key = try CacheKey(url: "http://usage.example/b")
+        let fresh = recorder.answered(key, freshness: freshness, now: stored.addingTimeInterval(10), detail: nil)
+        #expect(fresh.age == 10)
+        #expect(fresh.cacheStatus.description == "larder; hit; ttl=50")
+        let stale = recorder.answered(key, freshness: freshness, now: stored.addingTimeInterval(90), detail: "stale-allowed")
+        #expect(stale.age == 90)
+        #expect(stale.cacheStatus.description == "larder; hit; ttl=-30; detail=stale-allowed")
     }
 
     private static func lastUsed(_ store: Store) async throws -> Date {

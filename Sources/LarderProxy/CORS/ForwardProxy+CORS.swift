@@ -49,8 +49,7 @@ extension ForwardProxy {
         var status = cacheStatus
         status.detail = "preflight-from-grant" + (cacheStatus.detail.map { "+" + $0 } ?? "")
         var headers = HTTPHeaders(preflight.answer(from: grant))
-        headers.add(name: "Cache-Status", value: status.description)
-        headers.add(name: "Larder-Offline", value: "1")
+        ProxyAnswerFields.add(to: &headers, via: false, cacheStatus: status, disconnected: true)
         headers.add(name: "Content-Length", value: "0")
         try await writer.whole(.noContent, headers, body: nil)
         return Outcome(status: 204, cacheStatus: status, reusable: true)

@@ -182,10 +182,7 @@ extension ProxyConnection {
     /// `200 Connection Established`, with `Via` and, when given, `Cache-Status`.
     private static func connectionEstablished(_ version: HTTPVersion, cacheStatus: CacheStatus?) -> HTTPResponseHead {
         var headers = HTTPHeaders()
-        headers.add(name: "Via", value: ViaField.larder)
-        if let cacheStatus {
-            headers.add(name: "Cache-Status", value: cacheStatus.description)
-        }
+        ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus)
         return HTTPResponseHead(version: version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers)
     }
 

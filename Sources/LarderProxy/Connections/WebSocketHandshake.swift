@@ -43,7 +43,7 @@ enum WebSocketHandshake {
             headers.add(name: "Upgrade", value: value)
         }
         headers.add(name: "Connection", value: "Upgrade")
-        ForwardProxy.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: false)
+        ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus)
         return HTTPResponseHead(version: version, status: .switchingProtocols, headers: headers)
     }
 
@@ -53,7 +53,7 @@ enum WebSocketHandshake {
         -> HTTPResponseHead
     {
         var headers = HopByHopHeaders.removing(from: head.headers)
-        ForwardProxy.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: true)
+        ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: true)
         return HTTPResponseHead(version: version, status: head.status, headers: headers)
     }
 }

@@ -25,10 +25,8 @@ extension ForwardProxy {
         disconnected: Bool = false,
         access: DeclaredAnswerAccess = .open
     ) async throws -> Outcome? {
-        let freshness = self.freshness(of: entry)
-        let age = freshness.currentAge(now: now)
-        let cacheStatus = cacheStatus ?? CacheStatus.hit(ttl: Int(freshness.lifetime) - age, detail: detail)
-        self.usage.recordUse(entry.key)
+        let (age, hitStatus) = self.usage.answered(entry.key, freshness: self.freshness(of: entry), now: now, detail: detail)
+        let cacheStatus = cacheStatus ?? hitStatus
         var stored = entry.storedForAnswer
         if disconnected, request.headers.contains(name: "origin"), let url = try? HTTPURL(parsing: request.uri),
             Self.corsPair(request.headers, url: url) != nil

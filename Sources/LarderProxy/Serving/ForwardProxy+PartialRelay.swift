@@ -34,7 +34,7 @@ extension ForwardProxy {
         cacheStatus.detail = relay.notStoredReason.map { "not-stored-\($0)" } ?? "completed"
         var headers = HTTPHeaders(stored.headers)
         let close = !request.isKeepAlive
-        Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: close)
+        ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: close)
         try await writer.head(.ok, headers)
         do {
             try await self.copyStoredBytes(joining.entry, range: joining.combination.before, storing: storing, writer: writer)

@@ -105,7 +105,7 @@ extension ForwardProxy {
             let answer = StoredAnswer.unsatisfiable(length: declaredLength, cacheStatus: cacheStatus, close: !request.isKeepAlive)
             try await writer.whole(.rangeNotSatisfiable, HTTPHeaders(answer.headers), body: nil)
         } else {
-            Self.addProxyHeaders(&headers, cacheStatus: cacheStatus, close: closeAfter)
+            ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: closeAfter)
             try await writer.head(status206 ? .partialContent : status, headers)
         }
 

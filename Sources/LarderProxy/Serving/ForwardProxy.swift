@@ -424,14 +424,4 @@ final class ForwardProxy: Sendable {
         guard let result = await handOff.take(within: headTimeout) else { return .timedOut }
         return .response(try result.get())
     }
-
-    static func addProxyHeaders(_ headers: inout HTTPHeaders, cacheStatus: CacheStatus, close: Bool) {
-        let via = ViaField.value(after: headers["via"])
-        headers.remove(name: "via")
-        headers.add(name: "Via", value: via)
-        headers.add(name: "Cache-Status", value: cacheStatus.description)
-        if close {
-            headers.add(name: "Connection", value: "close")
-        }
-    }
 }

@@ -80,10 +80,8 @@ struct ImmediateHits: Sendable {
                 body = .file(file)
             }
         }
-        let age = hit.freshness.currentAge(now: now)
-        let cacheStatus = CacheStatus.hit(ttl: Int(hit.freshness.lifetime) - age, detail: hit.detail)
+        let (age, cacheStatus) = self.proxy.usage.answered(hit.key, freshness: hit.freshness, now: now, detail: hit.detail)
         let close = !head.isKeepAlive
-        self.proxy.usage.recordUse(hit.key)
 
         var bytes = allocator.buffer(capacity: hit.headerBlock.readableBytes + 128)
         if head.version == .http1_1 {
@@ -92,7 +90,7 @@ struct ImmediateHits: Sendable {
             bytes.writeString("HTTP/\(head.version.major).\(head.version.minor) 200 OK\r\n")
         }
         bytes.writeImmutableBuffer(hit.headerBlock)
-        StoredAnswer.forEachPerRequestHeader(age: age, cacheStatus: cacheStatus, close: close) { name, value in
+        ProxyAnswerFields.forEach(age: age, cacheStatus: cacheStatus, close: close) { name, value in
             Self.writeHeaderLine(name: name, value: value, to: &bytes)
         }
         bytes.writeStaticString("\r\n")

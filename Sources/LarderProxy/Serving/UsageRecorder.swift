@@ -18,10 +18,12 @@ final class UsageRecorder: Sendable {
         self.logger = logger
     }
 
-    /// Notes that `key` was served now. O(1), no I/O.
-    func recordUse(_ key: CacheKey) {
-        let now = Date()
+    /// The one place an answer from a stored response is accounted, on every hit path: its `age`
+    /// and hit `Cache-Status` (``ProxyAnswerFields/hit(freshness:now:detail:)``), and its use at
+    /// `now` noted for eviction. O(1), no I/O.
+    func answered(_ key: CacheKey, freshness: ResponseFreshness, now: Date, detail: String?) -> (age: Int, cacheStatus: CacheStatus) {
         self.pending.withLock { $0[key] = now }
+        return ProxyAnswerFields.hit(freshness: freshness, now: now, detail: detail)
     }
 
     /// Flushes every `interval` until cancelled, then once more.

@@ -142,7 +142,7 @@ extension ForwardProxy {
         }
         answer.add(name: "Cache-Control", value: "no-store")
         answer.add(name: "Larder-Queued", value: String(queued.id))
-        answer.add(name: "Cache-Status", value: cacheStatus.description)
+        ProxyAnswerFields.add(to: &answer, via: false, cacheStatus: cacheStatus)
         for field in await self.corsFieldsInOriginsPlace(head, url: url) {
             answer.add(name: field.name, value: field.value)
         }

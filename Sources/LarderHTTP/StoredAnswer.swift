@@ -226,11 +226,18 @@ public struct StoredAnswer: Sendable, Hashable {
     /// A 416 for a range no byte of a body of `length` satisfies: `Content-Range: bytes */length`
     /// and nothing of the stored response.
     public static func unsatisfiable(length: Int64, cacheStatus: CacheStatus, close: Bool) -> StoredAnswer {
-        let headers = [
+        StoredAnswer(
+            status: 416, storedPart: Self.withVia(Self.unsatisfiedHeaders(length: length)), age: nil, cacheStatus: cacheStatus,
+            close: close,
+            body: .none)
+    }
+
+    /// A 416's own headers, for a body of `length`.
+    static func unsatisfiedHeaders(length: Int64) -> [HeaderField] {
+        [
             HeaderField(name: "content-range", value: ByteRangeRequest.unsatisfiedContentRange(length: length)),
             HeaderField(name: "content-length", value: "0"),
         ]
-        return StoredAnswer(status: 416, storedPart: Self.withVia(headers), age: nil, cacheStatus: cacheStatus, close: close, body: .none)
     }
 
     /// How a body whose length is not known ahead is delimited: chunks (this header) for an HTTP/1.1

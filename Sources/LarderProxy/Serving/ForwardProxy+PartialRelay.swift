@@ -29,9 +29,8 @@ extension ForwardProxy {
         let responseTime = Date()
         let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers)
         let stored = partial.result.storedHead(newest: upstreamHeaders)
-        let claimsStored = storing != nil && !self.storeFailures.isFailing
-        var cacheStatus = CacheStatus.forward(relay.forwardReason, status: response.head.status, stored: claimsStored)
-        cacheStatus.detail = relay.notStoredReason.map { "not-stored-\($0)" } ?? "completed"
+        let cacheStatus = relay.cacheStatus(
+            upstreamStatus: response.head.status, storing: storing != nil && !self.storeFailures.isFailing, tooLarge: false)
         var headers = HTTPHeaders(stored.headers)
         let close = !request.isKeepAlive
         ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: close)

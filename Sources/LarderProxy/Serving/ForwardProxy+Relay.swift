@@ -18,15 +18,10 @@ extension ForwardProxy {
         relay: CacheTransaction.Relay,
         committing: CacheKey? = nil
     ) async throws -> Outcome {
-        let forwardReason = relay.forwardReason
         let responseTime = Date()
-        let isHead = request.method == .HEAD
-        var upstreamHeaders = HTTPHeaders(response.head.headers)
-        upstreamHeaders = HopByHopHeaders.removing(from: upstreamHeaders)
+        let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers)
         self.learnCORSGrant(from: upstreamHeaders, request: request)
         let declaredLength = upstreamHeaders.contentLength
-        let status = HTTPResponseStatus(statusCode: response.head.status, reasonPhrase: response.head.reason)
-        let mayHaveBody = !isHead && status.mayHaveResponseBody
 
         let storing = relay.storeAs.flatMap {
             StoringBody(
@@ -37,77 +32,25 @@ extension ForwardProxy {
             return try await self.relayCompleted(
                 response, request: request, writer: writer, relay: relay, partial: partial, storing: storing, committing: committing)
         }
-        // `stored` is said only of what is being stored while storing works; a body cut short is
-        // never stored, and the client then sees a broken response (the connection closes).
-        let claimsStored = storing != nil && !self.storeFailures.isFailing
-        var cacheStatus = CacheStatus.forward(forwardReason, status: response.head.status, stored: claimsStored)
-        if let notStoredReason = relay.notStoredReason, forwardReason != .method {
-            cacheStatus.detail = "not-stored-\(notStoredReason)"
-        } else if relay.storeAs != nil, self.budget.isOverEntryLimit(declaredLength) {
-            cacheStatus.detail = "not-stored-too-large"
-        }
-        if let detail = relay.detail {
-            cacheStatus.detail = detail
-        }
+        let cacheStatus = relay.cacheStatus(
+            upstreamStatus: response.head.status, storing: storing != nil && !self.storeFailures.isFailing,
+            tooLarge: self.budget.isOverEntryLimit(declaredLength))
 
-        var headers = upstreamHeaders
-        headers.remove(name: "content-length")
-        var closeAfter = !request.isKeepAlive
-        // Larder asked for gzip; a client that cannot take it gets the body decoded (and stored coded).
-        var decoder: ContentDecoder?
-        if case .decode(let coding) = EncodingNegotiation.plan(
-            contentEncoding: upstreamHeaders["content-encoding"], request: request.headers)
-        {
-            decoder = ContentDecoder(coding: coding)
-            EncodingNegotiation.decodedHeaders(&headers)
-        }
-        let sentLength = decoder == nil ? declaredLength : nil
-        // With a known length, the client's range maps onto the full body before it streams.
-        var slice: Range<Int64>?
-        var status206 = false
-        var rangeUnsatisfiable = false
-        if let declaredLength, mayHaveBody, decoder == nil {
-            let resolution = ByteRangeRequest.resolution(
-                request.headers,
-                isGet: request.method == .GET,
-                status: response.head.status,
-                length: declaredLength,
-                etag: upstreamHeaders["etag"].first,
-                lastModified: upstreamHeaders["last-modified"].first
-            )
-            switch resolution {
-            case .full:
-                break
-            case .partial(let range):
-                slice = range
-                status206 = true
-            case .unsatisfiable:
-                slice = 0..<0
-                rangeUnsatisfiable = true
-            }
-        }
-        if let declaredLength = sentLength {
-            if status206, let slice {
-                headers.add(name: "content-range", value: ByteRangeRequest.contentRange(slice, length: declaredLength))
-                headers.add(name: "content-length", value: String(slice.count))
-            } else {
-                headers.add(name: "content-length", value: String(declaredLength))
-            }
-        } else if mayHaveBody {
-            if let chunked = StoredAnswer.unknownLengthFraming(supportsChunked: StoredAnswer.Request(head: request).supportsChunked) {
-                headers.add(name: chunked.name, value: chunked.value)
-            } else {
-                closeAfter = true
-            }
-        }
-        if rangeUnsatisfiable, let declaredLength {
+        let plan = RelayPlan(
+            status: response.head.status, headers: upstreamHeaders, request: StoredAnswer.Request(head: request),
+            isGet: request.method == .GET)
+        var headers = HTTPHeaders(plan.headers)
+        ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: plan.close)
+        if plan.status == 416 {
             // The client's answer is complete at once; the body is still read to be stored.
-            let answer = StoredAnswer.unsatisfiable(length: declaredLength, cacheStatus: cacheStatus, close: !request.isKeepAlive)
-            try await writer.whole(.rangeNotSatisfiable, HTTPHeaders(answer.headers), body: nil)
+            try await writer.whole(.rangeNotSatisfiable, headers, body: nil)
+        } else if plan.status == response.head.status {
+            try await writer.head(HTTPResponseStatus(statusCode: plan.status, reasonPhrase: response.head.reason), headers)
         } else {
-            ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: closeAfter)
-            try await writer.head(status206 ? .partialContent : status, headers)
+            try await writer.head(HTTPResponseStatus(statusCode: plan.status), headers)
         }
+        let decoder: ContentDecoder? =
+            if case .decoded(let coding) = plan.body { ContentDecoder(coding: coding) } else { nil }
 
         var position: Int64 = 0
         do {
@@ -117,20 +60,22 @@ extension ForwardProxy {
                 storing?.write(chunk)
                 let chunkStart = position
                 position += Int64(chunk.readableBytes)
-                guard mayHaveBody else { continue }
-                if let decoder {
-                    decoder.feed(chunk)
-                    while let piece = try decoder.next() {
+                switch plan.body {
+                case .none:
+                    continue
+                case .decoded:
+                    decoder?.feed(chunk)
+                    while let piece = try decoder?.next() {
                         try await writer.body(piece)
                     }
-                } else if let slice {
+                case .range(let slice):
                     let lower = max(chunkStart, slice.lowerBound)
                     let upper = min(position, slice.upperBound)
                     if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower))
                     {
                         try await writer.body(part)
                     }
-                } else {
+                case .whole:
                     try await writer.body(chunk)
                 }
             }
@@ -145,18 +90,18 @@ extension ForwardProxy {
         }
         let commitEnded = self.markCommitting(committing, storing: storing)
         defer { commitEnded() }
-        if !rangeUnsatisfiable {
+        if plan.status != 416 {
             try await writer.end()
         }
 
         if let storing {
-            let headers = upstreamHeaders.fields
             if let partial = relay.partial {
-                await self.commitPartial(partial, storing: storing, headers: headers, responseTime: responseTime, key: relay.storeAs?.key)
+                await self.commitPartial(
+                    partial, storing: storing, headers: upstreamHeaders, responseTime: responseTime, key: relay.storeAs?.key)
             } else {
                 _ = await storing.commit(
                     status: response.head.status,
-                    headers: headers,
+                    headers: upstreamHeaders,
                     responseTime: responseTime,
                     expectedLength: declaredLength,
                     budget: self.budget,
@@ -164,8 +109,7 @@ extension ForwardProxy {
                 )
             }
         }
-        let answered = rangeUnsatisfiable ? 416 : (status206 ? 206 : response.head.status)
-        return Outcome(status: answered, cacheStatus: cacheStatus, reusable: !closeAfter)
+        return Outcome(status: plan.status, cacheStatus: cacheStatus, reusable: !plan.close)
     }
 
     /// Marks `key` as being committed when a body is being stored for it (``CommittingAnswers``),

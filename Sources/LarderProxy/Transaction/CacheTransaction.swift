@@ -159,6 +159,28 @@ struct CacheTransaction: Sendable {
 
         /// The `not-stored-` reason of an answer at a complete version's file.
         static let completeVersion = "complete-version"
+
+        /// The `Cache-Status` of the relayed answer with `upstreamStatus`: `stored` only while a
+        /// body is being stored and the store works (a body cut short is never stored, and the
+        /// client then sees a broken response); the detail says why it is not stored (unless the
+        /// method alone said so), or that it is over the entry limit (`tooLarge`), or what
+        /// ``detail`` says; a 206 completing the stored part says `completed`.
+        func cacheStatus(upstreamStatus: Int, storing: Bool, tooLarge: Bool) -> CacheStatus {
+            var status = CacheStatus.forward(self.forwardReason, status: upstreamStatus, stored: storing)
+            if let partial = self.partial, partial.whole {
+                status.detail = self.notStoredReason.map { "not-stored-\($0)" } ?? "completed"
+                return status
+            }
+            if let notStoredReason = self.notStoredReason, self.forwardReason != .method {
+                status.detail = "not-stored-\(notStoredReason)"
+            } else if self.storeAs != nil, tooLarge {
+                status.detail = "not-stored-too-large"
+            }
+            if let detail = self.detail {
+                status.detail = detail
+            }
+            return status
+        }
     }
 
     /// A 206 on its way: what is stored is the stored partial's bytes `before`, the new ones,

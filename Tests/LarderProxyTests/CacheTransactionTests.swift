@@ -548,6 +548,17 @@ struct CacheTransactionTests {
         }
     }
 
+    @Test("a background refresh asks for the whole representation with a GET, keeping the client's other fields")
+    func backgroundRefreshRequest() {
+        let client = HTTPRequestHead(
+            version: .http1_1, method: .HEAD, uri: Self.url.absoluteString,
+            headers: ["Range": "bytes=0-9", "If-Range": "\"a\"", "Accept-Language": "fr", "Cookie": "k=v"])
+        let refresh = CacheTransaction.backgroundRefresh(of: client)
+        #expect(refresh.method == .GET)
+        #expect(refresh.uri == client.uri)
+        #expect(refresh.headers.map { "\($0.name): \($0.value)" } == ["Accept-Language: fr", "Cookie: k=v"])
+    }
+
     @Test(
         "the strategy: network-only without access to the stored answer, network-first when keyed, else the route's, else the default",
         arguments: [

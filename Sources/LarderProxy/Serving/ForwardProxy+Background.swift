@@ -10,10 +10,7 @@ extension ForwardProxy {
     /// runs at a time.
     func refreshInBackground(key: CacheKey, url: HTTPURL, request: HTTPRequestHead, owner: AnswerOwner, entry: CachedEntry) {
         guard self.backgroundRefreshes.begin(key) else { return }
-        var head = request
-        head.method = .GET
-        head.headers.remove(name: "range")
-        let refresh = head
+        let refresh = CacheTransaction.backgroundRefresh(of: request)
         self.background.submit {
             defer { self.backgroundRefreshes.end(key) }
             let requestTime = Date()

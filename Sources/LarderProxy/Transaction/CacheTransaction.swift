@@ -706,6 +706,17 @@ struct CacheTransaction: Sendable {
         case leave
     }
 
+    /// The request a background refresh of a stored answer to `request` sends: a GET of the whole
+    /// representation (no `Range`), whatever the client asked, since it is fetched to be stored;
+    /// the client's other fields stay, so the answer is the one that client would get.
+    static func backgroundRefresh(of request: HTTPRequestHead) -> HTTPRequestHead {
+        var head = request
+        head.method = .GET
+        head.headers.remove(name: "range")
+        head.headers.remove(name: "if-range")
+        return head
+    }
+
     /// What an answer with `status` and `headers`, which no client waits for, does to the store:
     /// a 304 refreshes the copy it validated; a storable answer to a GET (any 2xx to a `keyed`
     /// request) is stored; a 5xx never replaces anything.

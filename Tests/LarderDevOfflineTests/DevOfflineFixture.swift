@@ -24,7 +24,7 @@ final class DevOfflineFixture: Sendable {
     /// The proxy's own origin in these tests.
     static let ownOrigin = "http://127.0.0.1:8080"
 
-    init(maxSize: Int64? = nil, statusOrigins: [String] = []) throws {
+    init(maxSize: Int64? = nil, statusOrigins: [String] = [], now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("devoffline-\(UUID().uuidString)").path
         self.store = try Store(directory: self.directory)
         _ = ProxyMetrics(factory: self.metrics.factory)
@@ -44,7 +44,7 @@ final class DevOfflineFixture: Sendable {
             declaredRequests: nil,
             writeReplayer: nil,
             templates: try DevOfflineTemplates(),
-            now: { Date() }
+            now: now
         )
     }
 

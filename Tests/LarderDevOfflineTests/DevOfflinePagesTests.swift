@@ -8,6 +8,16 @@ import Testing
 
 @Suite("/dev/offline: pages over a real store")
 struct DevOfflinePagesTests {
+    @Test("every page tells the time of the proxy's clock, not the machine's")
+    func clock() async throws {
+        let fixture = try DevOfflineFixture(now: { Date(timeIntervalSince1970: 1_700_000_000) })
+        let json = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
+        #expect(json["generatedAt"] as? String == "2023-11-14T22:13:20Z")
+        for target in ["/dev/offline", "/dev/offline/entries", "/dev/offline/games/none"] {
+            #expect(await fixture.get(target).body.contains(#"<time datetime="2023-11-14T22:13:20Z">"#), "\(target)")
+        }
+    }
+
     @Test("every template compiles and renders an empty store without leftovers")
     func emptyStore() async throws {
         let fixture = try DevOfflineFixture()

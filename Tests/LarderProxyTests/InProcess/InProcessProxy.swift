@@ -21,6 +21,7 @@ struct InProcessProxy: Sendable {
         upstream: ScriptedUpstream,
         store: Store? = nil,
         configure: (inout ProxyConfiguration) -> Void = { _ in },
+        pages: (@Sendable (OwnPageContext) throws -> any OwnPageResponder)? = nil,
         _ body: (InProcessProxy) async throws -> T
     ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inprocess-\(UUID().uuidString)").path
@@ -44,6 +45,7 @@ struct InProcessProxy: Sendable {
             connector: try UpstreamConnector(trust: UpstreamTrust()),
             background: background,
             precacheJobs: { _, _ in NoPrecacheJobs() },
+            pages: pages,
             logger: Logger(label: "test"),
             onListening: { address in
                 listening.continuation.yield(address.port ?? 0)

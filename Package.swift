@@ -124,8 +124,20 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        // /dev/offline, its JSON report and controls, and /metrics: the pages the proxy routes to
+        // through `OwnPageResponder`; `HumanFormat` and `OfflineReport` for the CLI too.
+        .target(
+            name: "LarderDevOffline",
+            dependencies: [
+                "LarderHTTP",
+                "LarderStore",
+                "LarderProxy",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -138,6 +150,7 @@ let package = Package(
                 "LarderUpstream",
                 "LarderPrecache",
                 "LarderProxy",
+                "LarderDevOffline",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -151,6 +164,7 @@ let package = Package(
                 "LarderConfig",
                 "LarderStore",
                 "LarderProxy",
+                "LarderDevOffline",
                 "LarderPrecache",
                 "LarderPack",
                 "LarderUpstream",
@@ -238,6 +252,12 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "LarderDevOfflineTests",
+            dependencies: [
+                "LarderDevOffline", "LarderProxy", "LarderHTTP", "LarderStore", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

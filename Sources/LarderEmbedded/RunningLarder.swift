@@ -1,3 +1,4 @@
+import LarderDevOffline
 import LarderPrecache
 import LarderProxy
 import LarderStore
@@ -75,6 +76,8 @@ final class RunningLarder: Sendable {
             numberOfThreads: configuration.eventLoops ?? ServingEventLoops.defaultCount(cores: System.coreCount))
         let listening = AsyncStream<SocketAddress>.makeStream()
         var jobs: PrecacheJobs?
+        // The server counts into this registry; /metrics emits it.
+        let metrics = MetricsExposition()
         let server = ProxyServer(
             configuration: proxy,
             store: store,
@@ -91,6 +94,8 @@ final class RunningLarder: Sendable {
                 return made
             },
             interception: interception,
+            metrics: metrics.factory,
+            pages: { context in try DevOfflinePages(context: context, metrics: metrics) },
             group: eventLoops,
             logger: logger,
             onListening: { address in

@@ -34,7 +34,7 @@ public struct ProxyConfiguration: Sendable {
     public var routes: [CacheRoute] = []
     /// The routes /dev/offline's **Answer offline** added, after `routes` (set by the proxy for
     /// its cache directory).
-    var answeredOffline: AnsweredOfflineRoutes?
+    public internal(set) var answeredOffline: AnsweredOfflineRoutes?
     /// Requests to keep fresh and answer the app with when the origin cannot (config `requests`),
     /// run by ``ProxyServer/declaredRequests``.
     public var declaredRequests: [DeclaredRequest] = []

@@ -1,3 +1,4 @@
+import CoreMetrics
 import LarderDeclaredRequests
 import LarderHTTP
 import LarderStore
@@ -31,7 +32,7 @@ public final class ProxyServer: Service, Sendable {
     private let interception: Interception?
     private let connector: UpstreamConnector
     private let store: Store
-    private let metrics: ProxyMetrics
+    private let pages: (@Sendable (OwnPageContext) throws -> any OwnPageResponder)?
 
     /// The switch for offline mode, shared with whatever controls it.
     public let offline: OfflineSwitch
@@ -80,7 +81,10 @@ public final class ProxyServer: Service, Sendable {
 
     /// Creates a server; nothing listens until `run()`. `precacheJobs` is given the upstream its
     /// jobs fetch through (`precacheUpstream` when there is one, else the proxy's own) and how busy
-    /// the clients are, for the jobs to yield to them.
+    /// the clients are, for the jobs to yield to them. `metrics` makes the counters of upstream
+    /// failures and write replays (``ProxyMetrics``; by default nothing is counted). `pages` makes,
+    /// once the server listens, the pages another module serves at its address (LarderDevOffline's
+    /// /dev/offline and /metrics: `DevOfflinePages`); without it those paths are not found.
     public init(
         configuration: ProxyConfiguration,
         store: Store,
@@ -90,14 +94,16 @@ public final class ProxyServer: Service, Sendable {
         precacheUpstream: (any Upstream)? = nil,
         precacheJobs: (any Upstream, ClientActivity) -> any PrecacheJobQueue,
         interception: Interception? = nil,
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        pages: (@Sendable (OwnPageContext) throws -> any OwnPageResponder)? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "larder.proxy"),
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.store = store
-        let metrics = ProxyMetrics()
-        self.metrics = metrics
+        let metrics = ProxyMetrics(factory: metrics)
+        self.pages = pages
         // Upstream failures are counted for /metrics, for the proxy and the precache jobs alike.
         let upstream = FailureCountingUpstream(base: upstream, metrics: metrics)
         self.offline = OfflineSwitch(configuration.offline)
@@ -240,32 +246,26 @@ public final class ProxyServer: Service, Sendable {
 
         let authority = address.ipAddress.map { "\(HTTPURL.bracketed(host: $0)):\(port)" } ?? "127.0.0.1:\(port)"
         let ownOrigins = Set(["127.0.0.1", "localhost", "[::1]"].map { "http://\($0):\(port)" } + ["http://\(authority)"])
-        let devOffline = DevOfflinePages(
+        let context = OwnPageContext(
+            configuration: self.proxy.configuration,
             store: self.store,
             statistics: self.statistics,
             health: self.health,
             offline: self.offline,
-            jobs: self.precacheJobs,
-            metrics: self.metrics,
+            precacheJobs: self.precacheJobs,
             storeFailures: self.proxy.storeFailures,
             offlineMisses: self.proxy.offlineMisses,
-            maxSize: self.configuration.maxSize,
-            queryFilter: self.configuration.queryFilter,
-            originCheck: SameOriginCheck(ownOrigins: ownOrigins),
-            statusOrigins: self.configuration.statusOrigins,
+            browserMisses: self.proxy.browserMisses,
+            appOrigins: self.proxy.appOrigins,
             declaredRequests: self.declaredRequests,
             writeReplayer: self.writeReplayer,
-            templates: try DevOfflineTemplates(),
             secrets: self.proxy.shownSecrets,
-            appOrigins: self.proxy.appOrigins,
-            browserMisses: self.proxy.browserMisses,
-            answeredOffline: self.proxy.configuration.answeredOffline,
-            subresources: PageSubresourceCheck(queryFilter: self.configuration.queryFilter)
+            ownOrigins: ownOrigins
         )
         let pages = OwnPages(
             proxyAuthority: authority,
             precache: PrecacheAPI(jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins),
-            devOffline: devOffline,
+            responder: try self.pages?(context),
             caCertificatePEM: try self.interception?.certificates.authority.pem()
         )
         try await withGracefulShutdownHandler {

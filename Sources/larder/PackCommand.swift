@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
+import LarderDevOffline
 import LarderHTTP
 import LarderPack
 import LarderPrecache
-import LarderProxy
 import LarderStore
 
 /// `larder pack`: one download, many devices. `export` writes what a games list names, as

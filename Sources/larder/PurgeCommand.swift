@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import LarderDevOffline
 import LarderHTTP
-import LarderProxy
 import LarderStore
 import Logging
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import LarderDevOffline
 import LarderHTTP
-import LarderProxy
 import LarderStore
 
 /// `larder queue`: the offline write queue (writes kept while their origin could not take them).
@@ -37,7 +37,8 @@ struct QueueCommand: AsyncParsableCommand {
             let store = try CommandSupport.openStore(self.cacheDirectory.resolved())
             defer { try? store.close() }
             // Every write: the queue is bounded (queue.maxWrites), and this lists it all.
-            let report = WriteQueueReport(totals: try await store.queuedWriteTotals(), page: try await store.queuedWrites(), now: Date())
+            let now = Date()
+            let report = WriteQueueReport(totals: try await store.queuedWriteTotals(), page: try await store.queuedWrites(), now: now)
             if self.json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -45,7 +46,7 @@ struct QueueCommand: AsyncParsableCommand {
                 print(String(decoding: try encoder.encode(report), as: UTF8.self))
                 return
             }
-            print(QueueText(report: report).text, terminator: "")
+            print(QueueText(report: report, now: now).text, terminator: "")
         }
     }
 
@@ -183,6 +184,8 @@ struct QueueCommand: AsyncParsableCommand {
 /// The text `larder queue list` (and `larder status`) prints for the write queue.
 struct QueueText {
     let report: WriteQueueReport
+    /// The moment the times are told relative to.
+    let now: Date
 
     var text: String {
         guard !self.report.origins.isEmpty else { return "Queued writes: none\n" }
@@ -195,7 +198,8 @@ struct QueueText {
         for origin in self.report.origins {
             lines.append("  \(origin.origin): \(origin.pending) pending, \(origin.deadLetters) dead-lettered")
             for write in origin.writes {
-                var line = "    #\(write.id) \(write.state) \(write.method) \(write.url)  queued \(HumanFormat.relative(write.createdAt))"
+                var line =
+                    "    #\(write.id) \(write.state) \(write.method) \(write.url)  queued \(HumanFormat.relative(write.createdAt, now: self.now))"
                 if write.attempts > 0 { line += ", \(write.attempts) attempt\(write.attempts == 1 ? "" : "s")" }
                 lines.append(line)
                 if let why = write.deadReason ?? write.lastError {

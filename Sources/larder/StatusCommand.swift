@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import LarderDevOffline
 import LarderHTTP
-import LarderProxy
 import LarderStore
 import LarderUpstream
 import Logging
@@ -40,6 +40,7 @@ struct StatusCommand: AsyncParsableCommand {
         // The config's maxSize gives the budget when no proxy answers to tell its own.
         let configFile = try self.config.load()
         let directory = self.cacheDirectory.resolved()
+        let now = Date()
         var report: OfflineReport
         let cacheExists = FileManager.default.fileExists(atPath: directory + "/index.sqlite")
         if cacheExists {
@@ -50,11 +51,11 @@ struct StatusCommand: AsyncParsableCommand {
                 throw CommandFailure("cannot open the cache directory \(directory): \(error)")
             }
             report = try await OfflineReport.read(
-                from: store, maxSize: configFile.maxSize, subresources: PageSubresourceCheck(queryFilter: configFile.queryFilter))
+                from: store, maxSize: configFile.maxSize, now: now, subresources: PageSubresourceCheck(queryFilter: configFile.queryFilter))
             try? store.close()
         } else {
             report = OfflineReport(
-                generatedAt: Date(),
+                generatedAt: now,
                 cacheDirectory: directory,
                 store: StoreReport(totals: .zero, maxSize: configFile.maxSize),
                 games: [],
@@ -84,7 +85,8 @@ struct StatusCommand: AsyncParsableCommand {
             let data = try encoder.encode(report)
             print(String(decoding: data, as: UTF8.self))
         } else {
-            let text = StatusText(report: report, cacheExists: cacheExists, proxyURL: self.proxy == "none" ? nil : self.proxy, live: live)
+            let text = StatusText(
+                report: report, cacheExists: cacheExists, proxyURL: self.proxy == "none" ? nil : self.proxy, live: live, now: now)
             print(text.text, terminator: "")
         }
     }
@@ -130,6 +132,8 @@ struct StatusText {
     let proxyURL: String?
     /// What it answered.
     let live: OfflineReport?
+    /// The moment the times are told relative to.
+    let now: Date
 
     var text: String {
         var lines: [String] = []
@@ -160,7 +164,7 @@ struct StatusText {
                 var line = "  \(mark) \(readiness) \(label)"
                 if game.state != .skipped && game.filesListed > 0 {
                     line +=
-                        "  \(game.filesCached) of \(game.filesListed) files, \(HumanFormat.bytes(game.bytes)), precached \(HumanFormat.relative(game.lastPrecache))"
+                        "  \(game.filesCached) of \(game.filesListed) files, \(HumanFormat.bytes(game.bytes)), precached \(HumanFormat.relative(game.lastPrecache, now: self.now))"
                 }
                 lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
                 if let error = game.lastError, !game.ready, game.state != .skipped {
@@ -192,12 +196,12 @@ struct StatusText {
                 let mark = request.state == "fresh" ? "✓" : "✗"
                 var line = "  \(mark) \(request.name)  \(request.method) \(request.url.isEmpty ? "(not sent yet)" : request.url)"
                 if let success = request.lastSuccess {
-                    line += "  stored \(HumanFormat.relative(success))"
+                    line += "  stored \(HumanFormat.relative(success, now: self.now))"
                     if let size = request.bodySize { line += ", \(HumanFormat.bytes(size))" }
                 } else {
                     line += "  nothing stored yet"
                 }
-                if let next = request.nextRun { line += "; next run \(HumanFormat.relative(next))" }
+                if let next = request.nextRun { line += "; next run \(HumanFormat.relative(next, now: self.now))" }
                 lines.append(line)
                 if let error = request.lastError {
                     lines.append("      last error: \(error)")
@@ -206,12 +210,12 @@ struct StatusText {
         }
         lines += self.seriesLines
         if let queue = self.report.writeQueue, !queue.origins.isEmpty {
-            lines.append(QueueText(report: queue).text.trimmingCharacters(in: .newlines))
+            lines.append(QueueText(report: queue, now: self.now).text.trimmingCharacters(in: .newlines))
         }
         if let proxyURL = self.proxyURL {
             if let live = self.live {
                 let mode = live.offline == true ? "offline mode (never contacts the network)" : "online"
-                let since = live.startedAt.map { ", started \(HumanFormat.relative($0))" } ?? ""
+                let since = live.startedAt.map { ", started \(HumanFormat.relative($0, now: self.now))" } ?? ""
                 lines.append("Proxy \(proxyURL): \(mode)\(since)")
                 if live.cacheDirectory != self.report.cacheDirectory {
                     lines.append("  (it uses another cache directory: \(live.cacheDirectory))")

@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderUpstream
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -321,5 +322,12 @@ struct ImmediateHitsTests {
         // Never seen, and the proxy's own address.
         #expect(try await fixture.answer("http://site.example/unknown.js") == nil)
         #expect(try await fixture.answer("http://127.0.0.1:8080/dev/offline") == nil)
+    }
+}
+
+/// An upstream where every host is down.
+struct UnreachableUpstream: Upstream {
+    func execute(_ request: UpstreamRequest) async throws -> UpstreamResponse {
+        throw UpstreamError(kind: .connectionRefused, message: "test: unreachable", url: request.url)
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// The ``AppOrigins`` of the proxy, shared by all connections: which requests are the app's and
 /// which the browser's own (docs/SERVING.md, "The browser's own requests"). Each request costs one
 /// dictionary look-up under a lock.
-final class AppOriginRegistry: Sendable {
+public final class AppOriginRegistry: Sendable {
     private let origins = Mutex(AppOrigins())
 
     /// Who `request` (to `url`) is for; when it is the app's, its origins are kept as the app's.
@@ -29,7 +29,7 @@ final class AppOriginRegistry: Sendable {
     }
 
     /// Whether an app's request went to `origin`.
-    func isApp(origin: String) -> Bool {
+    public func isApp(origin: String) -> Bool {
         self.origins.withLock { $0.contains(origin) }
     }
 }

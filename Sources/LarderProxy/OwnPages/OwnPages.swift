@@ -1,3 +1,4 @@
+import LarderHTTP
 import NIOCore
 import NIOHTTP1
 
@@ -7,8 +8,9 @@ struct OwnPages: Sendable {
     let proxyAuthority: String
     /// The precache job API.
     let precache: PrecacheAPI
-    /// /dev/offline, its JSON twins and controls, and /metrics.
-    let devOffline: DevOfflinePages
+    /// Pages served by another module: /dev/offline, its JSON twins and controls, and /metrics
+    /// (LarderDevOffline); nil: none, those paths are not found.
+    let responder: (any OwnPageResponder)?
     /// Larder's CA certificate, served at /ca.pem; nil when HTTPS interception is off.
     let caCertificatePEM: String?
 
@@ -22,11 +24,19 @@ struct OwnPages: Sendable {
             return try await self.precache.respond(
                 path: path, request: request, body: body, clientIsLoopback: clientIsLoopback, writer: writer)
         }
-        if DevOfflinePages.handles(path) {
-            let response = await self.devOffline.respond(
-                path: path, query: Self.query(of: request.uri), request: request, body: body, clientIsLoopback: clientIsLoopback)
-            try await writer.complete(response.status, headers: response.headers, body: response.body, isHead: isHead)
-            return Int(response.status.code)
+        if let responder = self.responder, responder.handles(path: path) {
+            let response = await responder.respond(
+                to: OwnPageRequest(
+                    method: request.method.wireName, target: request.uri, path: path, query: Self.query(of: request.uri),
+                    headers: request.headers.map { HeaderField(name: $0.name, value: $0.value) }, body: Array(body.readableBytesView),
+                    clientIsLoopback: clientIsLoopback))
+            var headers = HTTPHeaders()
+            for field in response.headers {
+                headers.add(name: field.name, value: field.value)
+            }
+            try await writer.complete(
+                HTTPResponseStatus(statusCode: response.status), headers: headers, body: response.body, isHead: isHead)
+            return response.status
         }
         guard request.method == .GET || isHead else {
             try await writer.page(

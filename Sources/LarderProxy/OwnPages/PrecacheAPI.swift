@@ -16,8 +16,9 @@ import NIOHTTP1
 /// fetches only what it listed (never the user's extra URLs, which its report would name), it may
 /// have ``PageJobLimit/maximumUnfinished`` jobs unfinished (`429` beyond), and it gets CORS headers
 /// for that origin.
-struct PrecacheAPI: Sendable {
-    static let path = "/dev/offline/precache"
+public struct PrecacheAPI: Sendable {
+    /// Where the API answers: `POST` queues a job, `GET path/ID` tells its state.
+    public static let path = "/dev/offline/precache"
     /// The largest request body accepted.
     static let maximumBodySize = 1 << 20
 

@@ -20,7 +20,7 @@ public protocol PrecacheJobQueue: Sendable {
 extension PrecacheJobQueue {
     /// Queues a job for `lines` with the extra URLs `store` holds (see
     /// ``submit(lines:extraURLs:source:requestedBy:allowed:)``).
-    func submit(lines: [String], source: String, requestedBy origin: String?, store: Store, allowed: (HTTPURL) -> Bool) async throws
+    public func submit(lines: [String], source: String, requestedBy origin: String?, store: Store, allowed: (HTTPURL) -> Bool) async throws
         -> PrecacheSubmission
     {
         let extraURLs = try await store.extraURLs()

@@ -7,12 +7,12 @@ import Synchronization
 /// `answer-offline.json` in the cache directory, which Larder reads at start and writes on each
 /// change. A file a user broke is never overwritten: Larder serves without it, says why on
 /// /dev/offline and in the log, and refuses changes until it is mended or removed.
-final class AnsweredOfflineRoutes: Sendable {
+public final class AnsweredOfflineRoutes: Sendable {
     /// The file's name in the cache directory.
     static let fileName = "answer-offline.json"
 
     /// The file.
-    let path: String
+    public let path: String
     private struct State {
         var list = AnsweredOffline()
         var routes: [CacheRoute] = []
@@ -43,17 +43,17 @@ final class AnsweredOfflineRoutes: Sendable {
     }
 
     /// The entries, oldest first, and why the file could not be read.
-    var current: (entries: [AnsweredOffline.Entry], problem: String?) {
+    public var current: (entries: [AnsweredOffline.Entry], problem: String?) {
         self.state.withLock { ($0.list.entries, $0.problem) }
     }
 
     /// Why a change was not made.
-    struct ChangeError: Error, CustomStringConvertible {
-        var description: String
+    public struct ChangeError: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Adds `entry` (false: it was there) and writes the file.
-    func add(_ entry: AnsweredOffline.Entry) throws(ChangeError) -> Bool {
+    public func add(_ entry: AnsweredOffline.Entry) throws(ChangeError) -> Bool {
         try self.change { list in
             guard !list.entries.contains(entry) else { return false }
             list.entries.append(entry)
@@ -62,7 +62,7 @@ final class AnsweredOfflineRoutes: Sendable {
     }
 
     /// Removes `entry` (false: it was not there) and writes the file.
-    func remove(_ entry: AnsweredOffline.Entry) throws(ChangeError) -> Bool {
+    public func remove(_ entry: AnsweredOffline.Entry) throws(ChangeError) -> Bool {
         try self.change { list in
             guard let index = list.entries.firstIndex(of: entry) else { return false }
             list.entries.remove(at: index)

@@ -40,7 +40,7 @@ extension CachedEntry {
     }
 
     /// Whether the stored response is an HTML document (`text/html`, XHTML).
-    var isHTML: Bool {
+    public var isHTML: Bool {
         guard let type = self.header("content-type") else { return false }
         return ["text/html", "application/xhtml+xml"].contains(JSONMediaType.mediaType(of: type))
     }

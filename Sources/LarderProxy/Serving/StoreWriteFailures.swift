@@ -6,15 +6,15 @@ import Synchronization
 /// Failures to store responses (a full disk, a read-only cache directory): logged at most once a
 /// minute, with how many went unlogged, and shown on /dev/offline until a response is stored
 /// again. While they last, answers do not claim `stored` in `Cache-Status`.
-final class StoreWriteFailures: Sendable {
+public final class StoreWriteFailures: Sendable {
     /// The failures since the last success, as /dev/offline shows them.
-    struct Problem: Sendable, Codable, Hashable {
+    public struct Problem: Sendable, Codable, Hashable {
         /// The first failure since the last success.
-        var since: Date
+        public var since: Date
         /// How many responses were not stored since then.
-        var failures: Int
+        public var failures: Int
         /// The latest error.
-        var lastError: String
+        public var lastError: String
     }
 
     private struct State {
@@ -34,7 +34,7 @@ final class StoreWriteFailures: Sendable {
     }
 
     /// The failures since the last stored response, or nil.
-    var current: Problem? {
+    public var current: Problem? {
         self.state.withLock { $0.problem }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import NIOSSL
 import Synchronization
 import X509

@@ -21,6 +21,7 @@ struct InProcessProxy: Sendable {
         upstream: ScriptedUpstream,
         store: Store? = nil,
         configure: (inout ProxyConfiguration) -> Void = { _ in },
+        pages: (@Sendable (OwnPageContext) throws -> any OwnPageResponder)? = nil,
         _ body: (InProcessProxy) async throws -> T
     ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inprocess-\(UUID().uuidString)").path
@@ -43,7 +44,8 @@ struct InProcessProxy: Sendable {
             upstream: upstream,
             connector: try UpstreamConnector(trust: UpstreamTrust()),
             background: background,
-            precacheJobs: { _, _ in QueuedPrecacheJobs() },
+            precacheJobs: { _, _ in NoPrecacheJobs() },
+            pages: pages,
             logger: Logger(label: "test"),
             onListening: { address in
                 listening.continuation.yield(address.port ?? 0)
@@ -129,4 +131,18 @@ struct RawAnswer: Sendable {
         guard let range = text.range(of: "\r\n\r\n") else { return "" }
         return String(text[range.upperBound...])
     }
+}
+
+/// A precache job queue that takes no job: these tests start none (the pages that do are
+/// LarderDevOffline's, tested there with a queue that records its jobs).
+private struct NoPrecacheJobs: PrecacheJobQueue {
+    func submit(lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool)
+        -> PrecacheSubmission
+    {
+        .nothingToPrecache(problems: ["\(source): these tests precache nothing"])
+    }
+
+    func status(_ id: String) -> PrecacheJobStatus? { nil }
+
+    func run() async {}
 }

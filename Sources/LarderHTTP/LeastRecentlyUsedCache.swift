@@ -1,23 +1,23 @@
 /// A dictionary bounded to `capacity` entries that forgets the least recently used entry when full.
 ///
-/// Eviction scans all entries, which is cheap at the sizes used here (a thousand hosts) next to the certificate
-/// signing that accompanies every insertion.
-struct LeastRecentlyUsedCache<Key: Hashable, Value> {
+/// Eviction scans all entries, which is cheap at the sizes used (a thousand hosts of intercepted TLS, each
+/// insertion beside the signing of a certificate; hundreds of page bodies read on /dev/offline).
+public struct LeastRecentlyUsedCache<Key: Hashable, Value> {
     private var entries: [Key: (value: Value, lastUse: UInt64)] = [:]
     private var clock: UInt64 = 0
     /// The most entries kept.
-    let capacity: Int
+    public let capacity: Int
 
     /// A cache of at most `capacity` entries (at least one).
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// The number of entries.
-    var count: Int { self.entries.count }
+    public var count: Int { self.entries.count }
 
     /// The value for `key`, marking it most recently used.
-    mutating func value(for key: Key) -> Value? {
+    public mutating func value(for key: Key) -> Value? {
         guard let entry = self.entries[key] else {
             return nil
         }
@@ -27,7 +27,7 @@ struct LeastRecentlyUsedCache<Key: Hashable, Value> {
     }
 
     /// Stores `value` for `key` as the most recently used entry, evicting the least recently used one if full.
-    mutating func insert(_ value: Value, for key: Key) {
+    public mutating func insert(_ value: Value, for key: Key) {
         self.clock += 1
         if self.entries[key] == nil, self.entries.count >= self.capacity,
             let oldest = self.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key

@@ -1,18 +1,28 @@
 import Foundation
 import LarderHTTP
 import LarderStore
-import NIOHTTP1
 import Testing
 
+@testable import LarderDevOffline
 @testable import LarderProxy
 
 @Suite("/dev/offline: pages over a real store")
 struct DevOfflinePagesTests {
+    @Test("every page tells the time of the proxy's clock, not the machine's")
+    func clock() async throws {
+        let fixture = try DevOfflineFixture(now: { Date(timeIntervalSince1970: 1_700_000_000) })
+        let json = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
+        #expect(json["generatedAt"] as? String == "2023-11-14T22:13:20Z")
+        for target in ["/dev/offline", "/dev/offline/entries", "/dev/offline/games/none"] {
+            #expect(await fixture.get(target).body.contains(#"<time datetime="2023-11-14T22:13:20Z">"#), "\(target)")
+        }
+    }
+
     @Test("every template compiles and renders an empty store without leftovers")
     func emptyStore() async throws {
         let fixture = try DevOfflineFixture()
         let page = await fixture.get("/dev/offline")
-        #expect(page.status == .ok)
+        #expect(page.status == 200)
         #expect(page.headers.first(name: "content-type") == "text/html; charset=utf-8")
         #expect(page.headers.first(name: "content-security-policy")?.contains("default-src 'none'") == true)
         #expect(page.body.contains("No game is precached yet."))
@@ -25,8 +35,8 @@ struct DevOfflinePagesTests {
             #expect(!response.body.contains("{{"), "\(target)")
             #expect(response.body.hasPrefix("<!doctype html>"), "\(target)")
         }
-        #expect(await fixture.get("/dev/offline/games/none").status == .notFound)
-        #expect(await fixture.get("/dev/offline/nothing").status == .notFound)
+        #expect(await fixture.get("/dev/offline/games/none").status == 404)
+        #expect(await fixture.get("/dev/offline/nothing").status == 404)
     }
 
     @Test("hostile game names and URLs render as text, in the overview, the entry list and the game page")
@@ -83,7 +93,7 @@ struct DevOfflinePagesTests {
         #expect(!last.body.contains("rel=\"next\""))
 
         let past = await fixture.get("/dev/offline/entries?page=4")
-        #expect(past.status == .ok)
+        #expect(past.status == 200)
         #expect(past.body.occurrences(of: "name=\"key\"") == 0)
         #expect(past.body.contains("Page 4 is past the end of the list."))
         #expect(!past.body.contains("rel=\"next\""))
@@ -93,7 +103,7 @@ struct DevOfflinePagesTests {
             #expect(page.body.contains("Entries 1–50 of 120."), "page=\(bad)")
         }
         let huge = await fixture.get("/dev/offline/entries?page=99999999999999999")
-        #expect(huge.status == .ok)
+        #expect(huge.status == 200)
 
         let json = try DevOfflineFixture.json(await fixture.get("/dev/offline/entries.json?page=3&sort=url"))
         #expect(json["page"] as? Int == 3)
@@ -293,10 +303,10 @@ struct DevOfflinePagesTests {
     func methods() async throws {
         let fixture = try DevOfflineFixture()
         let getControl = await fixture.get("/dev/offline/actions/offline")
-        #expect(getControl.status == .methodNotAllowed)
+        #expect(getControl.status == 405)
         #expect(getControl.headers.first(name: "allow") == "POST")
         #expect(fixture.offline.isOffline == false)
-        let postPage = await fixture.send(.POST, "/dev/offline", headers: ["Origin": DevOfflineFixture.ownOrigin], body: "")
-        #expect(postPage.status == .methodNotAllowed)
+        let postPage = await fixture.send("POST", "/dev/offline", headers: ["Origin": DevOfflineFixture.ownOrigin], body: "")
+        #expect(postPage.status == 405)
     }
 }

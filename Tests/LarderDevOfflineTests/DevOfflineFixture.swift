@@ -1,11 +1,9 @@
 import Foundation
 import LarderHTTP
 import LarderStore
-import LarderUpstream
 import Logging
-import NIOCore
-import NIOHTTP1
 
+@testable import LarderDevOffline
 @testable import LarderProxy
 
 /// A /dev/offline over a real store in a temporary directory, answering requests without a socket.
@@ -19,20 +17,24 @@ final class DevOfflineFixture: Sendable {
     let offline = OfflineSwitch(false)
     let jobs = QueuedPrecacheJobs()
     let offlineMisses = OfflineMisses(capacity: 5)
+    /// The registry /metrics emits; the proxy's counters are made with its factory, as
+    /// `ProxyServer` makes them.
+    let metrics = MetricsExposition()
     let pages: DevOfflinePages
     /// The proxy's own origin in these tests.
     static let ownOrigin = "http://127.0.0.1:8080"
 
-    init(maxSize: Int64? = nil, statusOrigins: [String] = []) throws {
+    init(maxSize: Int64? = nil, statusOrigins: [String] = [], now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("devoffline-\(UUID().uuidString)").path
         self.store = try Store(directory: self.directory)
+        _ = ProxyMetrics(factory: self.metrics.factory)
         self.pages = DevOfflinePages(
             store: self.store,
             statistics: self.statistics,
             health: self.health,
             offline: self.offline,
             jobs: self.jobs,
-            metrics: ProxyMetrics(),
+            metrics: self.metrics,
             storeFailures: self.storeFailures,
             offlineMisses: self.offlineMisses,
             maxSize: maxSize,
@@ -41,7 +43,8 @@ final class DevOfflineFixture: Sendable {
             statusOrigins: statusOrigins,
             declaredRequests: nil,
             writeReplayer: nil,
-            templates: try DevOfflineTemplates()
+            templates: try DevOfflineTemplates(),
+            now: now
         )
     }
 
@@ -103,38 +106,31 @@ final class DevOfflineFixture: Sendable {
 
     /// `GET target` (origin-form), as OwnPages hands it over.
     func get(_ target: String, headers: [String: String] = [:]) async -> DevOfflinePages.Response {
-        await self.send(.GET, target, headers: headers, body: "")
+        await self.send("GET", target, headers: headers, body: "")
     }
 
     /// `POST target` with a form body and the given headers.
     func post(_ target: String, form: [(String, String)], headers: [String: String]) async -> DevOfflinePages.Response {
         var headers = headers
         headers["Content-Type"] = headers["Content-Type"] ?? "application/x-www-form-urlencoded"
-        return await self.send(.POST, target, headers: headers, body: FormFields.encode(form))
+        return await self.send("POST", target, headers: headers, body: FormFields.encode(form))
     }
 
-    func send(_ method: HTTPMethod, _ target: String, headers: [String: String], body: String) async -> DevOfflinePages.Response {
-        var fields = HTTPHeaders()
-        fields.add(name: "Host", value: "127.0.0.1:8080")
+    func send(_ method: String, _ target: String, headers: [String: String], body: String) async -> DevOfflinePages.Response {
+        var fields = [HeaderField(name: "Host", value: "127.0.0.1:8080")]
         for (name, value) in headers {
             fields.add(name: name, value: value)
         }
-        let head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: fields)
         let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
-        return await self.pages.respond(
-            path: path, query: OwnPages.query(of: target), request: head, body: ByteBuffer(string: body), clientIsLoopback: true)
+        let request = OwnPageRequest(
+            method: method, target: target, path: path, query: OwnPages.query(of: target), headers: fields, body: Array(body.utf8),
+            clientIsLoopback: true)
+        return await self.pages.respond(to: request)
     }
 
     /// The JSON body of `response`.
     static func json(_ response: DevOfflinePages.Response) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any] ?? [:]
-    }
-}
-
-/// An upstream where every host is down.
-struct UnreachableUpstream: Upstream {
-    func execute(_ request: UpstreamRequest) async throws -> UpstreamResponse {
-        throw UpstreamError(kind: .connectionRefused, message: "test: unreachable", url: request.url)
     }
 }
 

@@ -1,7 +1,5 @@
 import Foundation
 import LarderHTTP
-import LarderStore
-import NIOHTTP1
 
 /// Decides whether a control POSTed to /dev/offline comes from Larder's own pages (cross-site
 /// request forgery protection: a page on another site must not purge the cache or flip offline mode
@@ -20,7 +18,7 @@ import NIOHTTP1
 /// form POST, so only a script or an old or tampered browser sends neither, and accepting those would
 /// reopen the hole for the latter. Scripts use `larder purge` and `larder status`, or send
 /// `Origin: http://127.0.0.1:PORT` themselves.
-struct SameOriginCheck: Sendable {
+public struct SameOriginCheck: Sendable {
     /// A `(host, port)` pair that means this proxy; hosts lower-case, IPv6 without brackets.
     struct Authority: Hashable, Sendable {
         var host: String
@@ -37,18 +35,17 @@ struct SameOriginCheck: Sendable {
     let ownAuthorities: Set<Authority>
 
     /// Builds the check from origins written like `http://127.0.0.1:8080` (others are ignored).
-    init(ownOrigins: Set<String>) {
+    public init(ownOrigins: Set<String>) {
         self.ownAuthorities = Set(ownOrigins.compactMap { Self.httpAuthority($0) })
     }
 
-    /// Nil when `request` may run a control, else why not (for the 403 page). `clientIsLoopback`:
-    /// whether the connection comes from this machine.
-    func refusal(for request: HTTPRequestHead, clientIsLoopback: Bool) -> String? {
+    /// Nil when `request` may run a control, else why not (for the 403 page).
+    public func refusal(for request: OwnPageRequest) -> String? {
         var accepted = self.ownAuthorities
         if let addressed = Self.addressedAuthority(request) {
             accepted.insert(addressed)
         }
-        accepted = accepted.filter { $0.namesThisProxy(forLoopbackClient: clientIsLoopback) }
+        accepted = accepted.filter { $0.namesThisProxy(forLoopbackClient: request.clientIsLoopback) }
         if let site = request.headers.first(name: "sec-fetch-site")?.lowercased(), site != "same-origin", site != "none" {
             return
                 "The browser says this request comes from another site (Sec-Fetch-Site: \(site)). Use the buttons on Larder's own /dev/offline page."
@@ -93,9 +90,9 @@ struct SameOriginCheck: Sendable {
     }
 
     /// The authority the request was addressed to: its absolute-form target's, else its `Host`.
-    static func addressedAuthority(_ request: HTTPRequestHead) -> Authority? {
-        if request.uri.lowercased().hasPrefix("http://") {
-            return Self.httpAuthority(request.uri)
+    static func addressedAuthority(_ request: OwnPageRequest) -> Authority? {
+        if request.target.lowercased().hasPrefix("http://") {
+            return Self.httpAuthority(request.target)
         }
         return request.headers.first(name: "host").flatMap { Self.httpAuthority("http://\($0)") }
     }

@@ -1,8 +1,7 @@
 import Foundation
 import LarderHTTP
+import LarderProxy
 import LarderStore
-import NIOCore
-import NIOHTTP1
 
 /// The controls of /dev/offline: POST forms (`application/x-www-form-urlencoded`) to
 /// `/dev/offline/actions/NAME`, accepted only from Larder's own pages (``SameOriginCheck``), each
@@ -36,32 +35,31 @@ struct DevOfflineActions {
     /// The longest flash message shown.
     static let maximumFlashLength = 300
 
-    /// Runs the control `name`; `clientIsLoopback` says whether the connection comes from this machine.
-    func respond(name: String, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool) async throws -> DevOfflinePages.Response
-    {
-        guard request.method == .POST else {
+    /// Runs the control `name` that `request` posted.
+    func respond(name: String, request: OwnPageRequest) async throws -> DevOfflinePages.Response {
+        guard request.method == "POST" else {
             var response = self.pages.notice(
-                .methodNotAllowed,
+                405,
                 heading: "Use the buttons on /dev/offline",
                 paragraphs: ["\(DevOfflinePages.root)/actions/\(name) is a control: it answers POST forms from Larder's own pages only."]
             )
             response.headers.add(name: "Allow", value: "POST")
             return response
         }
-        if let reason = self.pages.originCheck.refusal(for: request, clientIsLoopback: clientIsLoopback) {
-            return self.pages.notice(.forbidden, heading: "Refused: not from Larder's own page", paragraphs: [reason])
+        if let reason = self.pages.originCheck.refusal(for: request) {
+            return self.pages.notice(403, heading: "Refused: not from Larder's own page", paragraphs: [reason])
         }
         let contentType = request.headers.first(name: "content-type")?.lowercased() ?? ""
         guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
             return self.pages.notice(
-                .unsupportedMediaType,
+                415,
                 heading: "Unsupported form encoding",
                 paragraphs: [
                     "The controls take application/x-www-form-urlencoded forms; this request sent \(contentType.isEmpty ? "no Content-Type" : contentType)."
                 ]
             )
         }
-        let fields = FormFields(String(decoding: body.readableBytesView, as: UTF8.self))
+        let fields = FormFields(String(decoding: request.body, as: UTF8.self))
         let back = Self.returnPath(fields["return"])
         switch name {
         case "purge-entry":
@@ -135,13 +133,13 @@ struct DevOfflineActions {
             return Self.redirect(
                 back, flash: "Removed \(HumanFormat.count(removed)) runtime \(removed == 1 ? "entry" : "entries"); precached entries stay.")
         default:
-            return self.pages.notice(.notFound, heading: "No such control", paragraphs: ["Larder has no control named \(name)."])
+            return self.pages.notice(404, heading: "No such control", paragraphs: ["Larder has no control named \(name)."])
         }
     }
 
     private func purgeEntry(_ fields: FormFields, back: String) async throws -> DevOfflinePages.Response {
         guard let shown = fields["key"] ?? fields["url"], !shown.isEmpty else {
-            return self.pages.notice(.badRequest, heading: "Which entry?", paragraphs: ["The form names no entry (a key or url field)."])
+            return self.pages.notice(400, heading: "Which entry?", paragraphs: ["The form names no entry (a key or url field)."])
         }
         // The entry list shows a declared request's token as its placeholder; what is said back shows it so too.
         let text = self.pages.secrets.restoring(shown)
@@ -150,7 +148,7 @@ struct DevOfflineActions {
             key = try CacheKey(url: text, filter: self.pages.queryFilter)
         } catch {
             return self.pages.notice(
-                .badRequest, heading: "Not a URL", paragraphs: ["\(text) is not a URL Larder could have cached: \(error)"])
+                400, heading: "Not a URL", paragraphs: ["\(text) is not a URL Larder could have cached: \(error)"])
         }
         // A keyed request's entry (`URL#POST=graphql:...`, docs/SERVING.md) is named by its whole
         // key: as a URL, the fragment would be dropped and the URL's own entry purged instead.
@@ -209,13 +207,13 @@ struct DevOfflineActions {
 
     private func addToPrecache(_ fields: FormFields, origin: String?, back: String) async throws -> DevOfflinePages.Response {
         guard let text = fields["url"], !text.isEmpty else {
-            return self.pages.notice(.badRequest, heading: "Which URL?", paragraphs: ["The form names no URL to precache (a url field)."])
+            return self.pages.notice(400, heading: "Which URL?", paragraphs: ["The form names no URL to precache (a url field)."])
         }
         var url: HTTPURL
         do {
             url = try HTTPURL(parsing: text)
         } catch {
-            return self.pages.notice(.badRequest, heading: "Not a URL", paragraphs: ["\(text) cannot be precached: \(error)"])
+            return self.pages.notice(400, heading: "Not a URL", paragraphs: ["\(text) cannot be precached: \(error)"])
         }
         url.fragment = nil
         var game: GameRecord?
@@ -226,7 +224,7 @@ struct DevOfflineActions {
             game = record
         }
         let added = url.absoluteString
-        try await self.pages.store.addExtraURL(ExtraURLRecord(url: added, gameSlug: game?.slug, addedAt: Date()))
+        try await self.pages.store.addExtraURL(ExtraURLRecord(url: added, gameSlug: game?.slug, addedAt: self.pages.now()))
         self.pages.offlineMisses.forget(url: added)
         // The game's manifest comes along: its extra URLs are fetched with it, and its precache
         // time then follows the misses it answers.
@@ -282,10 +280,10 @@ struct DevOfflineActions {
         let text = String(flash.prefix(Self.maximumFlashLength))
         pairs.append(("flash", text))
         pairs.append((FlashSignature.parameter, FlashSignature.sign(text)))
-        var headers = HTTPHeaders()
+        var headers: [HeaderField] = []
         headers.add(name: "Location", value: "\(parts[0])?\(FormFields.encode(pairs))")
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-        return DevOfflinePages.Response(status: .seeOther, headers: headers, body: "See \(parts[0])\n")
+        return DevOfflinePages.Response(status: 303, headers: headers, body: "See \(parts[0])\n")
     }
 }

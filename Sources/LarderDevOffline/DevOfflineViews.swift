@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderProxy
 import LarderStore
 
 /// Turns reports into the values the templates render: every number and time already formatted

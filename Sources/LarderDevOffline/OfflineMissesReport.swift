@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderProxy
 
 /// The offline misses as /dev/offline shows them: grouped per origin and, where the path or the
 /// `Referer` says so, per game; groups and the misses in each newest first.

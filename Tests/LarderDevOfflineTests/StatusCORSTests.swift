@@ -3,7 +3,7 @@ import LarderHTTP
 import LarderStore
 import Testing
 
-@testable import LarderProxy
+@testable import LarderDevOffline
 
 @Suite("/dev/offline.json across origins")
 struct StatusCORSTests {

@@ -33,7 +33,7 @@ public enum HumanFormat {
     }
 
     /// `just now`, `45 s ago`, `3 min ago`, `2 h ago`, `5 days ago`; `in 30 s` for a future time.
-    public static func relative(_ date: Date, now: Date = Date()) -> String {
+    public static func relative(_ date: Date, now: Date) -> String {
         let seconds = now.timeIntervalSince(date)
         let magnitude = abs(seconds)
         let amount: String

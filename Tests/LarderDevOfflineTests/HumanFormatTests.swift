@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LarderProxy
+@testable import LarderDevOffline
 
 @Suite("/dev/offline: human formats")
 struct HumanFormatTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LarderProxy
+@testable import LarderDevOffline
 
 @Suite("/dev/offline: form fields")
 struct FormFieldsTests {

@@ -1,12 +1,12 @@
 import Foundation
 import LarderHTTP
+import LarderProxy
 import LarderStore
-import NIOCore
-import NIOHTTP1
 
 /// `/dev/offline` and its JSON twins, the controls posted from it, and `/metrics`.
 ///
-/// Routes (all at the proxy's own address; `OwnPages` only hands over requests addressed to it):
+/// Routes (all at the proxy's own address; the proxy's `OwnPages` hands over only requests
+/// addressed to it, through ``OwnPageResponder``):
 /// - `GET /dev/offline`, `GET /dev/offline.json`: the overview.
 /// - `GET /dev/offline/entries[.json]?q=TEXT&page=N&sort=recent|size|url`: the entry list.
 /// - `GET /dev/offline/games/SLUG[.json]`: one game, every file with its state and reason.
@@ -17,7 +17,7 @@ import NIOHTTP1
 ///
 /// No view costs in proportion to the number of entries: counts come from the store's counters,
 /// entries one page at a time from its indexes, games one record each.
-struct DevOfflinePages: Sendable {
+public struct DevOfflinePages: OwnPageResponder {
     /// `/dev/offline`.
     static let root = "/dev/offline"
     /// Entries per page.
@@ -28,7 +28,7 @@ struct DevOfflinePages: Sendable {
     let health: UpstreamHealthRegistry
     let offline: OfflineSwitch
     let jobs: any PrecacheJobQueue
-    let metrics: ProxyMetrics
+    let metrics: MetricsExposition
     let storeFailures: StoreWriteFailures
     /// What the cache could not answer while the origin could not.
     let offlineMisses: OfflineMisses
@@ -57,45 +57,40 @@ struct DevOfflinePages: Sendable {
     var answeredOffline: AnsweredOfflineRoutes? = nil
     /// What stored pages name that is not stored (read once per page body).
     var subresources = PageSubresourceCheck()
+    /// The clock every page reads (the proxy's `ProxyConfiguration.now`).
+    let now: @Sendable () -> Date
 
     /// A complete response.
-    struct Response: Sendable {
-        var status: HTTPResponseStatus
-        var headers: HTTPHeaders
-        var body: String
-    }
+    typealias Response = OwnPageResponse
 
     /// Whether `path` is one of these pages.
-    static func handles(_ path: String) -> Bool {
+    public func handles(path: String) -> Bool {
         path == Self.root || path == Self.root + ".json" || path.hasPrefix(Self.root + "/") || path == "/metrics"
     }
 
-    /// Answers a request for `path` (with the raw `query` of its target).
-    func respond(path: String, query: String?, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool) async -> Response {
+    /// Answers `request`.
+    public func respond(to request: OwnPageRequest) async -> OwnPageResponse {
         do {
-            return try await self.route(
-                path: path, query: FormFields(query), request: request, body: body, clientIsLoopback: clientIsLoopback)
+            return try await self.route(request, query: FormFields(request.query))
         } catch {
             return self.notice(
-                .internalServerError,
+                500,
                 heading: "Larder could not read its cache",
                 paragraphs: ["\(error)", "The cache directory is \(self.store.directory)."]
             )
         }
     }
 
-    private func route(path: String, query: FormFields, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool) async throws
-        -> Response
-    {
+    private func route(_ request: OwnPageRequest, query: FormFields) async throws -> Response {
+        let path = request.path
         let actionsPrefix = Self.root + "/actions/"
         if path.hasPrefix(actionsPrefix) {
             let actions = DevOfflineActions(pages: self)
-            return try await actions.respond(
-                name: String(path.dropFirst(actionsPrefix.count)), request: request, body: body, clientIsLoopback: clientIsLoopback)
+            return try await actions.respond(name: String(path.dropFirst(actionsPrefix.count)), request: request)
         }
-        guard request.method == .GET || request.method == .HEAD else {
+        guard request.method == "GET" || request.method == "HEAD" else {
             var response = self.notice(
-                .methodNotAllowed, heading: "Method not allowed",
+                405, heading: "Method not allowed",
                 paragraphs: ["\(path) answers GET and HEAD; the controls are POST forms under \(actionsPrefix)."])
             response.headers.add(name: "Allow", value: "GET, HEAD")
             return response
@@ -116,9 +111,10 @@ struct DevOfflinePages: Sendable {
                 statistics: self.statistics,
                 health: self.health,
                 offline: self.offline,
-                maxSize: self.maxSize
+                maxSize: self.maxSize,
+                now: self.now()
             )
-            return Self.response(.ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
+            return Self.response(200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
         case _ where path.hasPrefix(gamesPrefix) && path.count > gamesPrefix.count:
             var slug = String(path.dropFirst(gamesPrefix.count))
             let json = slug.hasSuffix(".json")
@@ -126,7 +122,7 @@ struct DevOfflinePages: Sendable {
             return try await self.game(slug: slug, query: query, json: json)
         default:
             return self.notice(
-                .notFound, heading: "Not found",
+                404, heading: "Not found",
                 paragraphs: [
                     "Larder has no page at \(path).",
                     "Its pages are /dev/offline, /dev/offline/entries, /dev/offline/games/SLUG (each also as .json) and /metrics.",
@@ -138,7 +134,7 @@ struct DevOfflinePages: Sendable {
 
     /// The whole report: store, live state, the first page of entries, and the page of queued
     /// writes after the id `writesAfter` (nil: the first page).
-    func overviewReport(now: Date = Date(), writesAfter: Int64? = nil) async throws -> OfflineReport {
+    func overviewReport(now: Date, writesAfter: Int64? = nil) async throws -> OfflineReport {
         var report = try await OfflineReport.read(from: self.store, maxSize: self.maxSize, now: now, subresources: self.subresources)
         report.offline = self.offline.isOffline
         report.startedAt = self.statistics.startedAt
@@ -170,7 +166,7 @@ struct DevOfflinePages: Sendable {
     }
 
     private func overview(query: FormFields, json: Bool, origin: String? = nil) async throws -> Response {
-        let now = Date()
+        let now = self.now()
         let writesAfter = query["writesAfter"].flatMap { Int64($0) }
         let report = try await self.overviewReport(now: now, writesAfter: writesAfter)
         if json {
@@ -187,11 +183,11 @@ struct DevOfflinePages: Sendable {
         let returnPath = writesAfter.map { "\(Self.root)?writesAfter=\($0)" } ?? Self.root
         let frame = self.frame(title: "Offline readiness", returnPath: returnPath, query: query, now: now)
         let html = self.templates.render(.overview, views.overview(report, frame: frame, recentCapacity: self.statistics.recentCapacity))
-        return Self.response(.ok, contentType: "text/html; charset=utf-8", body: html)
+        return Self.response(200, contentType: "text/html; charset=utf-8", body: html)
     }
 
     private func entries(query: FormFields, json: Bool) async throws -> Response {
-        let now = Date()
+        let now = self.now()
         let text = query["q"]?.trimmingCharacters(in: .whitespacesAndNewlines)
         let search = text?.isEmpty == false ? text : nil
         let sort = query["sort"].flatMap(EntrySort.init(rawValue:)) ?? .recent
@@ -206,7 +202,7 @@ struct DevOfflinePages: Sendable {
         let returnPath = DevOfflineViews.entriesHref(query: search ?? "", sort: sort, page: page.page)
         let frame = self.frame(title: search.map { "Entries matching \($0)" } ?? "Entries", returnPath: returnPath, query: query, now: now)
         let html = self.templates.render(.entries, views.entries(list, frame: frame, storeEntries: totals.entries))
-        return Self.response(.ok, contentType: "text/html; charset=utf-8", body: html)
+        return Self.response(200, contentType: "text/html; charset=utf-8", body: html)
     }
 
     /// One game with every file checked against the store (a file recorded as cached whose entry is
@@ -235,15 +231,15 @@ struct DevOfflinePages: Sendable {
     }
 
     private func game(slug: String, query: FormFields, json: Bool) async throws -> Response {
-        let now = Date()
+        let now = self.now()
         guard let detail = try await self.gameReport(slug: slug, jobID: query["job"]) else {
             if json {
                 var response = try Self.json(["error": "no game \(slug) is recorded"])
-                response.status = .notFound
+                response.status = 404
                 return response
             }
             return self.notice(
-                .notFound, heading: "No such game",
+                404, heading: "No such game",
                 paragraphs: ["No game with the slug \(slug) is recorded. The overview lists every game Larder knows."])
         }
         if json {
@@ -252,7 +248,7 @@ struct DevOfflinePages: Sendable {
         let views = DevOfflineViews(now: now)
         let frame = self.frame(title: detail.game.name, returnPath: detail.game.detail, query: query, now: now)
         let html = self.templates.render(.game, views.game(detail, frame: frame))
-        return Self.response(.ok, contentType: "text/html; charset=utf-8", body: html)
+        return Self.response(200, contentType: "text/html; charset=utf-8", body: html)
     }
 
     // MARK: - Helpers
@@ -300,15 +296,15 @@ struct DevOfflinePages: Sendable {
     }
 
     /// A page with a heading and paragraphs (errors, refusals).
-    func notice(_ status: HTTPResponseStatus, heading: String, paragraphs: [String]) -> Response {
-        let now = Date()
+    func notice(_ status: Int, heading: String, paragraphs: [String]) -> Response {
+        let now = self.now()
         let frame = self.frame(title: heading, returnPath: Self.root, query: FormFields(nil), now: now)
         let html = self.templates.render(.notice, DevOfflineViews(now: now).notice(heading: heading, paragraphs: paragraphs, frame: frame))
         return Self.response(status, contentType: "text/html; charset=utf-8", body: html)
     }
 
-    static func response(_ status: HTTPResponseStatus, contentType: String, body: String) -> Response {
-        var headers = HTTPHeaders()
+    static func response(_ status: Int, contentType: String, body: String) -> Response {
+        var headers: [HeaderField] = []
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
@@ -329,6 +325,38 @@ struct DevOfflinePages: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(value)
-        return Self.response(.ok, contentType: "application/json", body: String(decoding: data, as: UTF8.self))
+        return Self.response(200, contentType: "application/json", body: String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension DevOfflinePages {
+    /// The pages of the server `context` describes, with `/metrics` emitting `metrics` (the
+    /// registry the server counts into).
+    ///
+    /// - Throws: only if a template is malformed (a bug the tests catch).
+    public init(context: OwnPageContext, metrics: MetricsExposition) throws {
+        self.init(
+            store: context.store,
+            statistics: context.statistics,
+            health: context.health,
+            offline: context.offline,
+            jobs: context.precacheJobs,
+            metrics: metrics,
+            storeFailures: context.storeFailures,
+            offlineMisses: context.offlineMisses,
+            maxSize: context.configuration.maxSize,
+            queryFilter: context.configuration.queryFilter,
+            originCheck: SameOriginCheck(ownOrigins: context.ownOrigins),
+            statusOrigins: context.configuration.statusOrigins,
+            declaredRequests: context.declaredRequests,
+            writeReplayer: context.writeReplayer,
+            templates: try DevOfflineTemplates(),
+            secrets: context.secrets,
+            appOrigins: context.appOrigins,
+            browserMisses: context.browserMisses,
+            answeredOffline: context.configuration.answeredOffline,
+            subresources: PageSubresourceCheck(queryFilter: context.configuration.queryFilter),
+            now: context.configuration.now
+        )
     }
 }

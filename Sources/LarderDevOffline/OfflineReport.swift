@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderProxy
 import LarderStore
 
 /// What /dev/offline shows: `/dev/offline.json` answers it, the HTML page renders it, and
@@ -89,7 +90,7 @@ public struct OfflineReport: Sendable, Codable {
     /// Each game's page and each cached page is checked for same-origin scripts and styles it
     /// names that are not stored (`subresources`, which reads a page body once per process).
     public static func read(
-        from store: Store, maxSize: Int64?, now: Date = Date(), subresources: PageSubresourceCheck = PageSubresourceCheck()
+        from store: Store, maxSize: Int64?, now: Date, subresources: PageSubresourceCheck = PageSubresourceCheck()
     ) async throws -> OfflineReport {
         let totals = try await store.totals()
         var games: [GameReport] = []

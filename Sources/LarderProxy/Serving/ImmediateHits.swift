@@ -63,9 +63,11 @@ struct ImmediateHits: Sendable {
             guard EncodingNegotiation.plan(contentEncoding: hit.contentEncoding, request: head.headers) == .asIs else { return nil }
         }
         let now = self.proxy.configuration.now()
-        if hit.freshOnly {
-            guard hit.freshness.isFresh(now: now) else { return nil }
-        }
+        // The ordinary path's decision; anything but an answer from the cache goes that way.
+        guard
+            case .answerFromCache(let detail) = CacheTransaction.hitDecision(
+                hit.context, stored: hit.freshness, precached: hit.precached, routed: false, now: now)
+        else { return nil }
         var body: Answer.Body?
         if head.method != .HEAD {
             switch hit.body {
@@ -80,7 +82,7 @@ struct ImmediateHits: Sendable {
                 body = .file(file)
             }
         }
-        let (age, cacheStatus) = self.proxy.usage.answered(hit.key, freshness: hit.freshness, now: now, detail: hit.detail)
+        let (age, cacheStatus) = self.proxy.usage.answered(hit.key, freshness: hit.freshness, now: now, detail: detail)
         let close = !head.isKeepAlive
 
         var bytes = allocator.buffer(capacity: hit.headerBlock.readableBytes + 128)
@@ -126,22 +128,19 @@ struct ImmediateHits: Sendable {
             return nil
         }
 
-        let freshOnly: Bool
-        let detail: String?
-        // The ordinary path's rule; a route that sets a strategy kept this request off this path.
+        // The ordinary path's strategy and decision (a route that sets a strategy kept this request
+        // off this path); prepared only while that decision answers from the cache, and every
+        // answer decides again.
+        let now = self.proxy.configuration.now()
         let strategy = CacheTransaction.strategy(
             url: url, candidate: entry, routeStrategy: nil, keyed: false, mayUseStore: true,
-            declaredGet: self.proxy.configuration.declaresGet(key, now: Date()))
-        switch strategy {
-        case .http:
-            freshOnly = true
-            detail = nil
-        case .cacheFirst:
-            freshOnly = false
-            detail = "precached"
-        default:
-            return nil
-        }
+            declaredGet: self.proxy.configuration.declaresGet(key, now: now))
+        let context = CacheTransaction.plainContext(strategy)
+        let freshness = self.proxy.freshness(of: entry)
+        guard
+            case .answerFromCache = CacheTransaction.hitDecision(
+                context, stored: freshness, precached: entry.kind == .precached, routed: false, now: now)
+        else { return nil }
         // The ordinary path's plan for the plainest request (a keep-alive GET with no conditional
         // or range), kept serialised up to the per-request headers: one plan, so the same bytes.
         let plainGet = StoredAnswer.Request(
@@ -158,9 +157,9 @@ struct ImmediateHits: Sendable {
             headerBlock: block,
             body: body,
             contentEncoding: entry.headers["content-encoding"],
-            freshness: self.proxy.freshness(of: entry),
-            freshOnly: freshOnly,
-            detail: detail,
+            freshness: freshness,
+            context: context,
+            precached: entry.kind == .precached,
             validity: lookup.validity
         )
         self.prepared.insert(hit, for: target)

@@ -23,11 +23,11 @@ final class PreparedHits: Sendable {
         /// The stored `Content-Encoding`, which a client must accept for the body to go as is.
         var contentEncoding: [String]
         var freshness: ResponseFreshness
-        /// Whether the answer may only be given while fresh (the `http` strategy); precached
-        /// assets are cache-first and answered whatever their age.
-        var freshOnly: Bool
-        /// The `Cache-Status` detail.
-        var detail: String?
+        /// The plainest request's context under the strategy the ordinary path would serve it by
+        /// (``CacheTransaction/plainContext(_:)``).
+        var context: CacheDecision.Context
+        /// Whether the entry was precached (its hit says so).
+        var precached: Bool
         /// How long the lookup behind it holds.
         var validity: RememberedLookup.Validity
     }

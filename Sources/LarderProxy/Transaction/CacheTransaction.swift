@@ -291,12 +291,12 @@ struct CacheTransaction: Sendable {
             self.state = .answering(then: .forwardAsMiss)
             return .answerStored(partial.entry, detail: "partial", cacheStatus: nil, refresh: false)
         }
-        switch CacheDecision.decide(self.decisionContext, stored: candidate?.freshness, now: start.now) {
-        case .answerFromCache(var detail):
+        switch Self.hitDecision(
+            self.decisionContext, stored: candidate?.freshness, precached: candidate?.entry.kind == .precached, routed: start.routed,
+            now: start.now)
+        {
+        case .answerFromCache(let detail):
             guard let candidate else { return self.forward(.miss, reason: .uriMiss, timeout: nil) }
-            if !start.routed, candidate.entry.kind == .precached {
-                detail = "precached"
-            }
             self.state = .answering(then: .forwardAsMiss)
             return .answerStored(candidate.entry, detail: detail, cacheStatus: nil, refresh: false)
         case .answerAndRefresh(let detail):
@@ -312,6 +312,24 @@ struct CacheTransaction: Sendable {
             let canFallBack = self.disconnectedAnswer(start.lookup, now: start.now) != nil
             return self.forward(start.lookup, reason: reason, timeout: timeout ?? (canFallBack ? start.networkTimeout : nil))
         }
+    }
+
+    /// The one hit decision, for the transaction and the immediate path (``ImmediateHits``)
+    /// alike: ``CacheDecision`` for the stored response's freshness, a precached copy's hit
+    /// saying `precached` unless a route set the strategy.
+    static func hitDecision(
+        _ context: CacheDecision.Context, stored: ResponseFreshness?, precached: Bool, routed: Bool, now: Date
+    ) -> CacheDecision {
+        let decision = CacheDecision.decide(context, stored: stored, now: now)
+        if case .answerFromCache = decision, precached, !routed {
+            return .answerFromCache(detail: "precached")
+        }
+        return decision
+    }
+
+    /// The context of the plainest request under `strategy`: no cache directive, no route.
+    static func plainContext(_ strategy: CachingStrategy) -> CacheDecision.Context {
+        CacheDecision.Context(strategy: strategy, networkTimeout: .zero, request: RequestCacheDirectives(cacheControl: [], pragma: []))
     }
 
     /// The stored answer the last action asked for could not be given; nothing was written.

@@ -21,23 +21,30 @@ public struct BenchmarkHitPath: Sendable {
     public init(store: Store) {
         var logger = Logger(label: "larder.benchmark")
         logger.logLevel = .warning
-        let usage = UsageRecorder(store: store, logger: logger)
+        let configuration = ProxyConfiguration()
+        let usage = UsageRecorder(store: store, now: configuration.now, logger: logger)
+        let offline = OfflineSwitch(false)
         self.proxy = ForwardProxy(
             store: store,
             upstream: RefusingUpstream(),
-            health: UpstreamHealthRegistry(),
-            offline: OfflineSwitch(false),
-            configuration: ProxyConfiguration(),
+            health: UpstreamHealthRegistry(now: configuration.now),
+            offline: offline,
+            configuration: configuration,
             usage: usage,
             budget: StoreBudget(store: store, budget: nil, usage: usage, logger: logger),
             background: BackgroundWork(),
             logger: logger
         )
         self.hits = ImmediateHits(
-            proxy: self.proxy,
+            store: store,
+            configuration: self.proxy.configuration,
+            offline: offline,
+            usage: usage,
+            smallBodies: self.proxy.smallBodies,
+            freshness: self.proxy.freshnessMemo,
             own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
             rules: RequestRoute.Rules(),
-            log: RequestLog(statistics: ProxyStatistics(), logger: logger),
+            log: RequestLog(statistics: ProxyStatistics(startedAt: configuration.now()), logger: logger, now: configuration.now),
             prepared: PreparedHits()
         )
     }
@@ -93,7 +100,10 @@ public struct BenchmarkHitPath: Sendable {
     ) -> (head: ByteBuffer, body: ByteBuffer?)? {
         var hits = self.hits
         if preparing {
-            hits = ImmediateHits(proxy: hits.proxy, own: hits.own, rules: hits.rules, log: hits.log, prepared: PreparedHits())
+            hits = ImmediateHits(
+                store: hits.store, configuration: hits.configuration, offline: hits.offline, usage: hits.usage,
+                smallBodies: hits.smallBodies, freshness: hits.freshness, own: hits.own, rules: hits.rules, log: hits.log,
+                prepared: PreparedHits())
         }
         guard let answer = hits.answer(head, tunnel: tunnel, allocator: allocator) else { return nil }
         switch answer.body {

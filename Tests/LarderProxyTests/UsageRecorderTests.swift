@@ -27,7 +27,7 @@ struct UsageRecorderTests {
         let stored = try await Self.lastUsed(store)
 
         // A batch an hour away: only the final one can write the use.
-        let recorder = UsageRecorder(store: store, interval: .seconds(3600), logger: Logger(label: "test"))
+        let recorder = UsageRecorder(store: store, interval: .seconds(3600), now: { Date() }, logger: Logger(label: "test"))
         let running = Task { await recorder.run() }
         recorder.recordUse(key)
         // Usually cancelled while it waits for its next batch; either way the use must be written.

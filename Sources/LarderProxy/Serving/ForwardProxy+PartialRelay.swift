@@ -26,7 +26,7 @@ extension ForwardProxy {
         committing: CacheKey?
     ) async throws -> Outcome {
         guard let joining = partial.joining else { preconditionFailure("a completion joins the stored part") }
-        let responseTime = Date()
+        let responseTime = self.configuration.now()
         let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers.map { HeaderField(name: $0.name, value: $0.value) })
         let stored = partial.result.storedHead(newest: upstreamHeaders)
         let claimsStored = storing != nil && !self.storeFailures.isFailing

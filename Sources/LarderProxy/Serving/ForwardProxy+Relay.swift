@@ -19,7 +19,7 @@ extension ForwardProxy {
         committing: CacheKey? = nil
     ) async throws -> Outcome {
         let forwardReason = relay.forwardReason
-        let responseTime = Date()
+        let responseTime = self.configuration.now()
         let isHead = request.method == .HEAD
         var upstreamHeaders = HTTPHeaders(response.head.headers.map { ($0.name, $0.value) })
         upstreamHeaders = HopByHopHeaders.removing(from: upstreamHeaders)

@@ -11,16 +11,19 @@ final class UsageRecorder: Sendable {
     private let store: Store
     private let interval: Duration
     private let logger: Logger
+    private let now: @Sendable () -> Date
 
-    init(store: Store, interval: Duration = .seconds(5), logger: Logger) {
+    /// A recorder writing to `store` every `interval`, dating uses by `now` (the proxy's clock).
+    init(store: Store, interval: Duration = .seconds(5), now: @escaping @Sendable () -> Date, logger: Logger) {
         self.store = store
         self.interval = interval
+        self.now = now
         self.logger = logger
     }
 
     /// Notes that `key` was served now. O(1), no I/O.
     func recordUse(_ key: CacheKey) {
-        let now = Date()
+        let now = self.now()
         self.pending.withLock { $0[key] = now }
     }
 

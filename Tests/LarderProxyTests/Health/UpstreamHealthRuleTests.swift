@@ -1,5 +1,7 @@
 import Foundation
 import LarderUpstream
+import NIOCore
+import NIOPosix
 import Testing
 
 @testable import LarderProxy
@@ -79,5 +81,34 @@ struct UpstreamHealthRuleTests {
         _ = try await upstream.execute(UpstreamRequest(method: "GET", url: "http://down.test/a"))
         #expect(health.shouldAttempt(origin: "http://down.test"))
         #expect(health.snapshot()["http://down.test"]?.consecutiveFailures == 0)
+    }
+}
+
+/// The tunnels' and WebSockets' connector records under the origin the requests inside would have.
+@Suite("Upstream health: tunnel connections")
+struct HealthRecordingConnectorTests {
+    @Test("a tunnel that opens counts its https origin reachable; one refused counts it unreachable")
+    func tunnels() async throws {
+        let health = UpstreamHealthRegistry(now: { Date(timeIntervalSince1970: 2_000_000_000) })
+        let connector = HealthRecordingConnector(base: try UpstreamConnector(trust: UpstreamTrust()), health: health)
+        let listening = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let open = try #require(listening.localAddress?.port)
+        let closing = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let refused = try #require(closing.localAddress?.port)
+        try await closing.close()
+        defer { listening.close(promise: nil) }
+
+        let channel = try await connector.openTunnel(
+            host: "127.0.0.1", port: open, connectTimeout: .seconds(5), eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        try await channel.channel.close()
+        await #expect(throws: (any Error).self) {
+            _ = try await connector.openTunnel(
+                host: "127.0.0.1", port: refused, connectTimeout: .seconds(5), eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        }
+        let origins = health.snapshot()
+        #expect(origins["https://127.0.0.1:\(open)"]?.lastSuccess != nil)
+        #expect(origins["https://127.0.0.1:\(open)"]?.consecutiveFailures == 0)
+        #expect(origins["https://127.0.0.1:\(refused)"]?.consecutiveFailures == 1)
+        #expect(origins["https://127.0.0.1:\(refused)"]?.lastSuccess == nil)
     }
 }

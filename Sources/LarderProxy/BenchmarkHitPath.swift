@@ -98,14 +98,19 @@ public struct BenchmarkHitPath: Sendable {
     private func immediateAnswer(
         _ head: HTTPRequestHead, tunnel: TunnelOrigin?, allocator: ByteBufferAllocator, preparing: Bool
     ) -> (head: ByteBuffer, body: ByteBuffer?)? {
-        var hits = self.hits
+        let answer: ImmediateHits.Answer?
         if preparing {
-            hits = ImmediateHits(
+            let hits = self.hits
+            answer = ImmediateHits(
                 store: hits.store, configuration: hits.configuration, offline: hits.offline, usage: hits.usage,
                 smallBodies: hits.smallBodies, freshness: hits.freshness, own: hits.own, rules: hits.rules, log: hits.log,
-                prepared: PreparedHits())
+                prepared: PreparedHits()
+            ).answer(head, tunnel: tunnel, allocator: allocator)
+        } else {
+            // Not copied: the server's channel handler answers from the one it holds.
+            answer = self.hits.answer(head, tunnel: tunnel, allocator: allocator)
         }
-        guard let answer = hits.answer(head, tunnel: tunnel, allocator: allocator) else { return nil }
+        guard let answer else { return nil }
         switch answer.body {
         case .bytes(let body):
             return (answer.head, body)

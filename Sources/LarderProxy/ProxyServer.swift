@@ -218,7 +218,7 @@ public final class ProxyServer: Service, Sendable {
                         offline: self.offline,
                         usage: self.usage,
                         smallBodies: self.proxy.smallBodies,
-                        freshness: self.proxy.freshnessMemo,
+                        freshnessMemo: self.proxy.freshnessMemo,
                         own: RequestRoute.OwnAuthorities(
                             port: channel.localAddress?.port ?? self.configuration.port,
                             listenHost: self.configuration.host,

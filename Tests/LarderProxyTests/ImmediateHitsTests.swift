@@ -47,7 +47,7 @@ struct ImmediateHitsTests {
                 offline: self.offline,
                 usage: usage,
                 smallBodies: self.proxy.smallBodies,
-                freshness: self.proxy.freshnessMemo,
+                freshnessMemo: self.proxy.freshnessMemo,
                 own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
                 rules: RequestRoute.Rules(),
                 log: RequestLog(statistics: self.statistics, logger: logger, now: configuration.now),

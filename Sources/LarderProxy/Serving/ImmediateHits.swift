@@ -17,7 +17,7 @@ struct ImmediateHits: Sendable {
     let offline: OfflineSwitch
     let usage: UsageRecorder
     let smallBodies: SmallBodyCache
-    let freshness: FreshnessMemo
+    let freshnessMemo: FreshnessMemo
     let own: RequestRoute.OwnAuthorities
     let rules: RequestRoute.Rules
     let log: RequestLog
@@ -167,7 +167,7 @@ struct ImmediateHits: Sendable {
             headerBlock: block,
             body: body,
             contentEncoding: entry.headers["content-encoding"],
-            freshness: self.freshness.freshness(of: entry),
+            freshness: self.freshnessMemo.freshness(of: entry),
             freshOnly: freshOnly,
             detail: detail,
             validity: lookup.validity

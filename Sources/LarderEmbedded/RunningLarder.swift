@@ -149,8 +149,10 @@ final class RunningLarder: Sendable {
     private static func interception(_ configuration: Larder.Configuration) throws(LarderError) -> Interception? {
         guard configuration.interceptsHTTPS else { return nil }
         do {
-            let authority = try CertificateAuthority.loadOrCreate(directory: configuration.cacheDirectory)
-            return Interception(certificates: InterceptionCertificates(authority: authority), tunnelHosts: configuration.tunnelHosts)
+            let now = configuration.proxy.now
+            let authority = try CertificateAuthority.loadOrCreate(directory: configuration.cacheDirectory, now: now())
+            return Interception(
+                certificates: InterceptionCertificates(authority: authority, now: now), tunnelHosts: configuration.tunnelHosts)
         } catch {
             throw .certificateAuthority(error)
         }

@@ -62,7 +62,9 @@ public struct ProxyConfiguration: Sendable {
     /// Whether plain hits are answered on the event loop (see `ImmediateHits`); when off, every
     /// request takes the ordinary path, which answers with the same bytes.
     public var immediateHits = true
-    /// The clock that ages and freshness of stored answers are read from.
+    /// The one clock the proxy reads the time from: stored answers' ages and freshness, origins'
+    /// back-off, queued writes, declared requests, logs and interception certificates (tests
+    /// drive it; docs/ARCHITECTURE.md).
     public var now: @Sendable () -> Date = { Date() }
 
     /// The defaults.

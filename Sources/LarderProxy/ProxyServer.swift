@@ -30,7 +30,7 @@ public final class ProxyServer: Service, Sendable {
     private let usage: UsageRecorder
     private let budget: StoreBudget
     private let interception: Interception?
-    private let connector: UpstreamConnector
+    private let connector: HealthRecordingConnector
     private let store: Store
     private let pages: (@Sendable (OwnPageContext) throws -> any OwnPageResponder)?
 
@@ -46,7 +46,7 @@ public final class ProxyServer: Service, Sendable {
     /// finishes once the server has stopped, and before the upstream and store stop.
     public let background: BackgroundWork
     /// Answers by outcome and the most recent requests.
-    public let statistics = ProxyStatistics()
+    public let statistics: ProxyStatistics
     /// Keeps the configuration's declared requests fresh. Not run by the server: run it as a
     /// service ahead of the server in the same `ServiceGroup` (it does nothing without any).
     public let declaredRequests: DeclaredRequestScheduler
@@ -107,12 +107,16 @@ public final class ProxyServer: Service, Sendable {
         // Upstream failures are counted for /metrics, for the proxy and the precache jobs alike.
         let upstream = FailureCountingUpstream(base: upstream, metrics: metrics)
         self.offline = OfflineSwitch(configuration.offline)
-        self.health = UpstreamHealthRegistry(policy: configuration.backoff)
+        self.health = UpstreamHealthRegistry(policy: configuration.backoff, now: configuration.now)
+        // What the proxy's own exchanges show of their origins counts for back-off (the precache
+        // jobs' do not).
+        let recorded = HealthRecordingUpstream(base: upstream, health: self.health, rule: .exchange)
+        self.statistics = ProxyStatistics(startedAt: configuration.now())
         self.usage = UsageRecorder(store: store, logger: logger)
         self.budget = StoreBudget(store: store, budget: configuration.maxSize, usage: self.usage, logger: logger)
         self.proxy = ForwardProxy(
             store: store,
-            upstream: upstream,
+            upstream: recorded,
             health: self.health,
             offline: self.offline,
             configuration: configuration,
@@ -131,7 +135,7 @@ public final class ProxyServer: Service, Sendable {
             requests: configuration.declaredRequests,
             runner: DeclaredRequestRunner(
                 store: store,
-                upstream: upstream,
+                upstream: HealthRecordingUpstream(base: upstream, health: self.health, rule: .declaredRequest),
                 queryFilter: configuration.queryFilter,
                 connectTimeout: configuration.connectTimeout,
                 idleTimeout: configuration.idleTimeout,
@@ -139,11 +143,14 @@ public final class ProxyServer: Service, Sendable {
             ),
             health: self.health,
             offline: self.offline,
+            now: configuration.now,
             logger: logger
         )
-        self.writeReplayer = WriteReplayer(proxy: self.proxy, metrics: metrics, logger: logger)
+        self.writeReplayer = WriteReplayer(
+            store: store, upstream: recorded, configuration: self.proxy.configuration, offline: self.offline, health: self.health,
+            invalidator: self.proxy.invalidator, metrics: metrics, logger: logger)
         self.interception = interception
-        self.connector = connector
+        self.connector = HealthRecordingConnector(base: connector, health: self.health)
         self.background = background
         self.group = group
         self.logger = logger
@@ -164,6 +171,8 @@ public final class ProxyServer: Service, Sendable {
     /// Listens and serves until graceful shutdown or cancellation.
     public func run() async throws {
         let preparedHits = PreparedHits()
+        let requestLog = RequestLog(
+            statistics: self.statistics, logger: self.logger, now: self.configuration.now, secrets: self.proxy.shownSecrets)
         let registry = ConnectionRegistry()
         let limits = self.configuration.clientLimits
         let counts = ConnectionCounts(
@@ -210,14 +219,19 @@ public final class ProxyServer: Service, Sendable {
                     )
                     // Plain hits are answered on the event loop.
                     let immediateHits = ImmediateHits(
-                        proxy: self.proxy,
+                        store: self.store,
+                        configuration: self.proxy.configuration,
+                        offline: self.offline,
+                        usage: self.usage,
+                        smallBodies: self.proxy.smallBodies,
+                        freshnessMemo: self.proxy.freshnessMemo,
                         own: RequestRoute.OwnAuthorities(
                             port: channel.localAddress?.port ?? self.configuration.port,
                             listenHost: self.configuration.host,
                             localAddress: channel.localAddress?.ipAddress
                         ),
                         rules: self.configuration.routeRules,
-                        log: RequestLog(statistics: self.statistics, logger: self.logger, secrets: self.proxy.shownSecrets),
+                        log: requestLog,
                         prepared: preparedHits
                     )
                     try operations.addHandler(
@@ -276,7 +290,14 @@ public final class ProxyServer: Service, Sendable {
                         let connection = accepted.channel
                         let handler = ProxyConnection(
                             channel: connection,
-                            proxy: self.proxy,
+                            forward: self.proxy,
+                            configuration: self.proxy.configuration,
+                            offline: self.offline,
+                            health: self.health,
+                            offlineMisses: self.proxy.offlineMissLog,
+                            appOrigins: self.proxy.appOrigins,
+                            learnedQueries: self.proxy.learnedQueries,
+                            secrets: self.proxy.shownSecrets,
                             own: RequestRoute.OwnAuthorities(
                                 port: port,
                                 listenHost: self.configuration.host,
@@ -287,7 +308,7 @@ public final class ProxyServer: Service, Sendable {
                             lifecycle: accepted.lifecycle,
                             interception: self.interception,
                             connector: self.connector,
-                            statistics: self.statistics,
+                            requestLog: requestLog,
                             logger: self.logger
                         )
                         group.addTask {

@@ -62,7 +62,7 @@ struct CACommand: ParsableCommand {
 
     static func authority(_ directory: String) throws -> CertificateAuthority {
         do {
-            return try CertificateAuthority.loadOrCreate(directory: directory)
+            return try CertificateAuthority.loadOrCreate(directory: directory, now: Date())
         } catch {
             throw CommandFailure("\(error)")
         }

@@ -10,10 +10,10 @@ import Logging
 final class DevOfflineFixture: Sendable {
     let directory: String
     let store: Store
-    let statistics = ProxyStatistics()
-    let storeFailures = StoreWriteFailures(logger: Logger(label: "test"))
+    let statistics = ProxyStatistics(startedAt: Date())
+    let storeFailures = StoreWriteFailures(logger: Logger(label: "test"), now: { Date() })
     /// A back-off window far longer than any test, so a host backing off stays so on a busy machine.
-    let health = UpstreamHealthRegistry(policy: .init(initialWindow: 3600, maximumWindow: 3600))
+    let health = UpstreamHealthRegistry(policy: .init(initialWindow: 3600, maximumWindow: 3600), now: { Date() })
     let offline = OfflineSwitch(false)
     let jobs = QueuedPrecacheJobs()
     let offlineMisses = OfflineMisses(capacity: 5)

@@ -59,17 +59,18 @@ struct BackoffProbeTests {
 
     @Test("the registry lets one probe a second through per origin: a dead origin's probe does not hold another's")
     func registry() {
-        let registry = UpstreamHealthRegistry(policy: Self.policy)
+        let clock = TestClock(Self.t0)
+        let registry = UpstreamHealthRegistry(policy: Self.policy, now: { clock.now })
         for origin in ["http://a.test", "http://b.test"] {
-            registry.recordConnectFailure(origin: origin, description: "refused", now: Self.t0)
-            registry.recordConnectFailure(origin: origin, description: "refused", now: Self.t0)
+            registry.recordConnectFailure(origin: origin, description: "refused")
+            registry.recordConnectFailure(origin: origin, description: "refused")
         }
-        let now = Self.t0.addingTimeInterval(0.5)
-        #expect(registry.admit(origin: "http://a.test", now: now))
-        #expect(!registry.admit(origin: "http://a.test", now: now))
-        #expect(registry.admit(origin: "http://b.test", now: now))
-        #expect(registry.admit(origin: "http://never-seen.test", now: now))
-        #expect(!registry.shouldAttempt(origin: "http://a.test", now: now), "asking whether it backs off is no probe")
+        clock.advance(by: 0.5)
+        #expect(registry.admit(origin: "http://a.test"))
+        #expect(!registry.admit(origin: "http://a.test"))
+        #expect(registry.admit(origin: "http://b.test"))
+        #expect(registry.admit(origin: "http://never-seen.test"))
+        #expect(!registry.shouldAttempt(origin: "http://a.test"), "asking whether it backs off is no probe")
     }
 
     @Test("the badge: offline mode, the app's origins whose last connection failed, or online")

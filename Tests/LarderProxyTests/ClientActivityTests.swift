@@ -17,7 +17,7 @@ struct ClientActivityTests {
 
     @Test("busy from 50 answers a second since the last look; a look within 100 ms gives the last answer")
     func busyByRate() {
-        let statistics = ProxyStatistics()
+        let statistics = ProxyStatistics(startedAt: Date())
         let start = ContinuousClock.now
         let activity = ClientActivity(statistics: statistics, now: start)
         #expect(!activity.isBusy(now: start + .milliseconds(150)))

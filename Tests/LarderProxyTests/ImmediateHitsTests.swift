@@ -19,7 +19,7 @@ struct ImmediateHitsTests {
         let store: Store
         let proxy: ForwardProxy
         let offline = OfflineSwitch(false)
-        let statistics = ProxyStatistics()
+        let statistics = ProxyStatistics(startedAt: Date())
         let hits: ImmediateHits
 
         init(now: (@Sendable () -> Date)? = nil) throws {
@@ -28,27 +28,30 @@ struct ImmediateHitsTests {
             // steps of a test; ending them by commits is what these tests check.
             self.store = try Store(directory: self.directory, migratingUpTo: nil, lookupTrust: 60)
             let logger = Logger(label: "test")
+            var configuration = ProxyConfiguration()
+            if let now { configuration.now = now }
             let usage = UsageRecorder(store: self.store, logger: logger)
             self.proxy = ForwardProxy(
                 store: self.store,
                 upstream: UnreachableUpstream(),
-                health: UpstreamHealthRegistry(),
+                health: UpstreamHealthRegistry(now: configuration.now),
                 offline: self.offline,
-                configuration: {
-                    var configuration = ProxyConfiguration()
-                    if let now { configuration.now = now }
-                    return configuration
-                }(),
+                configuration: configuration,
                 usage: usage,
                 budget: StoreBudget(store: self.store, budget: nil, usage: usage, logger: logger),
                 background: BackgroundWork(),
                 logger: logger
             )
             self.hits = ImmediateHits(
-                proxy: self.proxy,
+                store: self.store,
+                configuration: self.proxy.configuration,
+                offline: self.offline,
+                usage: usage,
+                smallBodies: self.proxy.smallBodies,
+                freshnessMemo: self.proxy.freshnessMemo,
                 own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
                 rules: RequestRoute.Rules(),
-                log: RequestLog(statistics: self.statistics, logger: logger),
+                log: RequestLog(statistics: self.statistics, logger: logger, now: configuration.now),
                 prepared: PreparedHits()
             )
         }

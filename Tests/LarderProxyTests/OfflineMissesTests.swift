@@ -72,10 +72,10 @@ struct OfflineMissesTests {
             .forward(.uriMiss, status: 200, stored: true), .forward(.uriMiss, status: 503, detail: "upstream-unreachable"),
             .forward(.bypass, detail: "offline"),
         ] {
-            misses.record(head, url: url, cacheStatus: status)
+            misses.record(head, url: url, cacheStatus: status, now: Date())
         }
         #expect(misses.snapshot().isEmpty)
-        misses.record(head, url: url, cacheStatus: .forward(.uriMiss, detail: "upstream-backoff"))
+        misses.record(head, url: url, cacheStatus: .forward(.uriMiss, detail: "upstream-backoff"), now: Date())
         let miss = try #require(misses.snapshot().first)
         #expect(miss.reason == .upstreamBackoff)
         #expect(miss.referer == "http://app.example/")

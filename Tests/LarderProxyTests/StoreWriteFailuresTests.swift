@@ -31,7 +31,7 @@ struct StoreWriteFailuresTests {
     @Test("a burst of failures is one log line, counted and shown; a success ends it")
     func burst() {
         let lines = LogLines()
-        let failures = StoreWriteFailures(logger: Logger(label: "test") { _ in CountingLogHandler(lines: lines) })
+        let failures = StoreWriteFailures(logger: Logger(label: "test") { _ in CountingLogHandler(lines: lines) }, now: { Date() })
         #expect(!failures.isFailing)
         for index in 0..<9_295 {
             failures.record(StoreTestError(), url: "http://a.example/\(index)")

@@ -90,7 +90,7 @@ extension ProxyConnection {
         started: ContinuousClock.Instant
     ) async throws {
         let bypass = CacheStatus.forward(.bypass, detail: "tunnel")
-        if self.proxy.offline.isOffline {
+        if self.offline.isOffline {
             let page = StatusPage(
                 status: .gatewayTimeout,
                 title: "Offline",
@@ -134,7 +134,7 @@ extension ProxyConnection {
         started: ContinuousClock.Instant
     ) async throws {
         let bypass = CacheStatus.forward(.bypass, detail: "tunnel")
-        if self.proxy.offline.isOffline {
+        if self.offline.isOffline {
             self.closeTunnel(host: host, port: port, reason: "Larder is in offline mode, and a tunnel needs the network")
             self.log(head, status: 504, cacheStatus: CacheStatus.forward(.bypass, detail: "offline"), since: started)
             return
@@ -154,22 +154,14 @@ extension ProxyConnection {
         try await Tunnel.splice(client: &iterator, clientOutbound: outbound, upstream: upstream)
     }
 
-    /// Opens the upstream side of a blind tunnel, counting the outcome for back-off.
+    /// Opens the upstream side of a blind tunnel (its outcome counted for back-off).
     private func openTunnelUpstream(host: String, port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        let origin = Self.tunnelOrigin(host: host, port: port)
-        do {
-            let upstream = try await self.connector.openTunnel(
-                host: host,
-                port: port,
-                connectTimeout: self.proxy.configuration.connectTimeout,
-                eventLoop: self.channel.channel.eventLoop
-            )
-            self.proxy.health.recordSuccess(origin: origin)
-            return upstream
-        } catch {
-            self.proxy.health.recordConnectFailure(origin: origin, description: "\(error)")
-            throw error
-        }
+        try await self.connector.openTunnel(
+            host: host,
+            port: port,
+            connectTimeout: self.configuration.connectTimeout,
+            eventLoop: self.channel.channel.eventLoop
+        )
     }
 
     /// Says why a tunnel answered `200` is closed without being served: the client can only see
@@ -184,12 +176,5 @@ extension ProxyConnection {
         var headers = HTTPHeaders()
         ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus)
         return HTTPResponseHead(version: version, status: .init(statusCode: 200, reasonPhrase: "Connection Established"), headers: headers)
-    }
-
-    /// The origin a blind tunnel is counted under for back-off: TLS to `host:port`, as the
-    /// requests inside it would be.
-    static func tunnelOrigin(host: String, port: Int) -> String {
-        let authority = "\(HTTPURL.bracketed(host: host)):\(port)"
-        return (try? HTTPURL(parsing: "https://\(authority)/"))?.origin ?? "https://\(authority)"
     }
 }

@@ -18,18 +18,17 @@ extension ProxyConnection {
         started: ContinuousClock.Instant
     ) async throws {
         guard try await Self.skipBody(&iterator) else { return }
-        let proxy = self.proxy
-        if proxy.offline.isOffline {
+        if self.offline.isOffline {
             let offline = Self.refusalStatus(.offline)
             let paragraphs = ["Larder is in offline mode; a WebSocket needs the network."]
-            proxy.recordOfflineMiss(head, url: url, cacheStatus: offline)
+            self.offlineMisses.record(head, url: url, cacheStatus: offline)
             try await writer.page(
                 StatusPage(status: .gatewayTimeout, title: "Offline", paragraphs: paragraphs, url: url.absoluteString),
                 cacheStatus: offline, close: true)
             self.log(head, status: 504, cacheStatus: offline, since: started)
             return
         }
-        guard proxy.health.admit(origin: url.origin) else {
+        guard self.health.admit(origin: url.origin) else {
             let reason = "Connections to \(url.host) failed repeatedly; Larder waits a while before trying it again."
             try await self.refuseWebSocket(
                 head, url: url, status: .badGateway, reason: reason, unreachable: .upstreamBackoff, writer: writer, started: started)
@@ -39,31 +38,22 @@ extension ProxyConnection {
         let upstream: NIOAsyncChannel<WebSocketUpstreamInbound, WebSocketUpstreamOutbound>
         do {
             upstream = try await self.connector.openWebSocket(
-                host: url.host,
-                port: url.effectivePort,
-                tls: url.scheme == "https",
-                connectTimeout: proxy.configuration.connectTimeout,
-                eventLoop: self.channel.channel.eventLoop
-            )
+                to: url, connectTimeout: self.configuration.connectTimeout, eventLoop: self.channel.channel.eventLoop)
         } catch let error as UpstreamError where error.kind == .tls {
-            // The host was reached: a certificate it cannot prove is no reason to back off from it.
-            proxy.health.recordSuccess(origin: url.origin)
             try await self.refuseWebSocket(
                 head, url: url, status: .badGateway, reason: Self.tlsFailure(url, error.message), writer: writer, started: started)
             return
         } catch {
-            proxy.health.recordConnectFailure(origin: url.origin, description: "\(error)")
             let reason = "Larder could not connect to \(url.host):\(url.effectivePort): \(error)"
             try await self.refuseWebSocket(
                 head, url: url, status: .badGateway, reason: reason, unreachable: .upstreamUnreachable, writer: writer, started: started)
             return
         }
-        proxy.health.recordSuccess(origin: url.origin)
 
+        // A server that takes the connection but never answers must not hold the client forever.
+        let answerTimeout = self.configuration.idleTimeout
         try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
             var upstreamIterator = upstreamInbound.makeAsyncIterator()
-            // A server that takes the connection but never answers must not hold the client forever.
-            let answerTimeout = proxy.configuration.idleTimeout
             let watchdog = upstream.channel.eventLoop.scheduleTask(in: .seconds(answerTimeout.components.seconds)) {
                 upstream.channel.close(promise: nil)
             }
@@ -168,7 +158,7 @@ extension ProxyConnection {
         started: ContinuousClock.Instant
     ) async throws {
         let cacheStatus = Self.refusalStatus(unreachable)
-        self.proxy.recordOfflineMiss(head, url: url, cacheStatus: cacheStatus)
+        self.offlineMisses.record(head, url: url, cacheStatus: cacheStatus)
         let page = StatusPage(status: status, title: "WebSocket not opened", paragraphs: [reason], url: url.absoluteString)
         try await writer.page(page, cacheStatus: cacheStatus, close: true)
         self.log(head, status: Int(status.code), cacheStatus: cacheStatus, since: started)

@@ -11,15 +11,26 @@ import NIOHTTP1
 /// writes its response before reading the next.
 struct ProxyConnection {
     let channel: NIOAsyncChannel<ProxyInbound, ProxyOutbound>
-    let proxy: ForwardProxy
+    /// Serves the forwarded HTTP requests (through its `serve` methods).
+    let forward: ForwardProxy
+    /// The proxy's configuration (with its answered-offline routes).
+    let configuration: ProxyConfiguration
+    let offline: OfflineSwitch
+    /// Whether a WebSocket relay may try an origin (``UpstreamHealthRegistry/admit(origin:)``).
+    let health: UpstreamHealthRegistry
+    let offlineMisses: OfflineMissLog
+    let appOrigins: AppOriginRegistry
+    let learnedQueries: LearnedQueries
+    /// Token values a referer is shown without (``SubstitutedSecrets``).
+    let secrets: SubstitutedSecrets
     let own: RequestRoute.OwnAuthorities
     let rules: RequestRoute.Rules
     let pages: OwnPages
     let lifecycle: ConnectionLifecycle
     let interception: Interception?
-    /// Opens the upstream side of tunnels and WebSocket relays.
-    let connector: UpstreamConnector
-    let statistics: ProxyStatistics
+    /// Opens the upstream side of tunnels and WebSocket relays (their outcomes counted for back-off).
+    let connector: HealthRecordingConnector
+    let requestLog: RequestLog
     let logger: Logger
 
     func run() async {
@@ -71,7 +82,7 @@ struct ProxyConnection {
             }
             if case .forward(let url) = route {
                 // Learns the app's origins from every request, answered from the cache or not.
-                _ = self.proxy.appOrigins.classify(head, url: url)
+                _ = self.appOrigins.classify(head, url: url)
             }
             let keepGoing: Bool
             switch route {
@@ -137,53 +148,53 @@ struct ProxyConnection {
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
             }
             if let preflight = CORSPreflight(method: method, request: head.headers) {
-                let keyed = self.proxy.configuration.preflightServing(preflight, url: url)
-                return try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
+                let keyed = self.configuration.preflightServing(preflight, url: url)
+                return try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
             }
             if head.method == .GET, url.hasGraphQLQuery,
-                let keyed = self.proxy.configuration.keyedServing(
+                let keyed = self.configuration.keyedServing(
                     method: method, url: url, body: nil, headers: head.headers, client: self.client)
             {
-                return try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
+                return try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
             }
             if head.method == .GET || head.method == .HEAD {
-                return try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer)
+                return try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer)
             }
-            let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
-            if let rule = self.proxy.configuration.writeQueue.rule(method: method, key: key, body: []) {
-                return try await self.proxy.serveQueueable(head, url: url, body: ByteBuffer(), rule: rule, writer: writer)
+            let key = CacheKey(url: url, filter: self.configuration.queryFilter)
+            if let rule = self.configuration.writeQueue.rule(method: method, key: key, body: []) {
+                return try await self.forward.serveQueueable(head, url: url, body: ByteBuffer(), rule: rule, writer: writer)
             }
-            return try await self.proxy.serveUncacheable(head, url: url, body: nil, writer: writer)
+            return try await self.forward.serveUncacheable(head, url: url, body: nil, writer: writer)
         }
 
         var readAhead: [ByteBuffer] = []
         let isRead = head.method == .GET || head.method == .HEAD
-        let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
-        let writeQueue = self.proxy.configuration.writeQueue
+        let key = CacheKey(url: url, filter: self.configuration.queryFilter)
+        let writeQueue = self.configuration.writeQueue
         let mayQueue = !isRead && writeQueue.mayQueue(method: method, key: key)
         let contentType = head.headers["content-type"].first
-        if mayQueue || (!isRead && self.proxy.configuration.mayKey(method: method, url: url, contentType: contentType)) {
+        if mayQueue || (!isRead && self.configuration.mayKey(method: method, url: url, contentType: contentType)) {
             switch try await Self.readBody(&iterator, limit: BodyKey.maximumBodySize) {
             case .whole(let body):
                 // A write a rule queues is never answered from the store, whatever keys it.
                 if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: Array(body.readableBytesView)) {
-                    return try await self.proxy.serveQueueable(head, url: url, body: body, rule: rule, writer: writer)
+                    return try await self.forward.serveQueueable(head, url: url, body: body, rule: rule, writer: writer)
                 }
-                let learned = self.proxy.configuration.declaredRequests.isEmpty ? [:] : await self.proxy.learnedQueries.current()
+                let learned = self.configuration.declaredRequests.isEmpty ? [:] : await self.learnedQueries.current()
                 guard
-                    let keyed = self.proxy.configuration.keyedServing(
+                    let keyed = self.configuration.keyedServing(
                         method: method, url: url, body: body, headers: head.headers, client: self.client, learned: learned)
                 else {
                     // A JSON body that is not a GraphQL query says why it is never answered from the store.
                     let detail = JSONMediaType.names(contentType) ? GraphQLRead(body: Array(body.readableBytesView)).notKeyedDetail : nil
-                    return try await self.proxy.serveUncacheable(head, url: url, body: .bytes(body), writer: writer, detail: detail)
+                    return try await self.forward.serveUncacheable(head, url: url, body: .bytes(body), writer: writer, detail: detail)
                 }
-                let outcome = try await self.proxy.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
+                let outcome = try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
                 if let learning = keyed.learning, let status = outcome.cacheStatus?.forwardStatus, (200..<300).contains(status) {
                     // The origin answered the app's own version of a declared request: follow it.
-                    let source = head.headers.first(name: "referer").map { self.proxy.shownSecrets.redacting($0) } ?? "the app's request"
-                    await self.proxy.learnedQueries.learn(
-                        learning.template, name: learning.name, from: source, at: self.proxy.configuration.now())
+                    let source = head.headers.first(name: "referer").map { self.secrets.redacting($0) } ?? "the app's request"
+                    await self.learnedQueries.learn(
+                        learning.template, name: learning.name, from: source, at: self.configuration.now())
                 }
                 return outcome
             case .larger(let chunks):
@@ -196,11 +207,11 @@ struct ProxyConnection {
         // The body is pumped from this task (which owns the connection's iterator) into a
         // channel that the upstream transfer reads at its own pace: backpressure end to end.
         let chunks = AsyncThrowingChannel<ByteBuffer, any Error>()
-        let proxy = self.proxy
+        let forward = self.forward
         return try await withThrowingTaskGroup(of: ForwardProxy.Outcome.self) { group in
             group.addTask {
                 defer { chunks.finish() }
-                return try await proxy.serveUncacheable(head, url: url, body: .stream(chunks, length: declaredLength), writer: writer)
+                return try await forward.serveUncacheable(head, url: url, body: .stream(chunks, length: declaredLength), writer: writer)
             }
             for chunk in readAhead {
                 await chunks.send(chunk)
@@ -330,7 +341,7 @@ struct ProxyConnection {
     }
 
     func log(_ head: HTTPRequestHead, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant) {
-        RequestLog(statistics: self.statistics, logger: self.logger, secrets: self.proxy.shownSecrets).record(
+        self.requestLog.record(
             head, status: status, cacheStatus: cacheStatus, since: started)
     }
 }

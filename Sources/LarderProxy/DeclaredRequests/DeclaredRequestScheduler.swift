@@ -15,17 +15,21 @@ public final class DeclaredRequestScheduler: Service, Sendable {
     private let runner: DeclaredRequestRunner
     private let health: UpstreamHealthRegistry
     private let offline: OfflineSwitch
+    private let now: @Sendable () -> Date
     private let logger: Logger
 
-    /// A scheduler for `requests`, every one of them due at start-up.
+    /// A scheduler for `requests`, every one of them due at start-up, reading the time from `now`
+    /// (the proxy's, ``ProxyConfiguration/now``).
     public init(
         requests: [DeclaredRequest],
         runner: DeclaredRequestRunner,
         health: UpstreamHealthRegistry,
         offline: OfflineSwitch,
+        now: @escaping @Sendable () -> Date,
         logger: Logger
     ) {
-        self.timetable = Mutex(DeclaredRequestTimetable(requests, now: Date()))
+        self.now = now
+        self.timetable = Mutex(DeclaredRequestTimetable(requests, now: now()))
         self.runner = runner
         self.health = health
         self.offline = offline
@@ -39,7 +43,7 @@ public final class DeclaredRequestScheduler: Service, Sendable {
 
     /// Runs `name` as soon as possible; false when no declared request has that name.
     public func refreshNow(_ name: String) -> Bool {
-        self.timetable.withLock { $0.refreshNow(name, now: Date()) }
+        self.timetable.withLock { $0.refreshNow(name, now: self.now()) }
     }
 
     /// Runs requests as they fall due until shutdown (runs under way are then cancelled).
@@ -60,7 +64,7 @@ public final class DeclaredRequestScheduler: Service, Sendable {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
-                    let now = Date()
+                    let now = self.now()
                     let health = self.health
                     let due = self.timetable.withLock { timetable in
                         timetable.takeDue(now: now, offline: self.offline.isOffline) { origin, since in
@@ -80,18 +84,11 @@ public final class DeclaredRequestScheduler: Service, Sendable {
         let outcome = await self.runner.run(request, now: started) { outcome in
             let origin = (try? request.url.render(TextTemplate.Context(now: started, timeZone: request.timeZone)))
                 .flatMap { try? HTTPURL(parsing: $0) }?.origin
-            if let origin {
-                switch outcome {
-                case .stored: self.health.recordSuccess(origin: origin)
-                case .failed(let reason, true): self.health.recordConnectFailure(origin: origin, description: reason)
-                case .failed: break
-                }
-            }
             let succeeded = if case .stored = outcome { true } else { false }
             let unreachable = if case .failed(_, true) = outcome { true } else { false }
             return self.timetable.withLock {
                 $0.finished(
-                    request.name, started: started, succeeded: succeeded, unreachable: unreachable, origin: origin, now: Date(),
+                    request.name, started: started, succeeded: succeeded, unreachable: unreachable, origin: origin, now: self.now(),
                     jitter: Double.random(in: 0..<1))
             }
         }

@@ -116,7 +116,7 @@ public final class OfflineMisses: Sendable {
 
     /// Records `request` when its answer (`cacheStatus`) is an offline miss; any other answer is
     /// ignored.
-    func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?, now: Date = Date()) {
+    func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?, now: Date) {
         guard let reason = Reason(cacheStatus: cacheStatus) else { return }
         self.record(
             url: url, method: request.method.wireName, referer: request.headers.first(name: "referer"), reason: reason,

@@ -65,12 +65,13 @@ public final class ProxyStatistics: Sendable {
     /// How many recent requests are kept.
     public let recentCapacity: Int
     /// When counting began.
-    public let startedAt = Date()
+    public let startedAt: Date
     private let state = Mutex(State())
 
-    /// Creates empty statistics.
-    public init(recentCapacity: Int = 100) {
+    /// Creates empty statistics, counting from `startedAt`.
+    public init(recentCapacity: Int = 100, startedAt: Date) {
         self.recentCapacity = recentCapacity
+        self.startedAt = startedAt
     }
 
     /// Records one answer.

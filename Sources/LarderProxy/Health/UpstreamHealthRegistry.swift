@@ -6,29 +6,34 @@ import Synchronization
 public final class UpstreamHealthRegistry: Sendable {
     private let origins = Mutex<[String: HostHealth]>([:])
     private let policy: HostHealth.Policy
+    private let now: @Sendable () -> Date
 
-    /// Creates an empty registry.
-    public init(policy: HostHealth.Policy = .init()) {
+    /// Creates an empty registry reading the time from `now` (the proxy's, ``ProxyConfiguration/now``).
+    public init(policy: HostHealth.Policy = .init(), now: @escaping @Sendable () -> Date) {
         self.policy = policy
+        self.now = now
     }
 
     /// Whether `origin` is outside a back-off window now (for reports and for rules that only
-    /// look; a request that would go to the network asks ``admit(origin:now:)``).
-    public func shouldAttempt(origin: String, now: Date = Date()) -> Bool {
-        self.origins.withLock { $0[origin]?.shouldAttempt(now: now) ?? true }
+    /// look; a request that would go to the network asks ``admit(origin:)``).
+    public func shouldAttempt(origin: String) -> Bool {
+        let now = self.now()
+        return self.origins.withLock { $0[origin]?.shouldAttempt(now: now) ?? true }
     }
 
     /// Whether a request to `origin` tries the network now: outside a back-off, or as the probe of
     /// one (``HostHealth/admit(now:policy:)``).
-    public func admit(origin: String, now: Date = Date()) -> Bool {
-        self.origins.withLock { hosts in
+    public func admit(origin: String) -> Bool {
+        let now = self.now()
+        return self.origins.withLock { hosts in
             guard hosts[origin] != nil else { return true }
             return hosts[origin]!.admit(now: now, policy: self.policy)
         }
     }
 
     /// Records that `origin` answered.
-    public func recordSuccess(origin: String, now: Date = Date()) {
+    public func recordSuccess(origin: String) {
+        let now = self.now()
         self.origins.withLock { hosts in
             // Most answers come from healthy hosts: avoid a write when nothing changes.
             if let health = hosts[origin], health.consecutiveFailures == 0,
@@ -41,9 +46,23 @@ public final class UpstreamHealthRegistry: Sendable {
     }
 
     /// Records that connecting to `origin` failed.
-    public func recordConnectFailure(origin: String, description: String, now: Date = Date()) {
+    public func recordConnectFailure(origin: String, description: String) {
+        let now = self.now()
         self.origins.withLock { hosts in
             hosts[origin, default: HostHealth()].recordConnectFailure(description, now: now, policy: self.policy)
+        }
+    }
+
+    /// Records what `outcome` of an attempt to reach `origin` shows by `rule`.
+    func record(_ outcome: UpstreamHealthRule.Outcome, origin: String, rule: UpstreamHealthRule) {
+        switch rule.evidence(outcome) {
+        case .reachable:
+            self.recordSuccess(origin: origin)
+        case .unreachable:
+            guard case .failed(let error) = outcome else { preconditionFailure("only a failure shows an origin unreachable") }
+            self.recordConnectFailure(origin: origin, description: "\(error)")
+        case .nothing:
+            break
         }
     }
 

@@ -21,23 +21,30 @@ public struct BenchmarkHitPath: Sendable {
     public init(store: Store) {
         var logger = Logger(label: "larder.benchmark")
         logger.logLevel = .warning
+        let configuration = ProxyConfiguration()
         let usage = UsageRecorder(store: store, logger: logger)
+        let offline = OfflineSwitch(false)
         self.proxy = ForwardProxy(
             store: store,
             upstream: RefusingUpstream(),
-            health: UpstreamHealthRegistry(),
-            offline: OfflineSwitch(false),
-            configuration: ProxyConfiguration(),
+            health: UpstreamHealthRegistry(now: configuration.now),
+            offline: offline,
+            configuration: configuration,
             usage: usage,
             budget: StoreBudget(store: store, budget: nil, usage: usage, logger: logger),
             background: BackgroundWork(),
             logger: logger
         )
         self.hits = ImmediateHits(
-            proxy: self.proxy,
+            store: store,
+            configuration: self.proxy.configuration,
+            offline: offline,
+            usage: usage,
+            smallBodies: self.proxy.smallBodies,
+            freshnessMemo: self.proxy.freshnessMemo,
             own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
             rules: RequestRoute.Rules(),
-            log: RequestLog(statistics: ProxyStatistics(), logger: logger),
+            log: RequestLog(statistics: ProxyStatistics(startedAt: configuration.now()), logger: logger, now: configuration.now),
             prepared: PreparedHits()
         )
     }
@@ -91,11 +98,19 @@ public struct BenchmarkHitPath: Sendable {
     private func immediateAnswer(
         _ head: HTTPRequestHead, tunnel: TunnelOrigin?, allocator: ByteBufferAllocator, preparing: Bool
     ) -> (head: ByteBuffer, body: ByteBuffer?)? {
-        var hits = self.hits
+        let answer: ImmediateHits.Answer?
         if preparing {
-            hits = ImmediateHits(proxy: hits.proxy, own: hits.own, rules: hits.rules, log: hits.log, prepared: PreparedHits())
+            let hits = self.hits
+            answer = ImmediateHits(
+                store: hits.store, configuration: hits.configuration, offline: hits.offline, usage: hits.usage,
+                smallBodies: hits.smallBodies, freshnessMemo: hits.freshnessMemo, own: hits.own, rules: hits.rules, log: hits.log,
+                prepared: PreparedHits()
+            ).answer(head, tunnel: tunnel, allocator: allocator)
+        } else {
+            // Not copied: the server's channel handler answers from the one it holds.
+            answer = self.hits.answer(head, tunnel: tunnel, allocator: allocator)
         }
-        guard let answer = hits.answer(head, tunnel: tunnel, allocator: allocator) else { return nil }
+        guard let answer else { return nil }
         switch answer.body {
         case .bytes(let body):
             return (answer.head, body)

@@ -13,16 +13,13 @@ extension ForwardProxy {
         let refresh = CacheTransaction.backgroundRefresh(of: request)
         self.background.submit {
             defer { self.backgroundRefreshes.end(key) }
-            let requestTime = Date()
+            let requestTime = self.configuration.now()
             do {
                 let response = try await self.upstream.execute(self.upstreamRequest(refresh, url: url, validating: entry))
                 await self.absorb(
                     response, request: refresh, owner: owner, url: url, key: key, strategy: .http, validating: entry,
                     requestTime: requestTime)
             } catch {
-                if let error = error as? UpstreamError, error.isConnectFailure {
-                    self.health.recordConnectFailure(origin: url.origin, description: error.description)
-                }
                 self.logger.debug("background refresh failed", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
             }
         }
@@ -42,7 +39,6 @@ extension ForwardProxy {
         validating: CachedEntry?,
         requestTime: Date
     ) async {
-        self.health.recordSuccess(origin: url.origin)
         let headers = response.head.headers
         let target: CacheTransaction.StoreTarget
         switch CacheTransaction.absorption(
@@ -64,7 +60,7 @@ extension ForwardProxy {
         else {
             return
         }
-        let responseTime = Date()
+        let responseTime = self.configuration.now()
         do {
             for try await chunk in response.body {
                 storing.write(chunk)

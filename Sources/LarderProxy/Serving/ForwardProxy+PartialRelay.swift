@@ -26,7 +26,7 @@ extension ForwardProxy {
         committing: CacheKey?
     ) async throws -> Outcome {
         guard let joining = partial.joining else { preconditionFailure("a completion joins the stored part") }
-        let responseTime = Date()
+        let responseTime = self.configuration.now()
         let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers)
         let stored = partial.result.storedHead(newest: upstreamHeaders)
         let cacheStatus = relay.cacheStatus(

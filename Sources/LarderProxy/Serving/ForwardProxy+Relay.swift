@@ -18,7 +18,7 @@ extension ForwardProxy {
         relay: CacheTransaction.Relay,
         committing: CacheKey? = nil
     ) async throws -> Outcome {
-        let responseTime = Date()
+        let responseTime = self.configuration.now()
         let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers)
         self.learnCORSGrant(from: upstreamHeaders, request: request)
         let declaredLength = upstreamHeaders.contentLength

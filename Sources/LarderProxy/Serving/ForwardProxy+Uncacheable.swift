@@ -29,7 +29,7 @@ extension ForwardProxy {
                 paragraphs: ["Larder is in offline mode; \(head.method.wireName) requests need the network."],
                 url: url.absoluteString
             )
-            self.recordOfflineMiss(head, url: url, cacheStatus: status)
+            self.offlineMissLog.record(head, url: url, cacheStatus: status)
             try await writer.page(
                 page, cacheStatus: status, close: false, isHead: isHead, extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
             return Outcome(status: 504, cacheStatus: status, reusable: true)
@@ -43,43 +43,18 @@ extension ForwardProxy {
         do {
             response = try await self.upstream.execute(request)
         } catch let error as UpstreamError {
-            if error.isConnectFailure {
-                self.health.recordConnectFailure(origin: url.origin, description: error.description)
-            }
             let status = CacheStatus.forward(.method, detail: details("upstream-unreachable"))
             let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
             let page = StatusPage.upstreamFailure(url: url.absoluteString, status: code, reason: error.description, cachedButUnusable: "")
-            self.recordOfflineMiss(head, url: url, cacheStatus: status)
+            self.offlineMissLog.record(head, url: url, cacheStatus: status)
             try await writer.page(
                 page, cacheStatus: status, close: body != nil, isHead: isHead,
                 extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
             return Outcome(status: Int(code.code), cacheStatus: status, reusable: body == nil)
         }
-        self.health.recordSuccess(origin: url.origin)
-        await self.invalidate(after: response.head, url: url)
+        await self.invalidator.invalidate(after: response.head, url: url)
         return try await self.relay(
             response, request: head, writer: writer,
             relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil, detail: detail))
-    }
-
-    /// After an unsafe method succeeds, removes the stored responses it made invalid
-    /// (``UnsafeMethodInvalidation``). Precached entries stay: a manifest lists them, and only a
-    /// precache run changes them. Replayed queued writes invalidate the same way (``WriteReplayer``).
-    func invalidate(after response: UpstreamResponseHead, url: HTTPURL) async {
-        guard UnsafeMethodInvalidation.invalidates(status: response.status) else { return }
-        let urls = UnsafeMethodInvalidation.targets(
-            of: url, location: response.headers["location"], contentLocation: response.headers["content-location"])
-        for target in urls {
-            let key = CacheKey(url: target, filter: self.configuration.queryFilter)
-            if let commit = self.committing.flight(for: key) {
-                // An answer for the key sent just before, still being stored, would outlive the invalidation.
-                _ = await commit.wait(timeout: .seconds(5))
-            }
-            do {
-                try await self.store.removeEntry(for: key, keepingPrecached: true)
-            } catch {
-                self.logger.warning("cannot invalidate", metadata: ["key": "\(key)", "error": "\(error)"])
-            }
-        }
     }
 }

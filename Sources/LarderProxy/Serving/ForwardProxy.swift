@@ -13,6 +13,8 @@ import NIOHTTP1
 /// is offline.
 final class ForwardProxy: Sendable {
     let store: Store
+    /// The origins' upstream, recording what each exchange shows of its origin's health
+    /// (``HealthRecordingUpstream``).
     let upstream: any Upstream
     let health: UpstreamHealthRegistry
     let offline: OfflineSwitch
@@ -32,6 +34,10 @@ final class ForwardProxy: Sendable {
     let smallBodies = SmallBodyCache()
     /// Freshness of recently served stored heads.
     let freshnessMemo = FreshnessMemo()
+    /// Removes what successful unsafe methods made invalid.
+    var invalidator: CacheInvalidator {
+        CacheInvalidator(store: self.store, committing: self.committing, queryFilter: self.configuration.queryFilter, logger: self.logger)
+    }
     /// Runs what outlives a request: background refreshes, answers that came after a timeout.
     let background: BackgroundWork
     /// What the cache could not answer while the origin could not, for /dev/offline.
@@ -40,6 +46,10 @@ final class ForwardProxy: Sendable {
     let browserMisses = OfflineMisses(capacity: 50)
     /// Which requests are the app's and which the browser's own.
     let appOrigins = AppOriginRegistry()
+    /// Where offline misses go: ``offlineMisses`` or ``browserMisses``.
+    var offlineMissLog: OfflineMissLog {
+        OfflineMissLog(appOrigins: self.appOrigins, app: self.offlineMisses, browser: self.browserMisses, now: self.configuration.now)
+    }
     /// The CORS grants origins gave page origins, for Larder's answers in their place.
     let corsGrants: CORSGrants
     /// The app's own bodies of declared GraphQL requests.
@@ -70,7 +80,7 @@ final class ForwardProxy: Sendable {
         configuration.answeredOffline = AnsweredOfflineRoutes(directory: store.directory, logger: logger)
         self.configuration = configuration
         self.logger = logger
-        self.storeFailures = StoreWriteFailures(logger: logger)
+        self.storeFailures = StoreWriteFailures(logger: logger, now: configuration.now)
         self.corsGrants = CORSGrants(store: store, logger: logger)
         self.learnedQueries = LearnedQueries(store: store, logger: logger)
         self.shownSecrets = SubstitutedSecrets(configuration.declaredRequests, environment: ProcessInfo.processInfo.environment)
@@ -133,7 +143,7 @@ final class ForwardProxy: Sendable {
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
                 offlineRule: route?.offline ?? .relaxed,
                 offline: self.offline.isOffline,
-                backingOff: !self.health.shouldAttempt(origin: url.origin, now: now),
+                backingOff: !self.health.shouldAttempt(origin: url.origin),
                 now: now,
                 keyed: keyed?.request.reason,
                 partial: partial
@@ -172,14 +182,14 @@ final class ForwardProxy: Sendable {
                 {
                     return answered
                 }
-                self.recordOfflineMiss(head, url: url, cacheStatus: cacheStatus)
+                self.offlineMissLog.record(head, url: url, cacheStatus: cacheStatus)
                 let page = Self.statusPage(page, url: url)
                 try await writer.page(
                     page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD,
                     extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
                 return Outcome(status: Int(page.status.code), cacheStatus: cacheStatus, reusable: true)
             case .mayProbe:
-                action = transaction.probeAnswered(admitted: self.health.admit(origin: url.origin), now: Date())
+                action = transaction.probeAnswered(admitted: self.health.admit(origin: url.origin), now: self.configuration.now())
             case .joinInFlight:
                 switch self.inFlight.join(key) {
                 case .leader(let flight):
@@ -190,18 +200,17 @@ final class ForwardProxy: Sendable {
                     if await flight.wait(timeout: self.configuration.idleTimeout) {
                         shared = await self.lookup(key, request: head, owner: owner).candidate
                     }
-                    action = transaction.followerWoke(shared, now: Date())
+                    action = transaction.followerWoke(shared, now: self.configuration.now())
                 }
             case .fetch(let plan):
                 // A 206 that could not complete the stored part is dropped (its transfer cancelled).
                 response = nil
-                let requestTime = Date()
+                let requestTime = self.configuration.now()
                 do {
                     let request = self.upstreamRequest(head, url: url, validating: plan.validating, keyed: keyed, range: plan.range)
                     let result = try await self.relayingInterim(request, client: head, writer: writer) { request in
                         try await self.fetch(
                             request,
-                            origin: url.origin,
                             headTimeout: plan.headTimeout,
                             late: { late in
                                 await self.absorb(
@@ -211,24 +220,21 @@ final class ForwardProxy: Sendable {
                     }
                     switch result {
                     case .response(let answer):
-                        self.health.recordSuccess(origin: url.origin)
                         response = answer
                         let headers = answer.head.headers
                         action = transaction.upstreamAnswered(
-                            status: answer.head.status, headers: headers, requestTime: requestTime, now: Date())
+                            status: answer.head.status, headers: headers, requestTime: requestTime, now: self.configuration.now())
                     case .timedOut:
-                        action = transaction.upstreamTimedOut(now: Date())
+                        action = transaction.upstreamTimedOut(now: self.configuration.now())
                     }
                 } catch let error as UpstreamError {
-                    if error.isConnectFailure {
-                        self.health.recordConnectFailure(origin: url.origin, description: error.description)
-                    }
                     action = transaction.upstreamFailed(
-                        isTimeout: error.kind == .timeout || error.kind == .connectTimeout, description: error.description, now: Date())
+                        isTimeout: error.kind == .timeout || error.kind == .connectTimeout, description: error.description,
+                        now: self.configuration.now())
                 }
             case .mergeNotModified(let entry):
                 guard let response else { preconditionFailure("a merge follows an answer") }
-                action = transaction.merged(await self.refresh(entry, with: response, requestTime: Date()))
+                action = transaction.merged(await self.refresh(entry, with: response, requestTime: self.configuration.now()))
             case .relay(var relay):
                 guard let response else { preconditionFailure("a relay follows an answer") }
                 // Asked only of a fetch over a precached copy (never on a hit): the store would
@@ -243,13 +249,6 @@ final class ForwardProxy: Sendable {
                 return outcome
             }
         }
-    }
-
-    /// Records `request` when its answer (`cacheStatus`) is an offline miss: the app's in
-    /// ``offlineMisses``, the browser's own in ``browserMisses``.
-    func recordOfflineMiss(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?) {
-        let misses = self.appOrigins.initiator(of: request, url: url) == .app ? self.offlineMisses : self.browserMisses
-        misses.record(request, url: url, cacheStatus: cacheStatus)
     }
 
     /// The page for an answer without a stored body.
@@ -299,9 +298,10 @@ final class ForwardProxy: Sendable {
     func refresh(_ entry: CachedEntry, with response: UpstreamResponse, requestTime: Date) async -> CachedEntry? {
         let fields = response.head.headers
         let headers = NotModifiedMerge.merge(stored: entry.headers, notModified: HopByHopHeaders.removing(from: fields))
+        let responseTime = self.configuration.now()
         do {
             return try await self.store.refreshHead(
-                key: entry.key, bodyHash: entry.bodyHash, headers: headers, requestTime: requestTime, responseTime: Date())
+                key: entry.key, bodyHash: entry.bodyHash, headers: headers, requestTime: requestTime, responseTime: responseTime)
         } catch {
             self.logger.warning("cannot refresh a revalidated entry", metadata: ["key": "\(entry.key)", "error": "\(error)"])
             return nil
@@ -386,11 +386,11 @@ final class ForwardProxy: Sendable {
 
     /// Sends the request and waits for the response head, at most `headTimeout` when given. On a
     /// timeout (or when this task is cancelled) the request goes on as background work, whose
-    /// answer goes to `late`; how it ends still counts for `origin`'s back-off, so an origin that
-    /// drops connections backs off even when every client was answered from the cache meanwhile.
+    /// answer goes to `late`; how it ends still counts for its origin's back-off (``upstream``
+    /// records it), so an origin that drops connections backs off even when every client was
+    /// answered from the cache meanwhile.
     private func fetch(
         _ request: UpstreamRequest,
-        origin: String,
         headTimeout: Duration?,
         late: @escaping @Sendable (UpstreamResponse) async -> Void
     ) async throws -> FetchResult {
@@ -400,7 +400,6 @@ final class ForwardProxy: Sendable {
         }
         let handOff = HandOff<Result<UpstreamResponse, any Error>>()
         let logger = self.logger
-        let health = self.health
         self.background.submit {
             let result: Result<UpstreamResponse, any Error>
             do {
@@ -412,12 +411,8 @@ final class ForwardProxy: Sendable {
             case nil:
                 break
             case .success(let response)?:
-                health.recordSuccess(origin: origin)
                 await late(response)
             case .failure(let error)?:
-                if let error = error as? UpstreamError, error.isConnectFailure {
-                    health.recordConnectFailure(origin: origin, description: error.description)
-                }
                 logger.debug("late answer failed", metadata: ["url": "\(request.url)", "error": "\(error)"])
             }
         }

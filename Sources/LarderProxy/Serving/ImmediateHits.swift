@@ -10,7 +10,14 @@ import NIOHTTP1
 /// its file by `sendfile`), varying on no request header, that the default strategy serves without the network. Everything else, and anything in doubt, goes the ordinary way; answers are the
 /// same either way.
 struct ImmediateHits: Sendable {
-    let proxy: ForwardProxy
+    let store: Store
+    /// The proxy's configuration (with its answered-offline routes): routes, the query filter,
+    /// declared GETs, the clock.
+    let configuration: ProxyConfiguration
+    let offline: OfflineSwitch
+    let usage: UsageRecorder
+    let smallBodies: SmallBodyCache
+    let freshnessMemo: FreshnessMemo
     let own: RequestRoute.OwnAuthorities
     let rules: RequestRoute.Rules
     let log: RequestLog
@@ -43,7 +50,7 @@ struct ImmediateHits: Sendable {
     ///   targets are origin-form); nil for a request to the proxy itself.
     func answer(_ head: HTTPRequestHead, tunnel: TunnelOrigin? = nil, allocator: ByteBufferAllocator) -> Answer? {
         let started = ContinuousClock.now
-        guard head.method == .GET || head.method == .HEAD, !self.proxy.offline.isOffline else {
+        guard head.method == .GET || head.method == .HEAD, !self.offline.isOffline else {
             return nil
         }
         let target: String
@@ -62,7 +69,7 @@ struct ImmediateHits: Sendable {
         if !hit.contentEncoding.isEmpty {
             guard EncodingNegotiation.plan(contentEncoding: hit.contentEncoding, request: head.headers) == .asIs else { return nil }
         }
-        let now = self.proxy.configuration.now()
+        let now = self.configuration.now()
         // The ordinary path's decision; anything but an answer from the cache goes that way.
         guard
             case .answerFromCache(let detail) = CacheTransaction.hitDecision(
@@ -82,7 +89,7 @@ struct ImmediateHits: Sendable {
                 body = .file(file)
             }
         }
-        let (age, cacheStatus) = self.proxy.usage.answered(hit.key, freshness: hit.freshness, now: now, detail: detail)
+        let (age, cacheStatus) = self.usage.answered(hit.key, freshness: hit.freshness, now: now, detail: detail)
         let close = !head.isKeepAlive
 
         var bytes = allocator.buffer(capacity: hit.headerBlock.readableBytes + 128)
@@ -103,16 +110,16 @@ struct ImmediateHits: Sendable {
     /// The prepared hit for the request's absolute `target`: the one kept while it holds, else one
     /// made now from what the store remembers, when the target qualifies.
     private func preparedHit(for head: HTTPRequestHead, target: String, tunnel: TunnelOrigin?) -> PreparedHits.Hit? {
-        if let hit = self.prepared.hit(for: target), self.proxy.store.holds(hit.validity) {
+        if let hit = self.prepared.hit(for: target), self.store.holds(hit.validity) {
             return self.own.matches(host: hit.host, port: hit.port) ? nil : hit
         }
         let route =
             tunnel.map { RequestRoute.classifyInTunnel(head, scheme: $0.scheme, host: $0.host, port: $0.port, rules: self.rules) }
             ?? RequestRoute.classify(head, own: self.own, rules: self.rules)
         guard case .forward(let url) = route else { return nil }
-        let key = CacheKey(url: url, filter: self.proxy.configuration.queryFilter)
-        guard self.proxy.configuration.route(for: key)?.changesOnlineAnswers != true,
-            let lookup = self.proxy.store.rememberedLookup(of: key),
+        let key = CacheKey(url: url, filter: self.configuration.queryFilter)
+        guard self.configuration.route(for: key)?.changesOnlineAnswers != true,
+            let lookup = self.store.rememberedLookup(of: key),
             lookup.entries.count == 1, let entry = lookup.entries.first, Self.isSelectedWhateverTheRequest(entry),
             entry.status == 200
         else { return nil }
@@ -120,9 +127,9 @@ struct ImmediateHits: Sendable {
         // 1.7 times the requests/s of reading them through the thread pool). Smaller ones are
         // faster from memory: at 64 KiB, opening the file for each answer cost a quarter of them.
         let body: PreparedHits.Body
-        if entry.bodySize > self.proxy.smallBodies.maximumBodySize {
+        if entry.bodySize > self.smallBodies.maximumBodySize {
             body = .file(path: entry.bodyPath, size: entry.bodySize)
-        } else if let bytes = self.proxy.smallBodies.body(hash: entry.bodyHash), Int64(bytes.readableBytes) == entry.bodySize {
+        } else if let bytes = self.smallBodies.body(hash: entry.bodyHash), Int64(bytes.readableBytes) == entry.bodySize {
             body = .memory(bytes)
         } else {
             return nil
@@ -131,12 +138,12 @@ struct ImmediateHits: Sendable {
         // The ordinary path's strategy and decision (a route that sets a strategy kept this request
         // off this path); prepared only while that decision answers from the cache, and every
         // answer decides again.
-        let now = self.proxy.configuration.now()
+        let now = self.configuration.now()
         let strategy = CacheTransaction.strategy(
             url: url, candidate: entry, routeStrategy: nil, keyed: false, mayUseStore: true,
-            declaredGet: self.proxy.configuration.declaresGet(key, now: now))
+            declaredGet: self.configuration.declaresGet(key, now: now))
         let context = CacheTransaction.plainContext(strategy)
-        let freshness = self.proxy.freshness(of: entry)
+        let freshness = self.freshnessMemo.freshness(of: entry)
         guard
             case .answerFromCache = CacheTransaction.hitDecision(
                 context, stored: freshness, precached: entry.kind == .precached, routed: false, now: now)

@@ -7,6 +7,8 @@ import NIOHTTP1
 struct RequestLog: Sendable {
     let statistics: ProxyStatistics
     let logger: Logger
+    /// The clock requests are dated by (the proxy's).
+    let now: @Sendable () -> Date
     /// Token values the URL is recorded and logged without (a client may send the URL a declared
     /// request's `{{env:NAME}}` made).
     var secrets = SubstitutedSecrets.none
@@ -21,7 +23,7 @@ struct RequestLog: Sendable {
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         self.statistics.record(
             ProxyStatistics.RecentRequest(
-                time: Date(),
+                time: self.now(),
                 method: head.method.wireName,
                 url: url,
                 status: status,

@@ -28,9 +28,12 @@ public final class StoreWriteFailures: Sendable {
 
     private let state = Mutex(State())
     private let logger: Logger
+    private let now: @Sendable () -> Date
 
-    init(logger: Logger) {
+    /// Failures logged to `logger`, dated by `now` (the proxy's clock).
+    init(logger: Logger, now: @escaping @Sendable () -> Date) {
         self.logger = logger
+        self.now = now
     }
 
     /// The failures since the last stored response, or nil.
@@ -46,6 +49,7 @@ public final class StoreWriteFailures: Sendable {
     /// Records that the response for `url` was not stored because of `error`.
     func record(_ error: any Error, url: String) {
         let now = ContinuousClock.now
+        let date = self.now()
         let unlogged: Int? = self.state.withLock { state in
             let description = "\(error)"
             if var problem = state.problem {
@@ -53,7 +57,7 @@ public final class StoreWriteFailures: Sendable {
                 problem.lastError = description
                 state.problem = problem
             } else {
-                state.problem = Problem(since: Date(), failures: 1, lastError: description)
+                state.problem = Problem(since: date, failures: 1, lastError: description)
             }
             if let last = state.lastLogged, now - last < Self.logInterval {
                 state.unlogged += 1

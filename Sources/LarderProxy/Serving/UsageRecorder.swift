@@ -12,6 +12,7 @@ final class UsageRecorder: Sendable {
     private let interval: Duration
     private let logger: Logger
 
+    /// A recorder writing to `store` every `interval`; each use is dated by the caller's clock.
     init(store: Store, interval: Duration = .seconds(5), logger: Logger) {
         self.store = store
         self.interval = interval

@@ -87,7 +87,7 @@ public final class CertificateAuthority: Sendable {
     /// - Parameters:
     ///   - directory: The cache directory; it is created if missing.
     ///   - now: The current time, for the validity check and a new CA's dates.
-    public static func loadOrCreate(directory: String, now: Date = Date()) throws -> CertificateAuthority {
+    public static func loadOrCreate(directory: String, now: Date) throws -> CertificateAuthority {
         let files = CertificateAuthorityDirectory(cacheDirectory: directory)
         let existing = files.existingFiles()
         if !existing.certificate && !existing.privateKey {
@@ -126,7 +126,7 @@ public final class CertificateAuthority: Sendable {
     ///   - now: The current time.
     /// - Throws: ``CertificateAuthorityError`` of kind ``CertificateAuthorityError/Kind/invalidHost`` for a host
     ///   that is not a valid DNS name or IP address.
-    public func issueLeaf(for host: String, now: Date = Date()) throws -> LeafCertificate {
+    public func issueLeaf(for host: String, now: Date) throws -> LeafCertificate {
         try self.issueLeaf(for: try InterceptionHost(host), now: now)
     }
 

@@ -15,7 +15,7 @@ public final class InterceptionCertificates: Sendable {
     public let authority: CertificateAuthority
 
     private let cache: Mutex<LeastRecentlyUsedCache<String, HostCredentials>>
-    private let clock: @Sendable () -> Date
+    private let now: @Sendable () -> Date
 
     /// A cached leaf is replaced once it would expire within this interval.
     static let renewalMargin: TimeInterval = 86_400
@@ -32,14 +32,10 @@ public final class InterceptionCertificates: Sendable {
     /// - Parameters:
     ///   - authority: The CA that signs the leaves.
     ///   - capacity: The most hosts kept; the least recently used host is forgotten beyond that.
-    public convenience init(authority: CertificateAuthority, capacity: Int = 1000) {
-        self.init(authority: authority, capacity: capacity, clock: { Date() })
-    }
-
-    /// Creates an empty cache reading the time from `clock` (for tests).
-    init(authority: CertificateAuthority, capacity: Int, clock: @escaping @Sendable () -> Date) {
+    ///   - now: The clock leaves are dated and renewed by (the proxy's, ``ProxyConfiguration/now``).
+    public init(authority: CertificateAuthority, capacity: Int = 1000, now: @escaping @Sendable () -> Date) {
         self.authority = authority
-        self.clock = clock
+        self.now = now
         self.cache = Mutex(LeastRecentlyUsedCache(capacity: capacity))
     }
 
@@ -80,7 +76,7 @@ public final class InterceptionCertificates: Sendable {
     }
 
     private func credentials(for host: InterceptionHost) throws(CertificateAuthorityError) -> HostCredentials {
-        let now = self.clock()
+        let now = self.now()
         let usableUntil = now + Self.renewalMargin
         if let cached = self.cache.withLock({ $0.value(for: host.name) }),
             cached.leaf.certificate.notValidAfter > usableUntil

@@ -44,7 +44,7 @@ extension ForwardProxy {
         }
         let queueAtOnce = WriteQueueDecision.queuesAtOnce(
             offline: self.offline.isOffline,
-            backingOff: !self.health.shouldAttempt(origin: origin, now: Date()),
+            backingOff: !self.health.shouldAttempt(origin: origin),
             originHasPending: originHasPending
         )
         if queueAtOnce {
@@ -53,12 +53,12 @@ extension ForwardProxy {
         var request = UpstreamRequest(method: head.method.wireName, url: url.absoluteString, headers: headers.fields, body: .bytes(body))
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
-        let response = await self.attemptWrite(request, origin: origin)
+        let response = await self.attemptWrite(request)
         let attempt: WriteQueueDecision.Attempt = response.map { .answered(status: $0.head.status) } ?? .unanswered
         guard let response, !WriteQueueDecision.queues(after: attempt, queueOn5xx: rule.queueOn5xx) else {
             return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
         }
-        await self.invalidate(after: response.head, url: url)
+        await self.invalidator.invalidate(after: response.head, url: url)
         return try await self.relay(
             response, request: head, writer: writer,
             relay: CacheTransaction.Relay(forwardReason: .method, storeAs: nil, notStoredReason: nil))
@@ -66,22 +66,12 @@ extension ForwardProxy {
 
     /// Sends a write and waits for the response head at most the network timeout; nil when none
     /// came (the attempt is then cancelled: the write is queued and replayed with the same key).
-    private func attemptWrite(_ request: UpstreamRequest, origin: String) async -> UpstreamResponse? {
+    private func attemptWrite(_ request: UpstreamRequest) async -> UpstreamResponse? {
         let upstream = self.upstream
-        let health = self.health
         let timeout = self.configuration.networkTimeout
         return await withTaskGroup(of: UpstreamResponse?.self) { group in
             group.addTask {
-                do {
-                    let response = try await upstream.execute(request)
-                    health.recordSuccess(origin: origin)
-                    return response
-                } catch {
-                    if let error = error as? UpstreamError, error.isConnectFailure {
-                        health.recordConnectFailure(origin: origin, description: error.description)
-                    }
-                    return nil
-                }
+                try? await upstream.execute(request)
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
@@ -113,7 +103,7 @@ extension ForwardProxy {
             body: bytes,
             supersedeKey: rule.supersedeValue(url: url, headers: headers.fields, body: bytes, filter: self.configuration.queryFilter),
             terminal: rule.terminal,
-            createdAt: Date()
+            createdAt: self.configuration.now()
         )
         let queued: QueuedWrite
         do {

@@ -14,7 +14,15 @@ import Synchronization
 /// returned) or retry-now was asked. Nothing is sent in offline mode. Each look also dead-letters
 /// the writes older than the retention.
 public final class WriteReplayer: Service, Sendable {
-    private let proxy: ForwardProxy
+    private let store: Store
+    /// Sends the replays (their outcomes counted for back-off).
+    private let upstream: any Upstream
+    /// The queue's settings, the upstream timeouts and the clock.
+    private let configuration: ProxyConfiguration
+    private let offline: OfflineSwitch
+    /// Whose answers since a failure end that origin's back-off.
+    private let health: UpstreamHealthRegistry
+    private let invalidator: CacheInvalidator
     private let timetable: Mutex<WriteReplayTimetable>
     /// Writes to replay at the next look, whatever their origin's back-off (``retryNow(id:)``).
     private let retries = Mutex<Set<Int64>>([])
@@ -22,16 +30,30 @@ public final class WriteReplayer: Service, Sendable {
     /// Counts replay outcomes for /metrics.
     private let metrics: ProxyMetrics?
 
-    init(proxy: ForwardProxy, metrics: ProxyMetrics? = nil, logger: Logger) {
-        self.proxy = proxy
+    init(
+        store: Store,
+        upstream: any Upstream,
+        configuration: ProxyConfiguration,
+        offline: OfflineSwitch,
+        health: UpstreamHealthRegistry,
+        invalidator: CacheInvalidator,
+        metrics: ProxyMetrics? = nil,
+        logger: Logger
+    ) {
+        self.store = store
+        self.upstream = upstream
+        self.configuration = configuration
+        self.offline = offline
+        self.health = health
+        self.invalidator = invalidator
         self.metrics = metrics
-        self.timetable = Mutex(WriteReplayTimetable(backoff: proxy.configuration.writeQueue.backoff))
+        self.timetable = Mutex(WriteReplayTimetable(backoff: configuration.writeQueue.backoff))
         self.logger = logger
     }
 
     /// How much the queue keeps (the config's `queue.maxWrites` and `queue.maxBytes`), for the reports.
     public var limits: WriteQueueLimits {
-        self.proxy.configuration.writeQueue.limits
+        self.configuration.writeQueue.limits
     }
 
     /// Where each origin with a failing head stands (an origin absent is replayed at the next look).
@@ -54,20 +76,20 @@ public final class WriteReplayer: Service, Sendable {
     public func run() async {
         do {
             // A crash during a replay left its write marked in flight: it is pending again.
-            try await self.proxy.store.resetInFlightWrites()
+            try await self.store.resetInFlightWrites()
         } catch {
             self.logger.error("cannot reset queued writes left in flight", metadata: ["error": "\(error)"])
         }
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
-                    for origin in await self.look(now: Date()) {
+                    for origin in await self.look(now: self.configuration.now()) {
                         group.addTask { await self.drain(origin) }
                     }
-                    let now = Date()
+                    let now = self.configuration.now()
                     let second = now.addingTimeInterval(1)
                     let wake = min(second, self.timetable.withLock { $0.earliestAttempt(after: now) } ?? second)
-                    try? await Task.sleep(for: .seconds(max(wake.timeIntervalSinceNow, 0.01)))
+                    try? await Task.sleep(for: .seconds(max(wake.timeIntervalSince(now), 0.01)))
                 }
             }
         }
@@ -75,13 +97,13 @@ public final class WriteReplayer: Service, Sendable {
 
     /// Expires what outlived the retention, then takes the origins due for a drain.
     private func look(now: Date) async -> [String] {
-        let store = self.proxy.store
+        let store = self.store
         do {
             // One indexed read a second while nothing is queued: the expiry is a write, and only
             // pending writes expire.
             var pending = try await store.pendingWriteOrigins()
             if !pending.isEmpty {
-                let retention = self.proxy.configuration.writeQueue.retention.seconds
+                let retention = self.configuration.writeQueue.retention.seconds
                 let expired = try await store.expireWrites(createdBefore: now.addingTimeInterval(-retention))
                 if expired > 0 {
                     self.logger.warning("queued writes expired (dead-lettered)", metadata: ["count": "\(expired)"])
@@ -92,8 +114,8 @@ public final class WriteReplayer: Service, Sendable {
             if try await self.takeRetries() {
                 pending = try await store.pendingWriteOrigins()
             }
-            guard !self.proxy.offline.isOffline, !pending.isEmpty else { return [] }
-            let health = self.proxy.health.snapshot()
+            guard !self.offline.isOffline, !pending.isEmpty else { return [] }
+            let health = self.health.snapshot()
             return self.timetable.withLock { timetable in
                 timetable.takeDue(pending, now: now) { origin, since in
                     health[origin]?.lastSuccess.map { $0 > since } ?? false
@@ -117,9 +139,9 @@ public final class WriteReplayer: Service, Sendable {
         }
         guard !ids.isEmpty else { return false }
         for id in ids.sorted() {
-            guard let write = try await self.proxy.store.queuedWrite(id: id) else { continue }
+            guard let write = try await self.store.queuedWrite(id: id) else { continue }
             if write.state == .deadLetter {
-                _ = try await self.proxy.store.retryWrite(id: id)
+                _ = try await self.store.retryWrite(id: id)
             }
             self.timetable.withLock { $0.retryNow(write.origin) }
         }
@@ -129,15 +151,15 @@ public final class WriteReplayer: Service, Sendable {
     /// Replays `origin`'s writes in order until its queue is empty, its head fails, or the proxy goes offline.
     private func drain(_ origin: String) async {
         defer { self.timetable.withLock { $0.finished(origin) } }
-        while !Task.isCancelled, !self.proxy.offline.isOffline {
+        while !Task.isCancelled, !self.offline.isOffline {
             do {
-                guard let write = try await self.proxy.store.nextPendingWrite(origin: origin) else { return }
+                guard let write = try await self.store.nextPendingWrite(origin: origin) else { return }
                 guard try await self.replay(write) else { return }
             } catch is CancellationError {
                 return
             } catch {
                 self.logger.error("cannot replay a queued write", metadata: ["origin": "\(origin)", "error": "\(error)"])
-                self.timetable.withLock { $0.failed(origin, error: "\(error)", now: Date()) }
+                self.timetable.withLock { $0.failed(origin, error: "\(error)", now: self.configuration.now()) }
                 return
             }
         }
@@ -145,10 +167,10 @@ public final class WriteReplayer: Service, Sendable {
 
     /// Sends `write` once and records what its answer means; false when its origin must wait.
     private func replay(_ write: QueuedWrite) async throws -> Bool {
-        let store = self.proxy.store
+        let store = self.store
         // A claim persisted before sending: a crash from here on leaves the write pending with
         // this attempt counted; a write superseded, dropped or expired since it was read is skipped.
-        guard try await store.beginDelivery(id: write.id, at: Date()) else { return true }
+        guard try await store.beginDelivery(id: write.id, at: self.configuration.now()) else { return true }
         let body: [UInt8]
         do {
             body = try await store.writeBody(write)
@@ -167,14 +189,14 @@ public final class WriteReplayer: Service, Sendable {
 
     /// Records what the answer to `write` means; false when its origin must wait.
     private func settle(_ write: QueuedWrite, verdict: ReplayVerdict, response: UpstreamResponse?) async throws -> Bool {
-        let store = self.proxy.store
+        let store = self.store
         switch verdict {
         case .delivered:
             // The duplicate window (docs/SERVING.md): from the origin's answer until this commit.
             try await store.completeWrite(id: write.id)
             self.timetable.withLock { $0.answered(write.origin) }
             if let response, let url = try? HTTPURL(parsing: write.url) {
-                await self.proxy.invalidate(after: response.head, url: url)
+                await self.invalidator.invalidate(after: response.head, url: url)
             }
             self.logger.notice("queued write delivered", metadata: ["id": "\(write.id)", "url": "\(write.url)"])
             return true
@@ -185,7 +207,7 @@ public final class WriteReplayer: Service, Sendable {
             return true
         case .retry(let reason):
             try await store.recordFailedDelivery(id: write.id, error: reason)
-            self.timetable.withLock { $0.failed(write.origin, error: reason, now: Date(), unreachable: response == nil) }
+            self.timetable.withLock { $0.failed(write.origin, error: reason, now: self.configuration.now(), unreachable: response == nil) }
             self.logger.info("queued write not delivered yet", metadata: ["id": "\(write.id)", "reason": "\(reason)"])
             return false
         }
@@ -199,18 +221,14 @@ public final class WriteReplayer: Service, Sendable {
             headers: write.headers,
             body: body.isEmpty ? nil : .bytes(ByteBuffer(bytes: body))
         )
-        request.connectTimeout = self.proxy.configuration.connectTimeout
-        request.idleTimeout = self.proxy.configuration.idleTimeout
+        request.connectTimeout = self.configuration.connectTimeout
+        request.idleTimeout = self.configuration.idleTimeout
         let response: UpstreamResponse
         do {
-            response = try await self.proxy.upstream.execute(request)
+            response = try await self.upstream.execute(request)
         } catch {
-            if let error = error as? UpstreamError, error.isConnectFailure {
-                self.proxy.health.recordConnectFailure(origin: write.origin, description: error.description)
-            }
             return (ReplayVerdict.networkError("\(error)"), nil)
         }
-        self.proxy.health.recordSuccess(origin: write.origin)
         // The status is the origin's verdict; its body is read and dropped so the transfer ends
         // before the write is settled, and a body cut short changes nothing.
         do {

@@ -12,7 +12,7 @@ struct CertificateAuthorityTests {
     @Test("first use creates ca/ca.pem (0644) and ca/ca-key.pem (0600) in a 0700 directory")
     func createsFilesWithModes() throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
 
         #expect(authority.certificatePath == directory.certificatePath)
         #expect(authority.privateKeyPath == directory.privateKeyPath)
@@ -39,7 +39,7 @@ struct CertificateAuthorityTests {
     func createsCacheDirectory() throws {
         let directory = try TLSTestDirectory()
         let cache = directory.path + "/nested/cache"
-        let authority = try CertificateAuthority.loadOrCreate(directory: cache)
+        let authority = try CertificateAuthority.loadOrCreate(directory: cache, now: Date())
         #expect(FileManager.default.fileExists(atPath: authority.certificatePath))
         #expect(try permissions(of: cache + "/ca") == 0o700)
     }
@@ -79,7 +79,7 @@ struct CertificateAuthorityTests {
     @Test("openssl reads the CA as a self-signed CA with the expected extensions")
     func opensslAcceptsAuthority() async throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
 
         let verify = try await runOpenSSL(["verify", "-CAfile", authority.certificatePath, authority.certificatePath])
         #expect(verify.status == 0, "\(verify.output)")
@@ -94,25 +94,25 @@ struct CertificateAuthorityTests {
     @Test("a second call loads the same CA and leaves the files untouched")
     func reloadsIdentical() throws {
         let directory = try TLSTestDirectory()
-        let first = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let first = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         let keyBefore = try Data(contentsOf: URL(fileURLWithPath: directory.privateKeyPath))
         let certificateBefore = try Data(contentsOf: URL(fileURLWithPath: directory.certificatePath))
 
-        let second = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let second = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
 
         #expect(second.certificate == first.certificate)
         #expect(try second.pem() == first.pem())
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.privateKeyPath)) == keyBefore)
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.certificatePath)) == certificateBefore)
         // The reloaded key signs leaves the original certificate verifies.
-        let leaf = try second.issueLeaf(for: "games.example").certificate
+        let leaf = try second.issueLeaf(for: "games.example", now: Date()).certificate
         #expect(first.certificate.publicKey.isValidSignature(leaf.signature, for: leaf))
     }
 
     @Test("PEM export equals ca.pem and DER export decodes to the same certificate")
     func exports() throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
 
         #expect(try authority.pem() == String(contentsOfFile: directory.certificatePath, encoding: .utf8))
         let der = try authority.der()
@@ -127,11 +127,11 @@ struct CertificateAuthorityTests {
     )
     func refusesOpenKeyPermissions(mode: Int) throws {
         let directory = try TLSTestDirectory()
-        _ = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        _ = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: directory.privateKeyPath)
 
         let error = #expect(throws: CertificateAuthorityError.self) {
-            try CertificateAuthority.loadOrCreate(directory: directory.path)
+            try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         }
         #expect(error?.kind == .insecureKeyPermissions)
         #expect(error?.subject == directory.privateKeyPath)
@@ -143,12 +143,12 @@ struct CertificateAuthorityTests {
     @Test("a corrupt certificate is refused clearly and not overwritten")
     func refusesCorruptCertificate() throws {
         let directory = try TLSTestDirectory()
-        _ = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        _ = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"
         try garbage.write(toFile: directory.certificatePath, atomically: false, encoding: .utf8)
 
         let error = #expect(throws: CertificateAuthorityError.self) {
-            try CertificateAuthority.loadOrCreate(directory: directory.path)
+            try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         }
         #expect(error?.kind == .malformedCertificate)
         #expect(error?.description.contains(directory.certificatePath) == true)
@@ -159,12 +159,12 @@ struct CertificateAuthorityTests {
     @Test("a corrupt private key is refused clearly and not overwritten")
     func refusesCorruptKey() throws {
         let directory = try TLSTestDirectory()
-        _ = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        _ = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         try "not a key\n".write(toFile: directory.privateKeyPath, atomically: false, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.privateKeyPath)
 
         let error = #expect(throws: CertificateAuthorityError.self) {
-            try CertificateAuthority.loadOrCreate(directory: directory.path)
+            try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         }
         #expect(error?.kind == .malformedPrivateKey)
         #expect(error?.description.contains(directory.privateKeyPath) == true)
@@ -175,13 +175,13 @@ struct CertificateAuthorityTests {
     func refusesMismatchedKey() throws {
         let directory = try TLSTestDirectory()
         let other = try TLSTestDirectory()
-        _ = try CertificateAuthority.loadOrCreate(directory: directory.path)
-        _ = try CertificateAuthority.loadOrCreate(directory: other.path)
+        _ = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
+        _ = try CertificateAuthority.loadOrCreate(directory: other.path, now: Date())
         let otherKey = try String(contentsOfFile: other.privateKeyPath, encoding: .utf8)
         try otherKey.write(toFile: directory.privateKeyPath, atomically: false, encoding: .utf8)
 
         let error = #expect(throws: CertificateAuthorityError.self) {
-            try CertificateAuthority.loadOrCreate(directory: directory.path)
+            try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         }
         #expect(error?.kind == .keyDoesNotMatchCertificate)
         #expect(error?.description.contains(directory.privateKeyPath) == true)
@@ -195,7 +195,7 @@ struct CertificateAuthorityTests {
         let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: created)
 
         let expired = #expect(throws: CertificateAuthorityError.self) {
-            try CertificateAuthority.loadOrCreate(directory: directory.path)
+            try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         }
         #expect(expired?.kind == .expired)
         #expect(expired?.description.contains(directory.certificatePath) == true)
@@ -215,7 +215,7 @@ struct CertificateAuthorityTests {
     @Test("a certificate that is not a CA is refused")
     func refusesNonAuthority() throws {
         let source = try TLSTestDirectory()
-        let leaf = try CertificateAuthority.loadOrCreate(directory: source.path).issueLeaf(for: "games.example")
+        let leaf = try CertificateAuthority.loadOrCreate(directory: source.path, now: Date()).issueLeaf(for: "games.example", now: Date())
         let directory = try TLSTestDirectory()
         try FileManager.default.createDirectory(
             atPath: directory.caDirectory,
@@ -227,7 +227,7 @@ struct CertificateAuthorityTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.privateKeyPath)
 
         let error = #expect(throws: CertificateAuthorityError.self) {
-            try CertificateAuthority.loadOrCreate(directory: directory.path)
+            try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         }
         #expect(error?.kind == .notACertificateAuthority)
         #expect(error?.description.contains(directory.certificatePath) == true)
@@ -236,11 +236,11 @@ struct CertificateAuthorityTests {
     @Test("one CA file without the other is refused, naming the missing file, and nothing is created")
     func refusesIncomplete() throws {
         let directory = try TLSTestDirectory()
-        _ = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        _ = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         try FileManager.default.removeItem(atPath: directory.privateKeyPath)
 
         let error = #expect(throws: CertificateAuthorityError.self) {
-            try CertificateAuthority.loadOrCreate(directory: directory.path)
+            try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         }
         #expect(error?.kind == .incompleteAuthority)
         #expect(error?.subject == directory.privateKeyPath)
@@ -252,7 +252,7 @@ struct CertificateAuthorityTests {
     func existingCADirectory() throws {
         let empty = try TLSTestDirectory()
         try FileManager.default.createDirectory(atPath: empty.caDirectory, withIntermediateDirectories: false)
-        let authority = try CertificateAuthority.loadOrCreate(directory: empty.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: empty.path, now: Date())
         #expect(FileManager.default.fileExists(atPath: authority.certificatePath))
         #expect(try permissions(of: empty.caDirectory) == 0o700)
 
@@ -260,7 +260,7 @@ struct CertificateAuthorityTests {
         try FileManager.default.createDirectory(atPath: occupied.caDirectory, withIntermediateDirectories: false)
         _ = try occupied.write("mine", to: "ca/notes.txt")
         let error = #expect(throws: CertificateAuthorityError.self) {
-            try CertificateAuthority.loadOrCreate(directory: occupied.path)
+            try CertificateAuthority.loadOrCreate(directory: occupied.path, now: Date())
         }
         #expect(error?.kind == .incompleteAuthority)
         #expect(try FileManager.default.contentsOfDirectory(atPath: occupied.caDirectory) == ["notes.txt"])
@@ -270,7 +270,7 @@ struct CertificateAuthorityTests {
     @Test("installing over an existing CA reports the lost race and changes nothing")
     func installNeverReplaces() throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         let files = CertificateAuthorityDirectory(cacheDirectory: directory.path)
 
         let installed = try files.install(certificatePEM: "other certificate", privateKeyPEM: "other key")
@@ -285,7 +285,7 @@ struct CertificateAuthorityTests {
         let directory = try TLSTestDirectory()
         let results = Mutex<[Result<Certificate, any Error>]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            let result = Result { try CertificateAuthority.loadOrCreate(directory: directory.path).certificate }
+            let result = Result { try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date()).certificate }
             results.withLock { $0.append(result) }
         }
 

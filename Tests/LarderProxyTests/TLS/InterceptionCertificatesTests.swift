@@ -15,7 +15,7 @@ struct InterceptionCertificatesTests {
     ) throws -> InterceptionCertificates {
         let directory = try TLSTestDirectory()
         let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: clock.now)
-        return InterceptionCertificates(authority: authority, capacity: capacity, clock: { clock.now })
+        return InterceptionCertificates(authority: authority, capacity: capacity, now: { clock.now })
     }
 
     @Test("one host gets one leaf and one context, whatever its spelling")

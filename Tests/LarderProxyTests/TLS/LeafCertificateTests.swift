@@ -54,7 +54,7 @@ struct LeafCertificateTests {
     )
     func extensions(_ hostCase: HostCase) throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         let now = Date()
         let leaf = try authority.issueLeaf(for: hostCase.host, now: now)
         let certificate = leaf.certificate
@@ -87,8 +87,8 @@ struct LeafCertificateTests {
     )
     func swiftCertificatesVerifier(_ hostCase: HostCase) async throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
-        let leaf = try authority.issueLeaf(for: hostCase.host)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
+        let leaf = try authority.issueLeaf(for: hostCase.host, now: Date())
 
         var verifier = Verifier(rootCertificates: CertificateStore([authority.certificate])) {
             RFC5280Policy()
@@ -119,8 +119,8 @@ struct LeafCertificateTests {
     )
     func opensslVerify(_ hostCase: HostCase) async throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
-        let leafPath = try directory.write(try authority.issueLeaf(for: hostCase.host).certificatePEM(), to: "leaf.pem")
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
+        let leafPath = try directory.write(try authority.issueLeaf(for: hostCase.host, now: Date()).certificatePEM(), to: "leaf.pem")
 
         let verify = try await runOpenSSL(
             ["verify", "-CAfile", authority.certificatePath, "-purpose", "sslserver", "-x509_strict"]
@@ -142,11 +142,11 @@ struct LeafCertificateTests {
     @Test("openssl rejects the leaf against another CA and for another host")
     func opensslRejects() async throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         let otherDirectory = try TLSTestDirectory()
-        let otherAuthority = try CertificateAuthority.loadOrCreate(directory: otherDirectory.path)
+        let otherAuthority = try CertificateAuthority.loadOrCreate(directory: otherDirectory.path, now: Date())
         let leafPath = try directory.write(
-            try authority.issueLeaf(for: "games.example").certificatePEM(),
+            try authority.issueLeaf(for: "games.example", now: Date()).certificatePEM(),
             to: "leaf.pem"
         )
         let otherCAPath = try directory.write(try otherAuthority.pem(), to: "other-ca.pem")
@@ -162,8 +162,8 @@ struct LeafCertificateTests {
     @Test("the chain PEM is the leaf then the CA")
     func chainPEM() throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
-        let leaf = try authority.issueLeaf(for: "games.example")
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
+        let leaf = try authority.issueLeaf(for: "games.example", now: Date())
 
         let blocks = try leaf.chainPEM().components(separatedBy: "-----END CERTIFICATE-----")
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
@@ -197,9 +197,9 @@ struct LeafCertificateTests {
     @Test("a long host keeps its full SAN and a 64-character common name")
     func longHost() throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         let host = String(repeating: "a", count: 60) + "." + String(repeating: "b", count: 40) + ".example"
-        let leaf = try authority.issueLeaf(for: host)
+        let leaf = try authority.issueLeaf(for: host, now: Date())
         #expect(commonName(of: leaf.certificate.subject) == String(host.prefix(64)))
         #expect(try leaf.certificate.extensions.subjectAlternativeNames == SubjectAlternativeNames([.dnsName(host)]))
     }
@@ -207,9 +207,9 @@ struct LeafCertificateTests {
     @Test("an invalid host is refused by issueLeaf")
     func invalidHost() throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
         let error = #expect(throws: CertificateAuthorityError.self) {
-            try authority.issueLeaf(for: "not a host")
+            try authority.issueLeaf(for: "not a host", now: Date())
         }
         #expect(error?.kind == .invalidHost)
         #expect(error?.subject == "not a host")
@@ -218,8 +218,8 @@ struct LeafCertificateTests {
     @Test("every leaf gets its own serial number; all share the CA's leaf key")
     func serialsAndSharedKey() throws {
         let directory = try TLSTestDirectory()
-        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path)
-        let leaves = try (0..<20).map { try authority.issueLeaf(for: "host\($0).example") }
+        let authority = try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date())
+        let leaves = try (0..<20).map { try authority.issueLeaf(for: "host\($0).example", now: Date()) }
         #expect(Set(leaves.map(\.certificate.serialNumber)).count == 20)
         #expect(Set(leaves.map(\.certificate.publicKey)).count == 1)
     }

@@ -55,7 +55,7 @@ struct TLSHandshakeTests {
     ) async throws -> T {
         let directory = try TLSTestDirectory()
         let certificates = InterceptionCertificates(
-            authority: try CertificateAuthority.loadOrCreate(directory: directory.path)
+            authority: try CertificateAuthority.loadOrCreate(directory: directory.path, now: Date()), now: { Date() }
         )
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await ServerBootstrap(group: group)

@@ -1,0 +1,20 @@
+import Foundation
+import LarderHTTP
+import NIOHTTP1
+
+/// Where requests the cache could not answer while their origin could not are recorded, for
+/// /dev/offline: the app's in one list, the browser's own in another (``AppOriginRegistry``),
+/// so they neither fill nor push out the app's.
+struct OfflineMissLog: Sendable {
+    let appOrigins: AppOriginRegistry
+    let app: OfflineMisses
+    let browser: OfflineMisses
+    /// The clock misses are dated by (the proxy's).
+    let now: @Sendable () -> Date
+
+    /// Records `request` when its answer (`cacheStatus`) is an offline miss.
+    func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?) {
+        let misses = self.appOrigins.initiator(of: request, url: url) == .app ? self.app : self.browser
+        misses.record(request, url: url, cacheStatus: cacheStatus, now: self.now())
+    }
+}

@@ -25,15 +25,18 @@ public struct DeclaredRequestRunner: Sendable {
     let queryFilter: QueryParameterFilter
     let connectTimeout: Duration
     let idleTimeout: Duration
+    /// The clock stored answers and recorded runs are dated by (the proxy's, in a proxy).
+    let now: @Sendable () -> Date
     let logger: Logger
 
-    /// A runner storing into `store` through `upstream`.
+    /// A runner storing into `store` through `upstream`, dating what it stores by `now`.
     public init(
         store: Store,
         upstream: any Upstream,
         queryFilter: QueryParameterFilter = .default,
         connectTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(30),
+        now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger
     ) {
         self.store = store
@@ -41,6 +44,7 @@ public struct DeclaredRequestRunner: Sendable {
         self.queryFilter = queryFilter
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
+        self.now = now
         self.logger = logger
     }
 
@@ -52,11 +56,12 @@ public struct DeclaredRequestRunner: Sendable {
         return [UInt8](data)
     }
 
-    /// Runs `request` at `now` and records the outcome over its previous record, with the time
+    /// Runs `request` at `now` (by default the runner's clock) and records the outcome over its previous record, with the time
     /// `nextRun` gives for the outcome as its next run (nil: the recorded one stays, as when
     /// `larder precache` runs it beside a proxy that schedules it).
     @discardableResult
-    public func run(_ request: DeclaredRequest, now: Date = Date(), nextRun: (Outcome) -> Date? = { _ in nil }) async -> Outcome {
+    public func run(_ request: DeclaredRequest, now: Date? = nil, nextRun: (Outcome) -> Date? = { _ in nil }) async -> Outcome {
+        let now = now ?? self.now()
         var record = DeclaredRequestRecord(name: request.name, method: request.method, url: "")
         do {
             record = try await self.store.declaredRequests().first { $0.name == request.name } ?? record
@@ -89,7 +94,7 @@ public struct DeclaredRequestRunner: Sendable {
             if case .stored(_, let bytes) = outcome {
                 let previousKey = record.key.map(CacheKey.init(storedRawValue:))
                 record.key = resolved.key.rawValue
-                record.lastSuccess = Date()
+                record.lastSuccess = self.now()
                 record.lastError = nil
                 record.consecutiveFailures = 0
                 record.bodySize = bytes
@@ -137,7 +142,7 @@ public struct DeclaredRequestRunner: Sendable {
             method: method, url: resolved.url.absoluteString, headers: headers, body: resolved.body.map { .bytes(ByteBuffer(bytes: $0)) })
         request.connectTimeout = self.connectTimeout
         request.idleTimeout = self.idleTimeout
-        let requestTime = Date()
+        let requestTime = self.now()
         let response: UpstreamResponse
         do {
             response = try await self.upstream.execute(request)
@@ -147,7 +152,7 @@ public struct DeclaredRequestRunner: Sendable {
             return (.failed(reason: "\(error)", connectFailure: false), nil)
         }
         let status = response.head.status
-        let responseTime = Date()
+        let responseTime = self.now()
         guard (200..<300).contains(response.head.status) else {
             // Read and dropped: an error answer never replaces a good one.
             do { for try await _ in response.body {} } catch {}

@@ -139,6 +139,7 @@ public final class ProxyServer: Service, Sendable {
                 queryFilter: configuration.queryFilter,
                 connectTimeout: configuration.connectTimeout,
                 idleTimeout: configuration.idleTimeout,
+                now: configuration.now,
                 logger: logger
             ),
             health: self.health,

@@ -548,6 +548,31 @@ struct CacheTransactionTests {
         }
     }
 
+    @Test(
+        "the one hit decision: CacheDecision's, with a precached copy's hit saying precached unless a route chose the strategy",
+        arguments: [
+            // (strategy, age in s of a max-age=60 copy, precached, routed, expected)
+            (CachingStrategy.http, 10.0, false, false, "answer:nil"),
+            (.http, 10.0, true, false, "answer:precached"),
+            (.http, 90.0, false, false, "forward"),
+            (.cacheFirst, 90.0, true, false, "answer:precached"),
+            (.cacheFirst, 90.0, true, true, "answer:cache-first"),
+            (.cacheFirst, 90.0, false, false, "answer:cache-first"),
+            (.networkFirst, 10.0, true, false, "forward"),
+            (.staleWhileRevalidate, 90.0, true, false, "refresh:stale-while-revalidate"),
+        ])
+    func hitDecision(strategy: CachingStrategy, age: TimeInterval, precached: Bool, routed: Bool, expected: String) {
+        let stored = Self.entry(age: age, kind: precached ? .precached : .runtime)
+        let decision = CacheTransaction.hitDecision(
+            CacheTransaction.plainContext(strategy), stored: stored.freshness, precached: precached, routed: routed, now: Self.now)
+        switch decision {
+        case .answerFromCache(let detail): #expect(expected == "answer:\(detail ?? "nil")")
+        case .answerAndRefresh(let detail): #expect(expected == "refresh:\(detail ?? "nil")")
+        case .forward: #expect(expected == "forward")
+        case .gatewayTimeout: #expect(expected == "timeout")
+        }
+    }
+
     @Test("a background refresh asks for the whole representation with a GET, keeping the client's other fields")
     func backgroundRefreshRequest() {
         let client = HTTPRequestHead(

@@ -10,7 +10,7 @@ let package = Package(
         .library(name: "LarderHTTP", targets: ["LarderHTTP"]),
         .library(name: "LarderConfig", targets: ["LarderConfig"]),
         // The proxy, and Larder inside an app (LarderEmbedded: configure, start, status, precache, stop).
-        .library(name: "LarderProxy", targets: ["LarderProxy", "LarderEmbedded"]),
+        .library(name: "LarderProxy", targets: ["LarderProxy", "LarderDevOffline", "LarderEmbedded"]),
         .library(name: "LarderStore", targets: ["LarderStore"]),
         .library(name: "LarderUpstream", targets: ["LarderUpstream"]),
         .library(name: "LarderPrecache", targets: ["LarderPrecache"]),
@@ -75,7 +75,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The config file, read apart so that `larder precache` does not link the proxy.
+        // The config file, read apart from the proxy: it knows the rules' types and nothing else.
         .target(name: "LarderConfig", dependencies: ["LarderHTTP"]),
         .target(
             name: "LarderPrecache",
@@ -170,11 +170,8 @@ let package = Package(
                 "LarderUpstream",
                 "LarderDeclaredRequests",
                 "LarderEmbedded",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // An HTTP(S) origin with fault injection, used by the tests and the demo.

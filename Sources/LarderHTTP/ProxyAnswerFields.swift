@@ -4,8 +4,9 @@ import Foundation
 /// after the ones the answer carries (RFC 9110 section 7.6.3), `age` for an answer from a stored
 /// response (RFC 9111 section 5.1), `Cache-Status` (RFC 9211), `Larder-Offline: 1` when it stands
 /// in for an origin that could not answer (`navigator.onLine` stays true behind a proxy), and
-/// `Connection: close` when the connection ends after it. Stored answers, relays, queued writes'
-/// answers, preflights, `CONNECT` and WebSocket handshakes all write them through here.
+/// `Connection: close` when the connection ends after it. Stored answers, relays, status pages,
+/// refusals, queued writes' answers, preflights, `CONNECT` and WebSocket handshakes all write them
+/// through here.
 public enum ProxyAnswerFields {
     /// Larder's `Via` field, after the `received` values the answer already carries.
     public static func via(after received: [String]) -> HeaderField {

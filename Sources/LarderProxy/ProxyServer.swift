@@ -18,7 +18,8 @@ import Synchronization
 /// `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for tunnels and WebSockets (both
 /// with the same `UpstreamTrust`), a ``BackgroundWork``, and the precache job queue (`PrecacheJobs`
 /// of LarderPrecache), made on the upstream the proxy counts failures of. The group's services, in
-/// order: `StoreService`, the upstream's service, the ``BackgroundWork``, ``declaredRequests``,
+/// order: `StoreService`, the upstream's service, the precache jobs' own upstream's service (when
+/// they have one), the ``BackgroundWork``, ``declaredRequests``,
 /// ``writeReplayer``, the server's ``jobs``, the server; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration

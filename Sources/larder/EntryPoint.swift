@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LarderConfig
-import LarderProxy
 
 /// Runs the command line; usage errors (a bad config file among them) exit with status 2, as
 /// docs/FORMATS.md (larder.json) says of every subcommand.

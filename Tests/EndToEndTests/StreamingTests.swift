@@ -30,7 +30,10 @@ struct StreamingTests {
             #expect(exitCode == 0, "curl failed: \(stderr)")
             let growth = peak - baseline
             print("1 GiB through larder: RSS baseline \(baseline >> 20) MiB, peak \(peak >> 20) MiB, growth \(growth >> 20) MiB")
-            #expect(growth < 64 << 20, "RSS grew by \(growth >> 20) MiB while streaming 1 GiB")
+            // Flat means not in proportion to the body (held whole, it would be 1,024 MiB). The
+            // growth itself varies from run to run with allocator arenas and buffers in flight:
+            // 4 to 74 MiB over the runs of 2026-11-27 on 2 cores, so the bound leaves room for it.
+            #expect(growth < 128 << 20, "RSS grew by \(growth >> 20) MiB while streaming 1 GiB")
 
             // Stored whole: one body file of exactly 1 GiB, named by its hash. The store commits
             // after the client has its last byte (syncing 1 GiB takes a moment), so wait for it.

@@ -79,7 +79,10 @@ struct LarderTests {
             TestResponse(
                 headers: [("Cache-Control", "max-age=600")], body: .bytes(body),
                 faults: [.chunkSize(100), .delayChunks(.milliseconds(100))]))
-        let larder = Larder(configuration: .init(cacheDirectory: directory))
+        // A grace far longer than the answer's second, so a busy machine cannot end it first.
+        var configuration = Larder.Configuration(cacheDirectory: directory)
+        configuration.shutdownGrace = .seconds(60)
+        let larder = Larder(configuration: configuration)
         let port = try await larder.start()
         let fetch = Task { try await ProxiedGet.fetch(origin.url("/slow"), proxyPort: port) }
         while origin.requestCount("/slow") == 0 {

@@ -15,9 +15,10 @@ final class ClientRefusal: ChannelInboundHandler {
 
     /// A refusal with `status` (e.g. `403 Forbidden`) and a one-line reason.
     init(status: String, reason: String) {
-        self.answer =
-            "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(reason.utf8.count + 1)\r\n"
-            + "Connection: close\r\nVia: \(ViaField.larder)\r\n\r\n\(reason)\n"
+        var fields = [HeaderField(name: "Content-Type", value: "text/plain; charset=utf-8")]
+        fields.add(name: "Content-Length", value: String(reason.utf8.count + 1))
+        ProxyAnswerFields.add(to: &fields, via: true, cacheStatus: nil, close: true)
+        self.answer = "HTTP/1.1 \(status)\r\n" + fields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n\(reason)\n"
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

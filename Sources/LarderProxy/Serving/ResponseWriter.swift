@@ -120,12 +120,8 @@ final class ResponseWriter: Sendable {
             body = page.json(cacheStatus: cacheStatus)
         }
         headers.add(name: "cache-control", value: "no-store")
-        if let cacheStatus {
-            headers.add(name: "cache-status", value: cacheStatus.description)
-        }
-        if close {
-            headers.add(name: "connection", value: "close")
-        }
+        // Larder's own answer, not a forwarded one: no `Via`.
+        ProxyAnswerFields.add(to: &headers, via: false, cacheStatus: cacheStatus, close: close)
         try await self.complete(page.status, headers: headers, body: body, isHead: isHead)
     }
 }

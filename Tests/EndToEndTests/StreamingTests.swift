@@ -13,11 +13,11 @@ struct StreamingTests {
             let length: Int64 = 1 << 30
             origin.setRoute(
                 "/big.bin", TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(length: length)))
-            let baseline = larder.residentBytes
+            let baseline = larder.anonymousBytes
             let sampler = Task {
                 var peak: Int64 = 0
                 while !Task.isCancelled {
-                    peak = max(peak, larder.residentBytes)
+                    peak = max(peak, larder.anonymousBytes)
                     try? await Task.sleep(for: .milliseconds(50))
                 }
                 return peak
@@ -29,11 +29,12 @@ struct StreamingTests {
             let peak = await sampler.value
             #expect(exitCode == 0, "curl failed: \(stderr)")
             let growth = peak - baseline
-            print("1 GiB through larder: RSS baseline \(baseline >> 20) MiB, peak \(peak >> 20) MiB, growth \(growth >> 20) MiB")
-            // Flat means not in proportion to the body (held whole, it would be 1,024 MiB). The
-            // growth itself varies from run to run with allocator arenas and buffers in flight:
-            // 4 to 74 MiB over the runs of 2026-11-27 on 2 cores, so the bound leaves room for it.
-            #expect(growth < 128 << 20, "RSS grew by \(growth >> 20) MiB while streaming 1 GiB")
+            print("1 GiB through larder: anonymous RSS baseline \(baseline >> 20) MiB, peak \(peak >> 20) MiB, growth \(growth >> 20) MiB")
+            // Flat means not in proportion to the body (held whole, it would be 1,024 MiB). Anonymous
+            // memory only, so the binary's pages faulted in as new code first runs do not count;
+            // even so the growth varies from run to run (2 to 48 MiB on 2026-11-27, as memory the
+            // allocator keeps after freeing), so the bound leaves room for that.
+            #expect(growth < 128 << 20, "anonymous RSS grew by \(growth >> 20) MiB while streaming 1 GiB")
 
             // Stored whole: one body file of exactly 1 GiB, named by its hash. The store commits
             // after the client has its last byte (syncing 1 GiB takes a moment), so wait for it.

@@ -89,8 +89,19 @@ final class LarderProcess: @unchecked Sendable {
 
     /// Resident set size of the process, in bytes (from /proc).
     var residentBytes: Int64 {
+        self.statusBytes("VmRSS:")
+    }
+
+    /// The resident anonymous memory of the process (heap, stacks), in bytes: what holding data
+    /// grows, without the pages of the binary that are faulted in as new code first runs.
+    var anonymousBytes: Int64 {
+        self.statusBytes("RssAnon:")
+    }
+
+    /// A size in kB from a line of /proc/PID/status, in bytes; 0 when it cannot be read.
+    private func statusBytes(_ field: String) -> Int64 {
         guard let status = try? String(contentsOfFile: "/proc/\(self.process.processIdentifier)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
         else { return 0 }
         let kilobytes = line.split(separator: " ").compactMap { Int64($0) }.first ?? 0
         return kilobytes * 1024

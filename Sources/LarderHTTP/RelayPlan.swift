@@ -12,8 +12,11 @@
 public struct RelayPlan: Sendable, Hashable {
     /// Which bytes of the upstream body the client gets.
     public enum Body: Sendable, Hashable {
-        /// None: a HEAD, a status without a body, or a 416.
+        /// None: a HEAD, or a status without a body.
         case none
+        /// None, and the answer is complete at once: Larder's own 416 for a range no byte of the
+        /// body satisfies (an origin's own 416 is relayed like any answer).
+        case unsatisfiable
         /// All of them, as they come.
         case whole
         /// These bytes of the full body (a 206).
@@ -59,7 +62,7 @@ public struct RelayPlan: Sendable, Hashable {
                 return
             case .unsatisfiable:
                 // Nothing of the response: its head describes bytes the client does not get.
-                self.init(status: 416, headers: StoredAnswer.unsatisfiedHeaders(length: declaredLength), body: .none, close: close)
+                self.init(status: 416, headers: StoredAnswer.unsatisfiedHeaders(length: declaredLength), body: .unsatisfiable, close: close)
                 return
             }
         }

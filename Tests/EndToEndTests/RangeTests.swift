@@ -161,4 +161,25 @@ struct RangeTests {
         #expect(Bytes(answer.body) == Bytes(bytes[1000..<2000]))
         await larder.stop()
     }
+
+    @Test("an origin's own 416 is relayed whole, and the next answer on the connection follows it cleanly")
+    func originsOwnUnsatisfiable() async throws {
+        try await withProxy { larder, origin in
+            origin.setRoute(
+                "/short.bin",
+                TestResponse(status: 416, headers: [("Content-Range", "bytes */10")], body: .chunked([Array("no such range".utf8)])))
+            origin.setRoute("/next.txt", .text("next"))
+            // Nothing stored: the client's range goes upstream as it is, and the origin says 416.
+            let connection = try RawConnection(host: "127.0.0.1", port: larder.port)
+            let host = "Host: 127.0.0.1:\(origin.port)"
+            try connection.send(
+                "GET \(origin.url("/short.bin")) HTTP/1.1\r\n\(host)\r\nRange: bytes=20-\r\n\r\n"
+                    + "GET \(origin.url("/next.txt")) HTTP/1.1\r\n\(host)\r\nConnection: close\r\n\r\n")
+            let response = await connection.readToEnd()
+            // The origin's body in chunks of its own, then the chunked terminator, then the next answer.
+            #expect(response.hasPrefix("HTTP/1.1 416"), "\(response.debugDescription)")
+            #expect(response.contains("\r\n\r\nd\r\nno such range\r\n0\r\n\r\nHTTP/1.1 200"), "\(response.debugDescription)")
+            #expect(response.hasSuffix("\r\n\r\nnext"), "\(response.debugDescription)")
+        }
+    }
 }

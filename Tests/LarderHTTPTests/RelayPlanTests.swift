@@ -42,7 +42,12 @@ struct RelayPlanTests {
             name: "a Range no byte satisfies is a 416 with nothing of the response",
             upstream: fields(["Content-Length": "10", "Content-Type": "text/plain"]), request: fields(["Range": "bytes=20-"]),
             expected: RelayPlan(
-                status: 416, headers: fields(["content-range": "bytes */10", "content-length": "0"]), body: .none, close: false)),
+                status: 416, headers: fields(["content-range": "bytes */10", "content-length": "0"]), body: .unsatisfiable, close: false)),
+        Case(
+            name: "an origin's own 416 is relayed as it came, body and all",
+            status: 416, upstream: fields(["Content-Length": "12", "Content-Range": "bytes */10"]), request: fields(["Range": "bytes=20-"]),
+            expected: RelayPlan(
+                status: 416, headers: fields(["Content-Range": "bytes */10", "content-length": "12"]), body: .whole, close: false)),
         Case(
             name: "an If-Range naming another version gets the whole body",
             upstream: fields(["Content-Length": "10", "ETag": "\"v2\""]), request: fields(["Range": "bytes=2-5", "If-Range": "\"v1\""]),

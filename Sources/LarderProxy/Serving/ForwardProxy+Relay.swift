@@ -41,7 +41,7 @@ extension ForwardProxy {
             isGet: request.method == .GET)
         var headers = HTTPHeaders(plan.headers)
         ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: plan.close)
-        if plan.status == 416 {
+        if plan.body == .unsatisfiable {
             // The client's answer is complete at once; the body is still read to be stored.
             try await writer.whole(.rangeNotSatisfiable, headers, body: nil)
         } else if plan.status == response.head.status {
@@ -61,7 +61,7 @@ extension ForwardProxy {
                 let chunkStart = position
                 position += Int64(chunk.readableBytes)
                 switch plan.body {
-                case .none:
+                case .none, .unsatisfiable:
                     continue
                 case .decoded:
                     decoder?.feed(chunk)
@@ -90,7 +90,7 @@ extension ForwardProxy {
         }
         let commitEnded = self.markCommitting(committing, storing: storing)
         defer { commitEnded() }
-        if plan.status != 416 {
+        if plan.body != .unsatisfiable {
             try await writer.end()
         }
 

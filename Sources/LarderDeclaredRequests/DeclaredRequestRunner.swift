@@ -168,16 +168,15 @@ public struct DeclaredRequestRunner: Sendable {
                 writer.discard()
                 throw error
             }
-            let fields = response.head.headers.map { HeaderField(name: $0.name, value: $0.value) }
             let head = StoredResponseHead(
                 url: shownURL,
                 status: response.head.status,
-                headers: HopByHopHeaders.removing(from: fields),
+                headers: HopByHopHeaders.removing(from: response.head.headers),
                 requestTime: requestTime,
                 responseTime: responseTime
             )
-            let declaredLength = response.head.headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int64($0.value) }
-            let entry = try await writer.commit(key: resolved.key, head: head, kind: .precached, expectedLength: declaredLength)
+            let entry = try await writer.commit(
+                key: resolved.key, head: head, kind: .precached, expectedLength: response.head.headers.contentLength)
             return (.stored(status: status, bytes: entry.bodySize), status)
         } catch let error as UpstreamError {
             return (.failed(reason: error.description, connectFailure: false), status)

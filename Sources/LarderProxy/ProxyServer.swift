@@ -296,7 +296,7 @@ public final class ProxyServer: Service, Sendable {
                             configuration: self.proxy.configuration,
                             offline: self.offline,
                             health: self.health,
-                            offlineMisses: self.proxy.offlineMissLog,
+                            offlineMissLog: self.proxy.offlineMissLog,
                             appOrigins: self.proxy.appOrigins,
                             learnedQueries: self.proxy.learnedQueries,
                             secrets: self.proxy.shownSecrets,

@@ -581,7 +581,7 @@ struct CacheTransactionTests {
         let refresh = CacheTransaction.backgroundRefresh(of: client)
         #expect(refresh.method == .GET)
         #expect(refresh.uri == client.uri)
-        #expect(refresh.headers.map { "\($0.name): \($0.value)" } == ["Accept-Language: fr", "Cookie: k=v"])
+        #expect(refresh.headers.map { "\($0.name): \($0.value)" } == ["If-Range: \"a\"", "Accept-Language: fr", "Cookie: k=v"])
     }
 
     @Test(

@@ -145,7 +145,9 @@ struct InstallBarrierTests {
 
             // Body 0 is the stored one again (an equal body already in place); the others are new.
             let outcomes = try await self.commitTogether(store, 0..<30)
-            for (index, outcome) in outcomes {
+            // Body 0 is already durable in place: when it lands in a batch of its own, that batch
+            // renames nothing, has no folder to flush, and may commit; every new body must fail.
+            for (index, outcome) in outcomes where index != 0 {
                 #expect(throws: failure, "body \(index)") { try outcome.get() }
             }
             #expect(try Self.keysWithRows(directory, urls: (1..<30).map { "http://site.example/batch/\($0).bin" }) == 0)

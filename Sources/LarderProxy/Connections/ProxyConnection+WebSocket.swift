@@ -21,7 +21,7 @@ extension ProxyConnection {
         if self.offline.isOffline {
             let offline = Self.refusalStatus(.offline)
             let paragraphs = ["Larder is in offline mode; a WebSocket needs the network."]
-            self.offlineMisses.record(head, url: url, cacheStatus: offline)
+            self.offlineMissLog.record(head, url: url, cacheStatus: offline)
             try await writer.page(
                 StatusPage(status: .gatewayTimeout, title: "Offline", paragraphs: paragraphs, url: url.absoluteString),
                 cacheStatus: offline, close: true)
@@ -158,7 +158,7 @@ extension ProxyConnection {
         started: ContinuousClock.Instant
     ) async throws {
         let cacheStatus = Self.refusalStatus(unreachable)
-        self.offlineMisses.record(head, url: url, cacheStatus: cacheStatus)
+        self.offlineMissLog.record(head, url: url, cacheStatus: cacheStatus)
         let page = StatusPage(status: status, title: "WebSocket not opened", paragraphs: [reason], url: url.absoluteString)
         try await writer.page(page, cacheStatus: cacheStatus, close: true)
         self.log(head, status: Int(status.code), cacheStatus: cacheStatus, since: started)

@@ -18,7 +18,7 @@ struct ProxyConnection {
     let offline: OfflineSwitch
     /// Whether a WebSocket relay may try an origin (``UpstreamHealthRegistry/admit(origin:)``).
     let health: UpstreamHealthRegistry
-    let offlineMisses: OfflineMissLog
+    let offlineMissLog: OfflineMissLog
     let appOrigins: AppOriginRegistry
     let learnedQueries: LearnedQueries
     /// Token values a referer is shown without (``SubstitutedSecrets``).

@@ -14,17 +14,18 @@ public final class UpstreamHealthRegistry: Sendable {
         self.now = now
     }
 
-    /// Whether `origin` is outside a back-off window now (for reports and for rules that only
-    /// look; a request that would go to the network asks ``admit(origin:)``).
-    public func shouldAttempt(origin: String) -> Bool {
-        let now = self.now()
+    /// Whether `origin` is outside a back-off window (for reports and for rules that only look; a
+    /// request that would go to the network asks ``admit(origin:now:)``), at `now`: the instant a
+    /// caller judges everything else at, else the registry's clock read now.
+    public func shouldAttempt(origin: String, now: Date? = nil) -> Bool {
+        let now = now ?? self.now()
         return self.origins.withLock { $0[origin]?.shouldAttempt(now: now) ?? true }
     }
 
-    /// Whether a request to `origin` tries the network now: outside a back-off, or as the probe of
-    /// one (``HostHealth/admit(now:policy:)``).
-    public func admit(origin: String) -> Bool {
-        let now = self.now()
+    /// Whether a request to `origin` tries the network: outside a back-off, or as the probe of one
+    /// (``HostHealth/admit(now:policy:)``), at `now` (as for ``shouldAttempt(origin:now:)``).
+    public func admit(origin: String, now: Date? = nil) -> Bool {
+        let now = now ?? self.now()
         return self.origins.withLock { hosts in
             guard hosts[origin] != nil else { return true }
             return hosts[origin]!.admit(now: now, policy: self.policy)
@@ -32,7 +33,7 @@ public final class UpstreamHealthRegistry: Sendable {
     }
 
     /// Records that `origin` answered.
-    public func recordSuccess(origin: String) {
+    func recordSuccess(origin: String) {
         let now = self.now()
         self.origins.withLock { hosts in
             // Most answers come from healthy hosts: avoid a write when nothing changes.
@@ -46,7 +47,7 @@ public final class UpstreamHealthRegistry: Sendable {
     }
 
     /// Records that connecting to `origin` failed.
-    public func recordConnectFailure(origin: String, description: String) {
+    func recordConnectFailure(origin: String, description: String) {
         let now = self.now()
         self.origins.withLock { hosts in
             hosts[origin, default: HostHealth()].recordConnectFailure(description, now: now, policy: self.policy)

@@ -9,8 +9,8 @@ enum UpstreamHealthRule: Sendable, Hashable {
     /// (``UpstreamError/isConnectFailure``: DNS, refused, connect timeout, TLS) shows it unreachable;
     /// a stall, a reset or a cancellation shows nothing.
     case exchange
-    /// A declared request's run: as ``exchange``, but only a 2xx answer, the one it stores, shows
-    /// the origin reachable.
+    /// A declared request's run: as ``exchange``, but only a 2xx answer (the status it would
+    /// store) shows the origin reachable, whether or not its body is then read and stored.
     case declaredRequest
     /// A blind tunnel's connection: opened, the origin is reachable; any failure to open it shows
     /// it unreachable.

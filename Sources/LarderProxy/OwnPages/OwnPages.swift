@@ -28,14 +28,11 @@ struct OwnPages: Sendable {
             let response = await responder.respond(
                 to: OwnPageRequest(
                     method: request.method.wireName, target: request.uri, path: path, query: Self.query(of: request.uri),
-                    headers: request.headers.map { HeaderField(name: $0.name, value: $0.value) }, body: Array(body.readableBytesView),
+                    headers: request.headers.fields, body: Array(body.readableBytesView),
                     clientIsLoopback: clientIsLoopback))
-            var headers = HTTPHeaders()
-            for field in response.headers {
-                headers.add(name: field.name, value: field.value)
-            }
             try await writer.complete(
-                HTTPResponseStatus(statusCode: response.status), headers: headers, body: response.body, isHead: isHead)
+                HTTPResponseStatus(statusCode: response.status), headers: HTTPHeaders(response.headers), body: response.body, isHead: isHead
+            )
             return response.status
         }
         guard request.method == .GET || isHead else {

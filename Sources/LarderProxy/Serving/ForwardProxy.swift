@@ -143,7 +143,7 @@ final class ForwardProxy: Sendable {
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
                 offlineRule: route?.offline ?? .relaxed,
                 offline: self.offline.isOffline,
-                backingOff: !self.health.shouldAttempt(origin: url.origin),
+                backingOff: !self.health.shouldAttempt(origin: url.origin, now: now),
                 now: now,
                 keyed: keyed?.request.reason,
                 partial: partial
@@ -189,7 +189,8 @@ final class ForwardProxy: Sendable {
                     extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
                 return Outcome(status: Int(page.status.code), cacheStatus: cacheStatus, reusable: true)
             case .mayProbe:
-                action = transaction.probeAnswered(admitted: self.health.admit(origin: url.origin), now: self.configuration.now())
+                let now = self.configuration.now()
+                action = transaction.probeAnswered(admitted: self.health.admit(origin: url.origin, now: now), now: now)
             case .joinInFlight:
                 switch self.inFlight.join(key) {
                 case .leader(let flight):

@@ -726,12 +726,12 @@ struct CacheTransaction: Sendable {
 
     /// The request a background refresh of a stored answer to `request` sends: a GET of the whole
     /// representation (no `Range`), whatever the client asked, since it is fetched to be stored;
-    /// the client's other fields stay, so the answer is the one that client would get.
+    /// the client's other fields stay (``UpstreamRequestPlan`` drops what would still ask for a
+    /// part), so the answer is the one that client would get.
     static func backgroundRefresh(of request: HTTPRequestHead) -> HTTPRequestHead {
         var head = request
         head.method = .GET
         head.headers.remove(name: "range")
-        head.headers.remove(name: "if-range")
         return head
     }
 

@@ -14,6 +14,8 @@ final class LarderProcess: @unchecked Sendable {
     private(set) var host = "127.0.0.1"
     private let output = Pipe()
     private let collected = Mutex(Data())
+    /// Whether the output was read to its end (the child and its copies of the pipe are gone).
+    private let outputEnded = Mutex(false)
 
     /// The package root, from this file's location.
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
@@ -54,12 +56,23 @@ final class LarderProcess: @unchecked Sendable {
         self.process.environment = environment.merging(added) { $1 }
         self.process.standardOutput = self.output
         self.process.standardError = self.output
-        self.output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.collected.withLock { $0.append(data) }
-        }
         try self.process.run()
+        // Blocking reads on a thread of their own, not `readabilityHandler`: tearing down the
+        // libdispatch read source that installs raced the descriptor's close and crashed the whole
+        // test process in libdispatch's event loop on Linux (once in CI). The parent's write end is
+        // closed at spawn (ChildProcess), so the reads end when the child exits.
+        let reading = self.output.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            // `read(2)` returns what has arrived (FileHandle's reads wait for a full count).
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reading.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                self.collected.withLock { $0.append(contentsOf: buffer[0..<count]) }
+            }
+            self.outputEnded.withLock { $0 = true }
+        }
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let text = self.log
@@ -131,7 +144,11 @@ final class LarderProcess: @unchecked Sendable {
             self.process.waitUntilExit()
             Issue.record("larder did not exit within \(timeout) of signal \(signal)")
         }
-        self.output.fileHandleForReading.readabilityHandler = nil
+        // What the child wrote last is in the log once the reads have reached its end.
+        let drained = ContinuousClock.now + .seconds(5)
+        while !self.outputEnded.withLock({ $0 }) && ContinuousClock.now < drained {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         return self.process.terminationStatus
     }
 

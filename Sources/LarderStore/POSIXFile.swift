@@ -1,5 +1,6 @@
 import Dispatch
 import LarderHTTP
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -123,6 +124,10 @@ enum POSIXFile {
                 descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, PrivateDirectory.fileMode)
             }
             guard descriptor >= 0 else {
+                // Taken (by another process that drew the same prefix): the counter moves on.
+                if errno == EEXIST {
+                    continue
+                }
                 throw .io(path: path, operation: "create", errno: errno)
             }
             // A cleaner (or `larder verify`) opened the file between its creation and this lock:
@@ -138,13 +143,23 @@ enum POSIXFile {
         }
     }
 
-    /// 32 random hex digits (from the system's generator: a `getrandom` per 64 bits, where
-    /// Foundation's `UUID` opens and reads `/dev/urandom` each time).
+    /// 32 hex digits, unique to this call: 64 random bits drawn once per process, then a counter,
+    /// so that a name costs no system call (a precache run names thousands of temporary files).
+    /// Names from two processes share a prefix with a chance of 2^-64; `O_EXCL` catches even that.
     static func randomName() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bits: (UInt64, UInt64) = (generator.next(), generator.next())
+        let bits: (UInt64, UInt64) = (Self.processNamePrefix, Self.namesMade.add(1, ordering: .relaxed).newValue)
         return withUnsafeBytes(of: bits) { LowercaseHex.string($0) }
     }
+
+    /// The random half of ``randomName()``, from the system's generator (Foundation's `UUID` would
+    /// open and read `/dev/urandom`).
+    private static let processNamePrefix: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+
+    /// How many names ``randomName()`` has made in this process.
+    private static let namesMade = Atomic<UInt64>(0)
 
     /// Whether the file at `path` is left over: nobody holds its `flock` (see
     /// ``createLockedFile(in:suffix:)``). When `remove` is true, a left-over file is deleted while

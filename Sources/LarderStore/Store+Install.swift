@@ -120,9 +120,9 @@ extension Store {
 
     /// Installs a batch of finished bodies: the barrier's first step makes their contents durable,
     /// then one write transaction renames them into `bodies/`, makes those names durable (the
-    /// barrier's second step) and writes each row in a savepoint of its own. A body whose rename or
-    /// row fails fails alone; when a step of the barrier fails, the whole batch does and no row is
-    /// written.
+    /// barrier's second step) and writes the rows in one savepoint (each in a savepoint of its own
+    /// when one of them fails). A body whose rename or row fails fails alone; when a step of the
+    /// barrier fails, the whole batch does and no row is written.
     private func commit(_ batch: [PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>] {
         let files = batch.map { (descriptor: $0.descriptor, path: $0.temporaryPath) }
         do {
@@ -147,15 +147,36 @@ extension Store {
                     return batch.map { _ in .failure(error) }
                 }
             }
-            return zip(batch, placements).map { install, placement in
-                placement.flatMap { _ in
-                    Result {
-                        var stored = (install.row, install.kind)
-                        try db.inSavepoint {
-                            stored = try self.record(install, db, released: &released)
-                            return .commit
+            // The rows in one savepoint; only when one of them fails does each go again in a
+            // savepoint of its own, so that it fails alone (two statements a row saved otherwise).
+            var batchReleased = Set<String>()
+            var recorded: [Result<(IndexRow, EntryKind), any Error>] = []
+            do {
+                try db.inSavepoint {
+                    recorded = try zip(batch, placements).map { install, placement in
+                        switch placement {
+                        case .success:
+                            .success(try self.record(install, db, released: &batchReleased))
+                        case .failure(let error):
+                            .failure(error)
                         }
-                        return stored
+                    }
+                    return .commit
+                }
+                released.formUnion(batchReleased)
+                return recorded
+            } catch {
+                return zip(batch, placements).map { install, placement in
+                    placement.flatMap { _ in
+                        Result {
+                            var stored = (install.row, install.kind)
+                            // What a failed row releases goes too (a refused runtime body, say).
+                            try db.inSavepoint {
+                                stored = try self.record(install, db, released: &released)
+                                return .commit
+                            }
+                            return stored
+                        }
                     }
                 }
             }

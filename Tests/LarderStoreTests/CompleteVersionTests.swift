@@ -53,6 +53,47 @@ struct CompleteVersionTests {
         }
     }
 
+    @Test("a refused runtime answer committed together with others fails alone; the others are stored")
+    func aRefusedAnswerInABatchFailsAlone() async throws {
+        try await withTemporaryDirectory { directory in
+            let store = try Store(directory: directory)
+            defer { try? store.close() }
+            let (page, _) = try await self.completeVersion(store)
+            let bodiesBefore = self.bodyFiles(directory)
+            // Committed at once, so that they share install batches: a batch's rows go in one
+            // savepoint, and a row refused in it must not take the others with it.
+            let count = 40
+            let refused = 17
+            let urls = (0..<count).map { $0 == refused ? page.url : "https://cdn.example/games/a/chunk-\($0).js" }
+            let outcomes = try await withThrowingTaskGroup(of: (Int, (any Error)?).self) { group in
+                for (index, url) in urls.enumerated() {
+                    let writer = try store.makeBodyWriter()
+                    try writer.write(contentsOf: Array("body \(index)".utf8))
+                    nonisolated(unsafe) let handedOver = writer
+                    group.addTask {
+                        do {
+                            _ = try await handedOver.commit(
+                                key: try CacheKey(url: url), head: sampleHead(url: url), kind: .runtime, expectedLength: nil)
+                            return (index, nil)
+                        } catch {
+                            return (index, error)
+                        }
+                    }
+                }
+                var outcomes: [Int: (any Error)?] = [:]
+                for try await (index, error) in group { outcomes[index] = error }
+                return outcomes
+            }
+            #expect(outcomes.filter { $0.value != nil }.map(\.key) == [refused])
+            #expect((outcomes[refused] ?? nil) as? StoreError == .heldByCompleteVersion(key: page.key.rawValue))
+            for (index, url) in urls.enumerated() where index != refused {
+                #expect(try await store.body(at: url) == Array("body \(index)".utf8))
+            }
+            #expect(try await store.body(at: page.url) == Array("index v1".utf8))
+            #expect(self.bodyFiles(directory).count == bodiesBefore.count + count - 1, "the refused body is not left in bodies/")
+        }
+    }
+
     @Test
     func aGameWithoutACompleteVersionTakesRuntimeAnswersAsBefore() async throws {
         try await withTemporaryDirectory { directory in

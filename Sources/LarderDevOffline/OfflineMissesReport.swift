@@ -94,13 +94,21 @@ extension OfflineReport {
 extension GameReport {
     /// Keeps the GET and HEAD misses of the game that came after its last precache: while there is
     /// one, the game does not work offline, whatever its files say. A write (a POST the origin
-    /// could not take) or a WebSocket is not something precache could fix, so it does not count.
+    /// could not take) or a WebSocket is not something precache could fix, so it does not count;
+    /// nor does the browser's own request for `/favicon.ico` (made from the game's page when the
+    /// page names no icon), which is listed but breaks nothing.
     mutating func add(offlineMisses misses: [OfflineMisses.Miss]) {
         let since = misses.filter { $0.lastSeen > self.lastPrecache && ["GET", "HEAD"].contains($0.method) && $0.upgrade == nil }
             .sorted { $0.lastSeen > $1.lastSeen }
         self.offlineMisses = since
-        guard !since.isEmpty, self.ready else { return }
+        let counted = since.count { !Self.isBrowsersIconRequest($0.url) }
+        guard counted > 0, self.ready else { return }
         self.ready = false
-        self.readiness = since.count == 1 ? "1 offline miss" : "\(since.count) offline misses"
+        self.readiness = counted == 1 ? "1 offline miss" : "\(counted) offline misses"
+    }
+
+    /// Whether `url` is an origin's `/favicon.ico`, which browsers ask for by themselves.
+    static func isBrowsersIconRequest(_ url: String) -> Bool {
+        (try? HTTPURL(parsing: url))?.path == "/favicon.ico"
     }
 }

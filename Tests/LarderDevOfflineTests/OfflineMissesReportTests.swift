@@ -77,4 +77,25 @@ struct OfflineMissesReportTests {
         #expect(word.offlineMisses?.map(\.url) == ["http://app.example/games/word/b.js", "http://app.example/games/word/a.js"])
         #expect(DevOfflineViews.readySummary(report.games) == "1 of 2 games work offline right now. Not ready: Word (2 offline misses).")
     }
+
+    @Test("the browser's own /favicon.ico request from a game's page is listed, but the game stays ready; other misses still count")
+    func faviconMissKeepsTheGameReady() throws {
+        let misses = OfflineMisses()
+        try Self.record(misses, "http://app.example/favicon.ico", referer: "http://app.example/games/flip/index.html", at: 5)
+        try Self.record(misses, "http://word.example/favicon.ico", referer: "http://word.example/games/word/", at: 6)
+        try Self.record(misses, "http://word.example/games/word/b.js", at: 7)
+        var report = OfflineReport(
+            generatedAt: Self.start, cacheDirectory: "/tmp", store: StoreReport(totals: .zero, maxSize: nil),
+            games: [Self.game("flip", root: "http://app.example/games/flip"), Self.game("word", root: "http://word.example/games/word")],
+            pages: [])
+        report.add(offlineMisses: misses.snapshot(), capacity: misses.capacity)
+        let flip = try #require(report.games.first)
+        #expect(flip.offlineMisses?.map(\.url) == ["http://app.example/favicon.ico"])
+        #expect(flip.ready)
+        #expect(flip.readiness == "ready")
+        let word = try #require(report.games.last)
+        #expect(!word.ready)
+        #expect(word.readiness == "1 offline miss")
+        #expect(word.offlineMisses?.count == 2)
+    }
 }

@@ -44,7 +44,7 @@ struct CoalescingTests {
     }
 
     @Test(
-        "20 concurrent misses for a response with an ETag and no freshness make one full download; followers asking for validation send the ETag"
+        "20 concurrent misses for a response with an ETag and no freshness make one full download, reloads among them too"
     )
     func twentyMissesETagOnly() async throws {
         try await withProxy { larder, origin in
@@ -55,7 +55,8 @@ struct CoalescingTests {
             let url = origin.url("/etag-only.bin")
             let results = try await withThrowingTaskGroup(of: CurlResult.self) { group in
                 for index in 0..<20 {
-                    // Two of them ask for validation, as a reload does.
+                    // Two of them ask for validation, as a reload does: those that joined before the
+                    // answer began get it, those later revalidate with its ETag.
                     let arguments = index < 2 ? ["-H", "Cache-Control: no-cache"] : []
                     group.addTask { try await Curl.run(url, proxy: larder.proxyURL, arguments: arguments, timeout: 40) }
                 }
@@ -72,6 +73,83 @@ struct CoalescingTests {
             let full = requests.filter { $0.header("if-none-match") == nil }
             #expect(full.count == 1, "one full download, not \(full.count): \(results.compactMap { $0.header("cache-status") })")
             #expect(requests.count <= 3, "the others are none, or revalidations: \(requests.count)")
+        }
+    }
+
+    @Test(
+        "a request with its own If-None-Match does not lead a burst: its 304 stores nothing, so the plain requests beside it make one full download"
+    )
+    func conditionalRequestDoesNotLead() async throws {
+        try await withProxy { larder, origin in
+            let length: Int64 = 200_000
+            let full = TestResponse(headers: [("ETag", #""v1""#)], body: .generated(length: length))
+            origin.setRoute(
+                "/browser-cached.bin",
+                TestResponse(
+                    headers: [("ETag", #""v1""#)], body: .generated(length: length),
+                    faults: [
+                        .delayHead(.milliseconds(300)),
+                        .handler { request in
+                            request.headers.contains { $0.name.lowercased() == "if-none-match" && $0.value == #""v1""# }
+                                ? TestResponse(status: 304, headers: [("ETag", #""v1""#)]) : full
+                        },
+                    ]))
+            let url = origin.url("/browser-cached.bin")
+            // A browser that has its own copy asks first; 19 plain requests follow while its request is out.
+            async let conditional = Curl.run(url, proxy: larder.proxyURL, arguments: ["-H", #"If-None-Match: "v1""#], timeout: 40)
+            while origin.requestCount("/browser-cached.bin") == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let plain = try await Self.fetchConcurrently(url, proxy: larder.proxyURL, count: 19)
+            #expect(try await conditional.status == 304)
+            let expected = Bytes(GeneratedBody.bytes(0..<length))
+            for result in plain {
+                #expect(result.status == 200)
+                #expect(Bytes(result.body) == expected)
+            }
+            let downloads = origin.requests("/browser-cached.bin").filter {
+                !$0.headers.contains { $0.name.lowercased() == "if-none-match" }
+            }
+            #expect(downloads.count == 1, "one full download for the plain requests, not \(downloads.count)")
+        }
+    }
+
+    @Test("a reload that arrives once the answer has begun is not handed that answer: it revalidates with the stored ETag")
+    func reloadAfterTheAnswerBeganRevalidates() async throws {
+        try await withProxy { larder, origin in
+            let length: Int64 = 400_000
+            origin.setRoute(
+                "/streaming.bin",
+                TestResponse(
+                    headers: [("Cache-Control", "max-age=600"), ("ETag", #""v1""#)], body: .generated(length: length),
+                    faults: [
+                        .chunkSize(40_000), .delayChunks(.milliseconds(100)),
+                        .handler { request in
+                            request.headers.contains { $0.name.lowercased() == "if-none-match" && $0.value == #""v1""# }
+                                ? TestResponse(status: 304, headers: [("Cache-Control", "max-age=600"), ("ETag", #""v1""#)])
+                                : TestResponse(
+                                    headers: [("Cache-Control", "max-age=600"), ("ETag", #""v1""#)], body: .generated(length: length),
+                                    faults: [.chunkSize(40_000), .delayChunks(.milliseconds(100))])
+                        },
+                    ]))
+            let url = origin.url("/streaming.bin")
+            async let first = Curl.run(url, proxy: larder.proxyURL, timeout: 40)
+            // Once the origin has the first request, its head is out at once and its body takes
+            // about a second: the reload comes while it streams (or, on a slow machine, after it
+            // is stored: a reload then revalidates all the same).
+            while origin.requestCount("/streaming.bin") == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let reload = try await Curl.run(url, proxy: larder.proxyURL, arguments: ["-H", "Cache-Control: no-cache"], timeout: 40)
+            let expected = Bytes(GeneratedBody.bytes(0..<length))
+            #expect(try await first.status == 200)
+            #expect(reload.status == 200)
+            #expect(Bytes(reload.body) == expected)
+            #expect(reload.header("cache-status")?.contains("detail=coalesced") != true, "\(reload.header("cache-status") ?? "")")
+            let requests = origin.requests("/streaming.bin")
+            #expect(requests.count == 2, "the reload went to the origin: \(requests.count) requests")
+            #expect(requests.last?.headers.contains { $0.name.lowercased() == "if-none-match" } == true, "with the stored ETag")
         }
     }
 

@@ -82,6 +82,8 @@ struct CacheTransactionTests {
         case page(CacheTransaction.Page, cacheStatus: String)
         case mayProbe
         case join
+        /// Join a fetch in flight, but fetch alone rather than lead one.
+        case followOnly
         case fetch(conditional: Bool, timeout: Duration?)
         case merge
         case relay(forward: CacheStatus.ForwardReason, stores: Bool, notStored: String?)
@@ -94,8 +96,8 @@ struct CacheTransactionTests {
                 self = .page(page, cacheStatus: cacheStatus.description)
             case .mayProbe:
                 self = .mayProbe
-            case .joinInFlight:
-                self = .join
+            case .joinInFlight(let mayLead):
+                self = mayLead ? .join : .followOnly
             case .fetch(let plan):
                 self = .fetch(conditional: plan.validating != nil, timeout: plan.headTimeout)
             case .mergeNotModified:
@@ -238,46 +240,67 @@ struct CacheTransactionTests {
 
         var follower = Self.transaction()
         _ = follower.begin()
-        #expect(Step(follower.followerWoke(Self.entry(), now: Self.now)) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        #expect(
+            Step(follower.followerWoke(Self.entry(), joinedAfterAnswerBegan: false, now: Self.now))
+                == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
         // What the leader stored cannot be read: fetch alone, not join again.
         #expect(Step(follower.storedAnswerFailed()) == .fetch(conditional: false, timeout: nil))
 
         var late = Self.transaction()
         _ = late.begin()
-        #expect(Step(late.followerWoke(nil, now: Self.now)) == .fetch(conditional: false, timeout: nil))
+        #expect(Step(late.followerWoke(nil, joinedAfterAnswerBegan: false, now: Self.now)) == .fetch(conditional: false, timeout: nil))
 
-        // What the leader stored is already stale (no-cache, or an ETag alone): it arrived after the
-        // follower asked, so it answers it all the same: one download per burst.
-        for stored in [[("Cache-Control", "no-cache")], [("ETag", #""v1""#)]] {
-            var stale = Self.transaction()
-            _ = stale.begin()
-            #expect(
-                Step(stale.followerWoke(Self.entry(stored), now: Self.now))
-                    == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        // Joined before the answer began: what the leader stored answers it whatever its freshness
+        // (no-cache, an ETag alone) and whatever it asked (a reload's no-cache, max-age=0): the
+        // answer was fetched after the request was made. One download per burst.
+        for asked in [[], [("Cache-Control", "no-cache")], [("Cache-Control", "max-age=0")], [("Pragma", "no-cache")]] {
+            for stored in [[("Cache-Control", "no-cache")], [("ETag", #""v1""#)], [("Cache-Control", "max-age=600")]] {
+                var before = Self.transaction(headers: asked)
+                _ = before.begin()
+                #expect(
+                    Step(before.followerWoke(Self.entry(stored), joinedAfterAnswerBegan: false, now: Self.now))
+                        == .stored(detail: "coalesced", cacheStatus: nil, refresh: false), "\(asked) \(stored)")
+            }
         }
-        // A follower that asks for validation revalidates the copy with its validators, not a second download.
-        for asked in ["no-cache", "max-age=0"] {
-            var validating = Self.transaction(headers: [("Cache-Control", asked)])
-            _ = validating.begin()
-            #expect(
-                Step(validating.followerWoke(Self.entry([("ETag", #""v1""#)]), now: Self.now)) == .fetch(conditional: true, timeout: nil),
-                "\(asked)")
+        // Joined once the answer had begun: decided as any request against a stored copy. A copy
+        // that may serve it does; else it revalidates with the copy's validators, not a second download.
+        let afterCases: [(String, [(String, String)], [(String, String)], Step)] = [
+            (
+                "fresh, plain request", [], [("Cache-Control", "max-age=600")],
+                .stored(detail: "coalesced", cacheStatus: nil, refresh: false)
+            ),
+            ("an ETag alone: stale at once", [], [("ETag", #""v1""#)], .fetch(conditional: true, timeout: nil)),
+            ("no-cache stored", [], [("Cache-Control", "no-cache"), ("ETag", #""v1""#)], .fetch(conditional: true, timeout: nil)),
+            (
+                "fresh, but a reload", [("Cache-Control", "no-cache")], [("Cache-Control", "max-age=600"), ("ETag", #""v1""#)],
+                .fetch(conditional: true, timeout: nil)
+            ),
+            (
+                "fresh, but older than max-age=0", [("Cache-Control", "max-age=0")], [("Cache-Control", "max-age=600"), ("Age", "5")],
+                .fetch(conditional: true, timeout: nil)
+            ),
+            (
+                "stale, but max-stale", [("Cache-Control", "max-stale")], [("Cache-Control", "max-age=0")],
+                .stored(detail: "coalesced", cacheStatus: nil, refresh: false)
+            ),
+        ]
+        for (name, asked, stored, expected) in afterCases {
+            var after = Self.transaction(headers: asked)
+            _ = after.begin()
+            #expect(Step(after.followerWoke(Self.entry(stored), joinedAfterAnswerBegan: true, now: Self.now)) == expected, "\(name)")
         }
-        var maxStale = Self.transaction(headers: [("Cache-Control", "max-stale")])
-        _ = maxStale.begin()
-        #expect(
-            Step(maxStale.followerWoke(Self.entry([("Cache-Control", "max-age=0")]), now: Self.now))
-                == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
-        // A fresh one answers a reload too: it was fetched after the reload was asked for.
-        var reload = Self.transaction(headers: [("Cache-Control", "no-cache")])
-        _ = reload.begin()
-        #expect(Step(reload.followerWoke(Self.entry(), now: Self.now)) == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
         // A route's strategy serves what is stored whatever its freshness.
         var cacheFirst = Self.transaction(strategy: .cacheFirst)
         #expect(Step(cacheFirst.begin()) == .join)
         #expect(
-            Step(cacheFirst.followerWoke(Self.entry([("Cache-Control", "no-cache")]), now: Self.now))
+            Step(cacheFirst.followerWoke(Self.entry([("Cache-Control", "no-cache")]), joinedAfterAnswerBegan: true, now: Self.now))
                 == .stored(detail: "coalesced", cacheStatus: nil, refresh: false))
+        // A request with its own preconditions follows a fetch in flight but never leads one: the
+        // origin's 304 to it would store nothing for those following it.
+        for precondition in ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"] {
+            var conditional = Self.transaction(headers: [(precondition, "x")])
+            #expect(Step(conditional.begin()) == .followOnly, "\(precondition)")
+        }
     }
 
     @Test("upstream's answer: relayed and stored by storability, HEAD and preconditions not stored")

@@ -191,17 +191,20 @@ final class ForwardProxy: Sendable {
             case .mayProbe:
                 let now = self.configuration.now()
                 action = transaction.probeAnswered(admitted: self.health.admit(origin: url.origin, now: now), now: now)
-            case .joinInFlight:
-                switch self.inFlight.join(key) {
+            case .joinInFlight(let mayLead):
+                switch self.inFlight.join(key, mayLead: mayLead) {
                 case .leader(let flight):
                     leading = flight
                     action = transaction.lead()
-                case .follower(let flight):
+                case .alone:
+                    action = transaction.lead()
+                case .follower(let flight, let joinedAfterAnswerBegan):
                     var shared: CacheTransaction.Candidate?
                     if await flight.wait(timeout: self.configuration.idleTimeout) {
                         shared = await self.lookup(key, request: head, owner: owner).candidate
                     }
-                    action = transaction.followerWoke(shared, now: self.configuration.now())
+                    action = transaction.followerWoke(
+                        shared, joinedAfterAnswerBegan: joinedAfterAnswerBegan, now: self.configuration.now())
                 }
             case .fetch(let plan):
                 // A 206 that could not complete the stored part is dropped (its transfer cancelled).
@@ -221,6 +224,7 @@ final class ForwardProxy: Sendable {
                     }
                     switch result {
                     case .response(let answer):
+                        leading?.answerBegan()
                         response = answer
                         let headers = answer.head.headers
                         action = transaction.upstreamAnswered(

@@ -8,20 +8,26 @@ import Synchronization
 final class InFlightFetches: Sendable {
     /// A request's part in a fetch.
     enum Role {
-        /// Fetch, and call ``InFlightFetches/finish(_:flight:stored:)`` when done, whatever happens.
+        /// Fetch, say when the answer's head came (``Flight/answerBegan()``), and call
+        /// ``InFlightFetches/finish(_:flight:stored:)`` when done, whatever happens.
         case leader(Flight)
-        /// Wait for the leader with ``Flight/wait(timeout:)``.
-        case follower(Flight)
+        /// Wait for the leader with ``Flight/wait(timeout:)``; `joinedAfterAnswerBegan` when its
+        /// answer's head had come already.
+        case follower(Flight, joinedAfterAnswerBegan: Bool)
+        /// Fetch without a flight: nobody follows.
+        case alone
     }
 
     private let flights = Mutex<[CacheKey: Flight]>([:])
 
-    /// Leads the fetch for `key` when none is in flight, else follows the one that is.
-    func join(_ key: CacheKey) -> Role {
+    /// Follows the fetch for `key` in flight; when there is none, leads a new one if `mayLead`,
+    /// else fetches alone.
+    func join(_ key: CacheKey, mayLead: Bool = true) -> Role {
         self.flights.withLock { flights in
             if let flight = flights[key] {
-                return .follower(flight)
+                return .follower(flight, joinedAfterAnswerBegan: flight.hasAnswerBegun)
             }
+            guard mayLead else { return .alone }
             let flight = Flight()
             flights[key] = flight
             return .leader(flight)
@@ -49,11 +55,22 @@ final class InFlightFetches: Sendable {
 final class Flight: Sendable {
     private struct State {
         var stored: Bool?
+        var answerBegan = false
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiter = 0
     }
 
     private let state = Mutex(State())
+
+    /// The leader's answer head has come: requests joining from now on did not ask before it.
+    func answerBegan() {
+        self.state.withLock { $0.answerBegan = true }
+    }
+
+    /// Whether ``answerBegan()`` was called.
+    var hasAnswerBegun: Bool {
+        self.state.withLock { $0.answerBegan }
+    }
 
     /// Whether the leader stored an entry; false when it did not, or when `timeout` passes or the
     /// task is cancelled first (the follower then fetches for itself, so it never hangs).

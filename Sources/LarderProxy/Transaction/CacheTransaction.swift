@@ -218,8 +218,11 @@ struct CacheTransaction: Sendable {
         /// second, ``HostHealth/admit(now:policy:)``), and say so with ``probeAnswered(admitted:now:)``.
         case mayProbe
         /// Join the fetch of the same miss in flight: ``lead()`` when there is none, else wait for it
-        /// and ``followerWoke(_:now:)`` with what it stored.
-        case joinInFlight
+        /// and ``followerWoke(_:joinedAfterAnswerBegan:now:)`` with what it stored. When `mayLead`
+        /// is false and none is in flight, fetch alone (``lead()``, without others following): a
+        /// request with its own preconditions would get an answer (a 304) that stores nothing
+        /// for those who followed it.
+        case joinInFlight(mayLead: Bool)
         /// Send the request upstream: ``upstreamAnswered(status:headers:requestTime:now:)``,
         /// ``upstreamFailed(isTimeout:description:now:)`` or ``upstreamTimedOut(now:)``.
         case fetch(UpstreamPlan)
@@ -377,18 +380,17 @@ struct CacheTransaction: Sendable {
 
     /// The fetch this request waited for ended; `stored` is the lookup's match after it (nil when
     /// it stored nothing usable or took too long). One download per burst (docs/SERVING.md,
-    /// "Coalescing"): the request joined a plain miss, so what is stored now arrived after it was
-    /// made, as the answer to a request forwarded meanwhile, and answers it whatever its freshness
-    /// (a response with only an `ETag` is stale at once), as forwarding the request itself would
-    /// have. Only a request that asks for validation (`no-cache`, `max-age=0`), when the `http`
-    /// strategy would not serve the copy, goes to the origin, and then with the copy's validators
-    /// (a 304 at worst, not a second download).
-    mutating func followerWoke(_ stored: Candidate?, now: Date) -> Action {
+    /// "Coalescing"): a request that joined before the answer began gets what was stored whatever
+    /// its freshness (a response with only an `ETag` is stale at once) and whatever it asked
+    /// (`no-cache`, `max-age=0`): the answer arrived after it was made, to a request forwarded
+    /// meanwhile, as forwarding its own would have given. A request that joined once the answer
+    /// had begun (`joinedAfterAnswerBegan`) is decided as any request against a stored copy under
+    /// the `http` strategy: served when the copy may serve it, else it goes to the origin with the
+    /// copy's validators (a 304 at worst, not a second download).
+    mutating func followerWoke(_ stored: Candidate?, joinedAfterAnswerBegan: Bool, now: Date) -> Action {
         guard case .joining(var fetch) = self.state else { preconditionFailure("not joining") }
         guard let stored else { return self.fetch(fetch) }
-        let directives = RequestCacheDirectives(
-            cacheControl: self.start.request.headers["cache-control"], pragma: self.start.request.headers["pragma"])
-        if self.start.strategy == .http, directives.noCache || directives.maxAge == 0, !stored.freshness.isFresh(now: now),
+        if self.start.strategy == .http, joinedAfterAnswerBegan,
             case .forward = CacheDecision.decide(self.decisionContext, stored: stored.freshness, now: now)
         {
             fetch.lookup.candidate = stored
@@ -503,8 +505,12 @@ struct CacheTransaction: Sendable {
             return self.fetch(fetch)
         }
         self.state = .joining(fetch)
-        return .joinInFlight
+        return .joinInFlight(mayLead: !Self.preconditionNames.contains { start.request.headers.contains(name: $0) })
     }
+
+    /// The request fields that make an origin answer a precondition (a 304, a 412) rather than the
+    /// representation (RFC 9110 section 13.1).
+    private static let preconditionNames = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since"]
 
     private mutating func fetch(_ fetch: Fetch) -> Action {
         self.state = .fetching(fetch)

@@ -23,7 +23,7 @@ struct CacheInvalidator: Sendable {
             let key = CacheKey(url: target, filter: self.queryFilter)
             if let commit = self.committing.flight(for: key) {
                 // An answer for the key sent just before, still being stored, would outlive the invalidation.
-                _ = await commit.wait(timeout: .seconds(5))
+                _ = await commit.wait(stallTimeout: .seconds(5))
             }
             do {
                 try await self.store.removeEntry(for: key, keepingPrecached: true)

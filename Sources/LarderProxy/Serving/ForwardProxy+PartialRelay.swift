@@ -15,7 +15,8 @@ extension ForwardProxy {
     /// Answers a request for the whole with the stored part and the 206 that completes it
     /// (``CacheTransaction/PartialRelay``): a 200 of the complete length, its body the stored
     /// bytes before, the new ones, then the stored bytes after, streamed to the client and the
-    /// store alike; stored whole, and the part removed, once the body has come.
+    /// store alike; stored whole, and the part removed, once the body has come. `progress` is
+    /// told of each new chunk, as in ``relay(_:request:writer:relay:committing:progress:)``.
     func relayCompleted(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
@@ -23,7 +24,8 @@ extension ForwardProxy {
         relay: CacheTransaction.Relay,
         partial: CacheTransaction.PartialRelay,
         storing: StoringBody?,
-        committing: CacheKey?
+        committing: CacheKey?,
+        progress: (@Sendable () -> Void)?
     ) async throws -> Outcome {
         guard let joining = partial.joining else { preconditionFailure("a completion joins the stored part") }
         let responseTime = self.configuration.now()
@@ -38,6 +40,7 @@ extension ForwardProxy {
         do {
             try await self.copyStoredBytes(joining.entry, range: joining.combination.before, storing: storing, writer: writer)
             for try await chunk in response.body {
+                progress?()
                 storing?.write(chunk)
                 try await writer.body(chunk)
             }

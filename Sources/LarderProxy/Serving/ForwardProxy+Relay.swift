@@ -10,13 +10,15 @@ extension ForwardProxy {
 
     /// Streams an upstream response to the client, storing it on the way when the relay says so;
     /// requests for `committing` (the key looked up) that come between the client's last byte
-    /// and the commit wait for it (``CommittingAnswers``).
+    /// and the commit wait for it (``CommittingAnswers``). `progress` is told of each body chunk
+    /// (the followers of a fetch this request leads wait while it comes).
     func relay(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
         writer: ResponseWriter,
         relay: CacheTransaction.Relay,
-        committing: CacheKey? = nil
+        committing: CacheKey? = nil,
+        progress: (@Sendable () -> Void)? = nil
     ) async throws -> Outcome {
         let responseTime = self.configuration.now()
         let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers)
@@ -30,7 +32,8 @@ extension ForwardProxy {
         }
         if let partial = relay.partial, partial.whole {
             return try await self.relayCompleted(
-                response, request: request, writer: writer, relay: relay, partial: partial, storing: storing, committing: committing)
+                response, request: request, writer: writer, relay: relay, partial: partial, storing: storing, committing: committing,
+                progress: progress)
         }
         let cacheStatus = relay.cacheStatus(
             upstreamStatus: response.head.status, storing: storing != nil && !self.storeFailures.isFailing,
@@ -57,6 +60,7 @@ extension ForwardProxy {
             // A 206 joining the stored part: its bytes before the new ones go first.
             await self.copyStoredPart(relay.partial, \.before, storing: storing)
             for try await chunk in response.body {
+                progress?()
                 storing?.write(chunk)
                 let chunkStart = position
                 position += Int64(chunk.readableBytes)

@@ -108,7 +108,7 @@ final class ForwardProxy: Sendable {
         let route = self.configuration.route(for: keyed?.request.urlKey ?? key)
         if let commit = self.committing.flight(for: key) {
             // The answer before this one (the client's previous request, say) is being stored.
-            _ = await commit.wait(timeout: .seconds(5))
+            _ = await commit.wait(stallTimeout: .seconds(5))
         }
         let now = self.configuration.now()
         // A declared GET's answer is the user's (docs/SERVING.md, "Declared answers are the
@@ -200,7 +200,7 @@ final class ForwardProxy: Sendable {
                     action = transaction.lead()
                 case .follower(let flight, let joinedAfterAnswerBegan):
                     var shared: CacheTransaction.Candidate?
-                    if await flight.wait(timeout: self.configuration.idleTimeout) {
+                    if await flight.wait(stallTimeout: self.configuration.idleTimeout) {
                         shared = await self.lookup(key, request: head, owner: owner).candidate
                     }
                     action = transaction.followerWoke(
@@ -249,7 +249,8 @@ final class ForwardProxy: Sendable {
                 {
                     relay.keepingCompleteVersion()
                 }
-                let outcome = try await self.relay(response, request: head, writer: writer, relay: relay, committing: key)
+                let outcome = try await self.relay(
+                    response, request: head, writer: writer, relay: relay, committing: key, progress: leading?.progressed)
                 stored = outcome.cacheStatus?.stored == true
                 return outcome
             }

@@ -11,8 +11,8 @@ final class InFlightFetches: Sendable {
         /// Fetch, say when the answer's head came (``Flight/answerBegan()``), and call
         /// ``InFlightFetches/finish(_:flight:stored:)`` when done, whatever happens.
         case leader(Flight)
-        /// Wait for the leader with ``Flight/wait(timeout:)``; `joinedAfterAnswerBegan` when its
-        /// answer's head had come already.
+        /// Wait for the leader with ``Flight/wait(stallTimeout:)``; `joinedAfterAnswerBegan` when
+        /// its answer's head had come already.
         case follower(Flight, joinedAfterAnswerBegan: Bool)
         /// Fetch without a flight: nobody follows.
         case alone
@@ -56,6 +56,8 @@ final class Flight: Sendable {
     private struct State {
         var stored: Bool?
         var answerBegan = false
+        /// When the leader last received part of its answer.
+        var lastProgress: ContinuousClock.Instant?
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiter = 0
     }
@@ -64,7 +66,15 @@ final class Flight: Sendable {
 
     /// The leader's answer head has come: requests joining from now on did not ask before it.
     func answerBegan() {
-        self.state.withLock { $0.answerBegan = true }
+        self.state.withLock {
+            $0.answerBegan = true
+            $0.lastProgress = .now
+        }
+    }
+
+    /// The leader received more of its answer's body: followers keep waiting while it does.
+    func progressed() {
+        self.state.withLock { $0.lastProgress = .now }
     }
 
     /// Whether ``answerBegan()`` was called.
@@ -72,18 +82,29 @@ final class Flight: Sendable {
         self.state.withLock { $0.answerBegan }
     }
 
-    /// Whether the leader stored an entry; false when it did not, or when `timeout` passes or the
-    /// task is cancelled first (the follower then fetches for itself, so it never hangs).
-    func wait(timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.outcome() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
+    /// Whether the leader stored an entry; false when it did not, when the leader's fetch stalls
+    /// (neither its head nor more of its body within `stallTimeout`), or when the task is
+    /// cancelled first (the follower then fetches for itself, so it never hangs). A large body
+    /// that keeps arriving is waited for to its end, however long it takes: the followers'
+    /// alternative is to download it again, each.
+    func wait(stallTimeout: Duration) async -> Bool {
+        while true {
+            let waited = ContinuousClock.now
+            let outcome = await withTaskGroup(of: Bool?.self) { group in
+                group.addTask { await self.outcome() }
+                group.addTask {
+                    try? await Task.sleep(for: stallTimeout)
+                    return nil
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
             }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            if let outcome {
+                return outcome
+            }
+            let progressed = self.state.withLock { state in state.lastProgress.map { $0 > waited } ?? false }
+            guard progressed, !Task.isCancelled else { return false }
         }
     }
 

@@ -32,6 +32,48 @@ struct InProcessServingTests {
         }
     }
 
+    @Test("followers wait for a body that keeps coming, however long it takes, rather than each downloading it again")
+    func followersWaitForALongBody() async throws {
+        let upstream = ScriptedUpstream()
+        let url = Self.origin + "/large.wasm"
+        let body = String(repeating: "0123456789abcdef", count: 4_096)
+        // Eight pieces a quarter of a second apart: twice the stall timeout in all.
+        upstream.script(url, .init(body: body, slowBody: (pieces: 8, interval: .milliseconds(250))))
+        try await InProcessProxy.with(upstream: upstream, configure: { $0.idleTimeout = .seconds(1) }) { proxy in
+            let answers = try await withThrowingTaskGroup(of: RawAnswer.self) { group in
+                for _ in 0..<5 {
+                    group.addTask { try await proxy.get(url) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.allSatisfy { $0.status == 200 && $0.body == body })
+            #expect(upstream.requests(for: url).count == 1, "followers downloaded it again")
+            #expect(answers.compactMap { $0.header("cache-status") }.filter { $0.contains("detail=coalesced") }.count == 4)
+        }
+    }
+
+    @Test("a follower of a fetch that stalls gives up after the stall timeout and fetches alone")
+    func followersOfAStalledFetchFetchAlone() async throws {
+        let upstream = ScriptedUpstream()
+        let url = Self.origin + "/stalled.js"
+        let gate = ScriptedUpstream.Gate()
+        upstream.script(url, .init(body: "LATE", gate: gate))
+        try await InProcessProxy.with(upstream: upstream, configure: { $0.idleTimeout = .milliseconds(500) }) { proxy in
+            async let leader = proxy.get(url)
+            while upstream.requests(for: url).isEmpty {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            async let follower = proxy.get(url)
+            // The follower gives up on the hung leader and asks upstream itself.
+            while upstream.requests(for: url).count < 2 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            gate.open()
+            #expect(try await leader.body == "LATE")
+            #expect(try await follower.body == "LATE")
+        }
+    }
+
     @Test("a 5xx from upstream is answered from a stale copy (stale-if-error); a must-revalidate copy is not used")
     func staleIfError() async throws {
         let upstream = ScriptedUpstream()

@@ -16,6 +16,9 @@ final class ScriptedUpstream: Upstream {
         var body = ""
         /// How long the head takes.
         var delay: Duration = .zero
+        /// When set, the body comes in this many pieces, each this long after the one before (a
+        /// slow origin, or a large body on a slow network).
+        var slowBody: (pieces: Int, interval: Duration)?
         /// Holds the head back until the test opens it: a hung origin, with no clock involved.
         var gate: Gate?
         /// Fail instead of answering.
@@ -103,10 +106,34 @@ final class ScriptedUpstream: Upstream {
         let body = ByteBuffer(string: answer.body)
         var headers = answer.headers.map { HeaderField(name: $0.0, value: $0.1) }
         headers.add(name: "Content-Length", value: String(body.readableBytes))
-        return UpstreamResponse(
-            head: UpstreamResponseHead(status: answer.status, reason: "", headers: headers, httpVersion: "1.1"),
-            body: answer.status == 304 || request.method == "HEAD" ? .empty : .bytes(body)
-        )
+        let head = UpstreamResponseHead(status: answer.status, reason: "", headers: headers, httpVersion: "1.1")
+        if answer.status == 304 || request.method == "HEAD" {
+            return UpstreamResponse(head: head, body: .empty)
+        }
+        guard let slow = answer.slowBody, slow.pieces > 1 else {
+            return UpstreamResponse(head: head, body: .bytes(body))
+        }
+        return UpstreamResponse(head: head, body: UpstreamBody(Self.pieces(of: body, slow.pieces, every: slow.interval)))
+    }
+
+    /// `body` in `count` pieces, each `interval` after the one before.
+    private static func pieces(of body: ByteBuffer, _ count: Int, every interval: Duration) -> AsyncStream<ByteBuffer> {
+        let size = (body.readableBytes + count - 1) / count
+        var pieces: [ByteBuffer] = []
+        var rest = body
+        while let piece = rest.readSlice(length: min(size, rest.readableBytes)), piece.readableBytes > 0 {
+            pieces.append(piece)
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+        let task = Task {
+            for piece in pieces {
+                try? await Task.sleep(for: interval)
+                continuation.yield(piece)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
     }
 
     private static func read(_ body: UpstreamRequestBody?) async throws -> [UInt8]? {

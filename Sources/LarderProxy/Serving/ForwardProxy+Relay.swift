@@ -11,14 +11,17 @@ extension ForwardProxy {
     /// Streams an upstream response to the client, storing it on the way when the relay says so;
     /// requests for `committing` (the key looked up) that come between the client's last byte
     /// and the commit wait for it (``CommittingAnswers``). `progress` is told of each body chunk
-    /// (the followers of a fetch this request leads wait while it comes).
+    /// (the followers of a fetch this request leads wait while it comes). When the client goes
+    /// away mid-body and `storesForOthers` says other requests wait for this answer, the body is
+    /// still read to its end and stored, for them.
     func relay(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
         writer: ResponseWriter,
         relay: CacheTransaction.Relay,
         committing: CacheKey? = nil,
-        progress: (@Sendable () -> Void)? = nil
+        progress: (@Sendable () -> Void)? = nil,
+        storesForOthers: (@Sendable () -> Bool)? = nil
     ) async throws -> Outcome {
         let responseTime = self.configuration.now()
         let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers)
@@ -56,6 +59,18 @@ extension ForwardProxy {
             if case .decoded(let coding) = plan.body { ContentDecoder(coding: coding) } else { nil }
 
         var position: Int64 = 0
+        var clientGone = false
+        /// Writes to the client; once it has gone, when others wait for the answer being stored,
+        /// nothing more is written and the body goes on into the store.
+        func send(_ piece: ByteBuffer) async throws {
+            guard !clientGone else { return }
+            do {
+                try await writer.body(piece)
+            } catch {
+                guard storing?.isStoring == true, storesForOthers?() == true else { throw error }
+                clientGone = true
+            }
+        }
         do {
             // A 206 joining the stored part: its bytes before the new ones go first.
             await self.copyStoredPart(relay.partial, \.before, storing: storing)
@@ -70,17 +85,17 @@ extension ForwardProxy {
                 case .decoded:
                     decoder?.feed(chunk)
                     while let piece = try decoder?.next() {
-                        try await writer.body(piece)
+                        try await send(piece)
                     }
                 case .range(let slice):
                     let lower = max(chunkStart, slice.lowerBound)
                     let upper = min(position, slice.upperBound)
                     if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower))
                     {
-                        try await writer.body(part)
+                        try await send(part)
                     }
                 case .whole:
-                    try await writer.body(chunk)
+                    try await send(chunk)
                 }
             }
             try decoder?.finish()
@@ -94,7 +109,7 @@ extension ForwardProxy {
         }
         let commitEnded = self.markCommitting(committing, storing: storing)
         defer { commitEnded() }
-        if plan.body != .unsatisfiable {
+        if plan.body != .unsatisfiable, !clientGone {
             try await writer.end()
         }
 
@@ -113,7 +128,7 @@ extension ForwardProxy {
                 )
             }
         }
-        return Outcome(status: plan.status, cacheStatus: cacheStatus, reusable: !plan.close)
+        return Outcome(status: plan.status, cacheStatus: cacheStatus, reusable: !plan.close && !clientGone)
     }
 
     /// Marks `key` as being committed when a body is being stored for it (``CommittingAnswers``),

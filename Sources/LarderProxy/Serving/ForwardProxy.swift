@@ -249,8 +249,13 @@ final class ForwardProxy: Sendable {
                 {
                     relay.keepingCompleteVersion()
                 }
+                var storesForOthers: (@Sendable () -> Bool)?
+                if let leading {
+                    storesForOthers = { leading.hasFollowers }
+                }
                 let outcome = try await self.relay(
-                    response, request: head, writer: writer, relay: relay, committing: key, progress: leading?.progressed)
+                    response, request: head, writer: writer, relay: relay, committing: key, progress: leading?.progressed,
+                    storesForOthers: storesForOthers)
                 stored = outcome.cacheStatus?.stored == true
                 return outcome
             }

@@ -77,6 +77,11 @@ final class Flight: Sendable {
         self.state.withLock { $0.lastProgress = .now }
     }
 
+    /// Whether a follower is waiting for the leader now.
+    var hasFollowers: Bool {
+        self.state.withLock { !$0.waiters.isEmpty }
+    }
+
     /// Whether ``answerBegan()`` was called.
     var hasAnswerBegun: Bool {
         self.state.withLock { $0.answerBegan }

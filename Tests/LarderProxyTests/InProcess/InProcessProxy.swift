@@ -88,6 +88,26 @@ struct InProcessProxy: Sendable {
         }
     }
 
+    /// Sends a GET of `url` and hangs up once `bytes` bytes of the answer have come: a client that
+    /// goes away mid-answer.
+    func getAndHangUp(_ url: String, after bytes: Int) async throws {
+        let host = (try? HTTPURL(parsing: url))?.host ?? "localhost"
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: self.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: "GET \(url) HTTP/1.1\r\nHost: \(host)\r\n\r\n"))
+            var received = 0
+            for try await chunk in inbound {
+                received += chunk.readableBytes
+                if received >= bytes { break }
+            }
+        }
+    }
+
     /// A GET of `url` through the proxy, with `headers`.
     func get(_ url: String, method: String = "GET", headers: [(String, String)] = []) async throws -> RawAnswer {
         let host = (try? HTTPURL(parsing: url))?.host ?? "localhost"

@@ -52,6 +52,30 @@ struct InProcessServingTests {
         }
     }
 
+    @Test("when the leading request's client goes away mid-body, the body is still stored for the requests waiting on it")
+    func leaderGoneStillStoresForFollowers() async throws {
+        let upstream = ScriptedUpstream()
+        let url = Self.origin + "/shared-large.bin"
+        let body = String(repeating: "0123456789abcdef", count: 8_192)
+        upstream.script(url, .init(body: body, slowBody: (pieces: 8, interval: .milliseconds(150))))
+        try await InProcessProxy.with(upstream: upstream) { proxy in
+            // The first request leads, and its client hangs up once the head has come.
+            async let leader: Void = proxy.getAndHangUp(url, after: 1)
+            while upstream.requests(for: url).isEmpty {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let followers = try await withThrowingTaskGroup(of: RawAnswer.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await proxy.get(url) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await leader
+            #expect(followers.allSatisfy { $0.status == 200 && $0.body == body })
+            #expect(upstream.requests(for: url).count == 1, "the followers downloaded it again")
+        }
+    }
+
     @Test("a follower of a fetch that stalls gives up after the stall timeout and fetches alone")
     func followersOfAStalledFetchFetchAlone() async throws {
         let upstream = ScriptedUpstream()

@@ -16,7 +16,7 @@ extension ForwardProxy {
     /// (``CacheTransaction/PartialRelay``): a 200 of the complete length, its body the stored
     /// bytes before, the new ones, then the stored bytes after, streamed to the client and the
     /// store alike; stored whole, and the part removed, once the body has come. `progress` is
-    /// told of each new chunk, as in ``relay(_:request:writer:relay:committing:progress:)``.
+    /// told at each new chunk whether it is stored, as in ``relay(_:request:writer:relay:committing:progress:storesForOthers:)``.
     func relayCompleted(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
@@ -25,7 +25,7 @@ extension ForwardProxy {
         partial: CacheTransaction.PartialRelay,
         storing: StoringBody?,
         committing: CacheKey?,
-        progress: (@Sendable () -> Void)?
+        progress: (@Sendable (_ storing: Bool) -> Void)?
     ) async throws -> Outcome {
         guard let joining = partial.joining else { preconditionFailure("a completion joins the stored part") }
         let responseTime = self.configuration.now()
@@ -40,8 +40,8 @@ extension ForwardProxy {
         do {
             try await self.copyStoredBytes(joining.entry, range: joining.combination.before, storing: storing, writer: writer)
             for try await chunk in response.body {
-                progress?()
                 storing?.write(chunk)
+                progress?(storing?.isStoring == true)
                 try await writer.body(chunk)
             }
             try await self.copyStoredBytes(joining.entry, range: joining.combination.after, storing: storing, writer: writer)

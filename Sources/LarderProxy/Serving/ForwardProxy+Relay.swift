@@ -10,17 +10,18 @@ extension ForwardProxy {
 
     /// Streams an upstream response to the client, storing it on the way when the relay says so;
     /// requests for `committing` (the key looked up) that come between the client's last byte
-    /// and the commit wait for it (``CommittingAnswers``). `progress` is told of each body chunk
-    /// (the followers of a fetch this request leads wait while it comes). When the client goes
-    /// away mid-body and `storesForOthers` says other requests wait for this answer, the body is
-    /// still read to its end and stored, for them.
+    /// and the commit wait for it (``CommittingAnswers``). `progress` is told, once the head is
+    /// out and at each body chunk, whether the answer is still being stored (the followers of a
+    /// fetch this request leads wait while it is). When the client goes away and
+    /// `storesForOthers` says other requests wait for this answer, the body is still read and
+    /// stored for them, for as long as it is stored and they wait.
     func relay(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
         writer: ResponseWriter,
         relay: CacheTransaction.Relay,
         committing: CacheKey? = nil,
-        progress: (@Sendable () -> Void)? = nil,
+        progress: (@Sendable (_ storing: Bool) -> Void)? = nil,
         storesForOthers: (@Sendable () -> Bool)? = nil
     ) async throws -> Outcome {
         let responseTime = self.configuration.now()
@@ -47,58 +48,72 @@ extension ForwardProxy {
             isGet: request.method == .GET)
         var headers = HTTPHeaders(plan.headers)
         ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: plan.close)
+        /// The client's write error once it has gone while others wait for the answer being
+        /// stored: nothing more is written to it, and the body goes on into the store.
+        var clientGone: (any Error)?
+        /// Whether the body still goes on for others once the client has gone.
+        func storesForOthersNow() -> Bool {
+            storing?.isStoring == true && storesForOthers?() == true
+        }
+        func send(_ write: () async throws -> Void) async throws {
+            guard clientGone == nil else { return }
+            do {
+                try await write()
+            } catch {
+                guard storesForOthersNow() else { throw error }
+                clientGone = error
+            }
+        }
         if plan.body == .unsatisfiable {
             // The client's answer is complete at once; the body is still read to be stored.
             try await writer.whole(.rangeNotSatisfiable, headers, body: nil)
         } else if plan.status == response.head.status {
-            try await writer.head(HTTPResponseStatus(statusCode: plan.status, reasonPhrase: response.head.reason), headers)
+            try await send {
+                try await writer.head(HTTPResponseStatus(statusCode: plan.status, reasonPhrase: response.head.reason), headers)
+            }
         } else {
-            try await writer.head(HTTPResponseStatus(statusCode: plan.status), headers)
+            try await send { try await writer.head(HTTPResponseStatus(statusCode: plan.status), headers) }
         }
+        progress?(storing?.isStoring == true)
         let decoder: ContentDecoder? =
             if case .decoded(let coding) = plan.body { ContentDecoder(coding: coding) } else { nil }
 
         var position: Int64 = 0
-        var clientGone = false
-        /// Writes to the client; once it has gone, when others wait for the answer being stored,
-        /// nothing more is written and the body goes on into the store.
-        func send(_ piece: ByteBuffer) async throws {
-            guard !clientGone else { return }
-            do {
-                try await writer.body(piece)
-            } catch {
-                guard storing?.isStoring == true, storesForOthers?() == true else { throw error }
-                clientGone = true
-            }
-        }
         do {
             // A 206 joining the stored part: its bytes before the new ones go first.
             await self.copyStoredPart(relay.partial, \.before, storing: storing)
             for try await chunk in response.body {
-                progress?()
                 storing?.write(chunk)
+                progress?(storing?.isStoring == true)
                 let chunkStart = position
                 position += Int64(chunk.readableBytes)
+                if let gone = clientGone {
+                    // Read on only while the body is stored and someone waits for it.
+                    guard storesForOthersNow() else { throw gone }
+                    continue
+                }
                 switch plan.body {
                 case .none, .unsatisfiable:
                     continue
                 case .decoded:
                     decoder?.feed(chunk)
                     while let piece = try decoder?.next() {
-                        try await send(piece)
+                        try await send { try await writer.body(piece) }
                     }
                 case .range(let slice):
                     let lower = max(chunkStart, slice.lowerBound)
                     let upper = min(position, slice.upperBound)
                     if lower < upper, let part = chunk.getSlice(at: chunk.readerIndex + Int(lower - chunkStart), length: Int(upper - lower))
                     {
-                        try await send(part)
+                        try await send { try await writer.body(part) }
                     }
                 case .whole:
-                    try await send(chunk)
+                    try await send { try await writer.body(chunk) }
                 }
             }
-            try decoder?.finish()
+            if clientGone == nil {
+                try decoder?.finish()
+            }
             await self.copyStoredPart(relay.partial, \.after, storing: storing)
         } catch {
             // A truncated or failed upstream body (or one that does not decode): the client must
@@ -109,7 +124,7 @@ extension ForwardProxy {
         }
         let commitEnded = self.markCommitting(committing, storing: storing)
         defer { commitEnded() }
-        if plan.body != .unsatisfiable, !clientGone {
+        if plan.body != .unsatisfiable, clientGone == nil {
             try await writer.end()
         }
 
@@ -128,7 +143,7 @@ extension ForwardProxy {
                 )
             }
         }
-        return Outcome(status: plan.status, cacheStatus: cacheStatus, reusable: !plan.close && !clientGone)
+        return Outcome(status: plan.status, cacheStatus: cacheStatus, reusable: !plan.close && clientGone == nil)
     }
 
     /// Marks `key` as being committed when a body is being stored for it (``CommittingAnswers``),

@@ -249,12 +249,23 @@ final class ForwardProxy: Sendable {
                 {
                     relay.keepingCompleteVersion()
                 }
+                var progress: (@Sendable (Bool) -> Void)?
                 var storesForOthers: (@Sendable () -> Bool)?
                 if let leading {
+                    let inFlight = self.inFlight
+                    // Followers wait while the answer comes and is stored; once it will not be
+                    // stored (no-store, over the entry limit), they are let go at once.
+                    progress = { storing in
+                        if storing {
+                            leading.progressed()
+                        } else {
+                            inFlight.finish(key, flight: leading, stored: false)
+                        }
+                    }
                     storesForOthers = { leading.hasFollowers }
                 }
                 let outcome = try await self.relay(
-                    response, request: head, writer: writer, relay: relay, committing: key, progress: leading?.progressed,
+                    response, request: head, writer: writer, relay: relay, committing: key, progress: progress,
                     storesForOthers: storesForOthers)
                 stored = outcome.cacheStatus?.stored == true
                 return outcome

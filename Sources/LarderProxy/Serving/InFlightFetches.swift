@@ -20,12 +20,13 @@ final class InFlightFetches: Sendable {
 
     private let flights = Mutex<[CacheKey: Flight]>([:])
 
-    /// Follows the fetch for `key` in flight; when there is none, leads a new one if `mayLead`,
+    /// Follows the fetch for `key` in flight (counted among its followers until its
+    /// ``Flight/wait(stallTimeout:)`` returns); when there is none, leads a new one if `mayLead`,
     /// else fetches alone.
     func join(_ key: CacheKey, mayLead: Bool = true) -> Role {
         self.flights.withLock { flights in
             if let flight = flights[key] {
-                return .follower(flight, joinedAfterAnswerBegan: flight.hasAnswerBegun)
+                return .follower(flight, joinedAfterAnswerBegan: flight.follow())
             }
             guard mayLead else { return .alone }
             let flight = Flight()
@@ -58,6 +59,8 @@ final class Flight: Sendable {
         var answerBegan = false
         /// When the leader last received part of its answer.
         var lastProgress: ContinuousClock.Instant?
+        /// Requests that joined and have not stopped waiting.
+        var followers = 0
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiter = 0
     }
@@ -77,22 +80,33 @@ final class Flight: Sendable {
         self.state.withLock { $0.lastProgress = .now }
     }
 
-    /// Whether a follower is waiting for the leader now.
+    /// Whether a request follows the leader and still waits for it.
     var hasFollowers: Bool {
-        self.state.withLock { !$0.waiters.isEmpty }
+        self.state.withLock { $0.followers > 0 }
     }
 
-    /// Whether ``answerBegan()`` was called.
-    var hasAnswerBegun: Bool {
-        self.state.withLock { $0.answerBegan }
+    /// Counts one more follower; returns whether the leader's answer had begun (``answerBegan()``).
+    fileprivate func follow() -> Bool {
+        self.state.withLock { state in
+            state.followers += 1
+            return state.answerBegan
+        }
     }
+
+    /// How many stall timeouts in all a follower waits at most, however steadily the body comes:
+    /// a leader's slow client (the relay reads upstream as fast as its client takes the bytes) or
+    /// an endless stream must not hold the others for long.
+    static let longestWaitInStallTimeouts = 5
 
     /// Whether the leader stored an entry; false when it did not, when the leader's fetch stalls
-    /// (neither its head nor more of its body within `stallTimeout`), or when the task is
-    /// cancelled first (the follower then fetches for itself, so it never hangs). A large body
-    /// that keeps arriving is waited for to its end, however long it takes: the followers'
-    /// alternative is to download it again, each.
+    /// (neither its head nor more of its body for a `stallTimeout`, noticed within two), when
+    /// ``longestWaitInStallTimeouts`` pass, or when the task is cancelled first: the follower then
+    /// fetches for itself, so it never hangs. A large body that keeps arriving is waited for
+    /// (the followers' alternative is to download it again, each). Call once per ``InFlightFetches/join(_:mayLead:)``
+    /// that made this request a follower.
     func wait(stallTimeout: Duration) async -> Bool {
+        defer { self.state.withLock { $0.followers -= 1 } }
+        let deadline = ContinuousClock.now + stallTimeout * Self.longestWaitInStallTimeouts
         while true {
             let waited = ContinuousClock.now
             let outcome = await withTaskGroup(of: Bool?.self) { group in
@@ -109,7 +123,7 @@ final class Flight: Sendable {
                 return outcome
             }
             let progressed = self.state.withLock { state in state.lastProgress.map { $0 > waited } ?? false }
-            guard progressed, !Task.isCancelled else { return false }
+            guard progressed, ContinuousClock.now < deadline, !Task.isCancelled else { return false }
         }
     }
 

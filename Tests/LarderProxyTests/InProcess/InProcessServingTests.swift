@@ -76,6 +76,35 @@ struct InProcessServingTests {
         }
     }
 
+    @Test("followers of an answer that will not be stored are let go at the head, not held while its body comes")
+    func followersOfAnUnstoredAnswerFetchAtOnce() async throws {
+        let upstream = ScriptedUpstream()
+        let url = Self.origin + "/live-feed"
+        let body = String(repeating: "x", count: 20_000)
+        // Four seconds of body; the followers must not wait for it.
+        upstream.script(
+            url, .init(headers: [("Cache-Control", "no-store")], body: body, slowBody: (pieces: 20, interval: .milliseconds(200))))
+        try await InProcessProxy.with(upstream: upstream) { proxy in
+            try await withThrowingTaskGroup(of: RawAnswer.self) { group in
+                group.addTask { try await proxy.get(url) }
+                while upstream.requests(for: url).isEmpty {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                for _ in 0..<4 {
+                    group.addTask { try await proxy.get(url) }
+                }
+                let started = ContinuousClock.now
+                while upstream.requests(for: url).count < 5, ContinuousClock.now - started < .seconds(2) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(upstream.requests(for: url).count == 5, "the followers waited for a body that is not stored")
+                for try await answer in group {
+                    #expect(answer.status == 200 && answer.body == body)
+                }
+            }
+        }
+    }
+
     @Test("a follower of a fetch that stalls gives up after the stall timeout and fetches alone")
     func followersOfAStalledFetchFetchAlone() async throws {
         let upstream = ScriptedUpstream()

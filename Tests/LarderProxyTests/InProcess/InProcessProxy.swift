@@ -108,6 +108,16 @@ struct InProcessProxy: Sendable {
         }
     }
 
+    /// `count` GETs of `url` through the proxy at once; their answers in the order they came.
+    func get(_ url: String, times count: Int) async throws -> [RawAnswer] {
+        try await withThrowingTaskGroup(of: RawAnswer.self) { group in
+            for _ in 0..<count {
+                group.addTask { try await self.get(url) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
     /// A GET of `url` through the proxy, with `headers`.
     func get(_ url: String, method: String = "GET", headers: [(String, String)] = []) async throws -> RawAnswer {
         let host = (try? HTTPURL(parsing: url))?.host ?? "localhost"

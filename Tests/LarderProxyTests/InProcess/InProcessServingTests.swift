@@ -18,12 +18,7 @@ struct InProcessServingTests {
         let url = Self.origin + "/slow.js"
         upstream.script(url, .init(body: "SLOW", delay: .milliseconds(300)))
         try await InProcessProxy.with(upstream: upstream) { proxy in
-            let answers = try await withThrowingTaskGroup(of: RawAnswer.self) { group in
-                for _ in 0..<5 {
-                    group.addTask { try await proxy.get(url) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let answers = try await proxy.get(url, times: 5)
             #expect(answers.allSatisfy { $0.status == 200 && $0.body == "SLOW" })
             #expect(upstream.requests(for: url).count == 1)
             let statuses = answers.compactMap { $0.header("cache-status") }.sorted()
@@ -40,12 +35,7 @@ struct InProcessServingTests {
         // Eight pieces a quarter of a second apart: twice the stall timeout in all.
         upstream.script(url, .init(body: body, slowBody: (pieces: 8, interval: .milliseconds(250))))
         try await InProcessProxy.with(upstream: upstream, configure: { $0.idleTimeout = .seconds(1) }) { proxy in
-            let answers = try await withThrowingTaskGroup(of: RawAnswer.self) { group in
-                for _ in 0..<5 {
-                    group.addTask { try await proxy.get(url) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let answers = try await proxy.get(url, times: 5)
             #expect(answers.allSatisfy { $0.status == 200 && $0.body == body })
             #expect(upstream.requests(for: url).count == 1, "followers downloaded it again")
             #expect(answers.compactMap { $0.header("cache-status") }.filter { $0.contains("detail=coalesced") }.count == 4)
@@ -64,12 +54,7 @@ struct InProcessServingTests {
             while upstream.requests(for: url).isEmpty {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            let followers = try await withThrowingTaskGroup(of: RawAnswer.self) { group in
-                for _ in 0..<4 {
-                    group.addTask { try await proxy.get(url) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let followers = try await proxy.get(url, times: 4)
             try await leader
             #expect(followers.allSatisfy { $0.status == 200 && $0.body == body })
             #expect(upstream.requests(for: url).count == 1, "the followers downloaded it again")

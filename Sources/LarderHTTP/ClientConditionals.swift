@@ -26,6 +26,15 @@ public enum ClientConditionals {
         return modified <= since
     }
 
+    /// Whether the request carries a precondition of its own (RFC 9110 section 13.1:
+    /// `If-None-Match`, `If-Modified-Since`, `If-Match`, `If-Unmodified-Since`), so that an origin
+    /// may answer it with a 304 or a 412 rather than the representation.
+    public static func hasPrecondition(_ request: some HeaderFields) -> Bool {
+        Self.preconditionNames.contains { request.contains(name: $0) }
+    }
+
+    private static let preconditionNames = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since"]
+
     /// The headers a 304 carries from the stored response (RFC 9110 section 15.4.5).
     public static let notModifiedHeaderNames: Set<String> = [
         "cache-control", "content-location", "date", "etag", "expires", "vary", "last-modified",

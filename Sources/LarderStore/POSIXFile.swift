@@ -111,13 +111,13 @@ enum POSIXFile {
         }
     }
 
-    /// Creates a new file with a random name and `suffix` in `folder` (making the folder again if
-    /// it was deleted) and takes an exclusive `flock` on it, held until the descriptor is closed: a
-    /// file in `folder` that can be locked belongs to no living holder, in any process. Returns the
-    /// path and the open descriptor (write-only).
+    /// Creates a new file with a unique name (``uniqueName()``) and `suffix` in `folder` (making
+    /// the folder again if it was deleted) and takes an exclusive `flock` on it, held until the
+    /// descriptor is closed: a file in `folder` that can be locked belongs to no living holder, in
+    /// any process. Returns the path and the open descriptor (write-only).
     static func createLockedFile(in folder: String, suffix: String) throws(StoreError) -> (path: String, descriptor: Int32) {
         while true {
-            let path = "\(folder)/\(self.randomName())\(suffix)"
+            let path = "\(folder)/\(self.uniqueName())\(suffix)"
             var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, PrivateDirectory.fileMode)
             if descriptor < 0, errno == ENOENT {
                 try self.makeDirectory(folder)
@@ -146,19 +146,19 @@ enum POSIXFile {
     /// 32 hex digits, unique to this call: 64 random bits drawn once per process, then a counter,
     /// so that a name costs no system call (a precache run names thousands of temporary files).
     /// Names from two processes share a prefix with a chance of 2^-64; `O_EXCL` catches even that.
-    static func randomName() -> String {
+    static func uniqueName() -> String {
         let bits: (UInt64, UInt64) = (Self.processNamePrefix, Self.namesMade.add(1, ordering: .relaxed).newValue)
         return withUnsafeBytes(of: bits) { LowercaseHex.string($0) }
     }
 
-    /// The random half of ``randomName()``, from the system's generator (Foundation's `UUID` would
+    /// The random half of ``uniqueName()``, from the system's generator (Foundation's `UUID` would
     /// open and read `/dev/urandom`).
     private static let processNamePrefix: UInt64 = {
         var generator = SystemRandomNumberGenerator()
         return generator.next()
     }()
 
-    /// How many names ``randomName()`` has made in this process.
+    /// How many names ``uniqueName()`` has made in this process.
     private static let namesMade = Atomic<UInt64>(0)
 
     /// Whether the file at `path` is left over: nobody holds its `flock` (see

@@ -16,7 +16,7 @@ extension ForwardProxy {
     /// (``CacheTransaction/PartialRelay``): a 200 of the complete length, its body the stored
     /// bytes before, the new ones, then the stored bytes after, streamed to the client and the
     /// store alike; stored whole, and the part removed, once the body has come. `progress` is
-    /// told at each new chunk whether it is stored, as in ``relay(_:request:writer:relay:committing:progress:storesForOthers:)``.
+    /// told at each new chunk that it is stored, or once that it is not, as in ``relay(_:request:writer:relay:committing:progress:storesForOthers:)``.
     func relayCompleted(
         _ response: UpstreamResponse,
         request: HTTPRequestHead,
@@ -37,11 +37,12 @@ extension ForwardProxy {
         let close = !request.isKeepAlive
         ProxyAnswerFields.add(to: &headers, via: true, cacheStatus: cacheStatus, close: close)
         try await writer.head(.ok, headers)
+        var progress = StoringProgress(progress)
         do {
             try await self.copyStoredBytes(joining.entry, range: joining.combination.before, storing: storing, writer: writer)
             for try await chunk in response.body {
                 storing?.write(chunk)
-                progress?(storing?.isStoring == true)
+                progress.tell(storing)
                 try await writer.body(chunk)
             }
             try await self.copyStoredBytes(joining.entry, range: joining.combination.after, storing: storing, writer: writer)

@@ -11,8 +11,8 @@ extension ForwardProxy {
     /// Streams an upstream response to the client, storing it on the way when the relay says so;
     /// requests for `committing` (the key looked up) that come between the client's last byte
     /// and the commit wait for it (``CommittingAnswers``). `progress` is told, once the head is
-    /// out and at each body chunk, whether the answer is still being stored (the followers of a
-    /// fetch this request leads wait while it is). When the client goes away and
+    /// out and at each body chunk, that the answer is still being stored, or once that it is not
+    /// (the followers of a fetch this request leads wait while it is). When the client goes away and
     /// `storesForOthers` says other requests wait for this answer, the body is still read and
     /// stored for them, for as long as it is stored and they wait.
     func relay(
@@ -74,7 +74,8 @@ extension ForwardProxy {
         } else {
             try await send { try await writer.head(HTTPResponseStatus(statusCode: plan.status), headers) }
         }
-        progress?(storing?.isStoring == true)
+        var progress = StoringProgress(progress)
+        progress.tell(storing)
         let decoder: ContentDecoder? =
             if case .decoded(let coding) = plan.body { ContentDecoder(coding: coding) } else { nil }
 
@@ -84,7 +85,7 @@ extension ForwardProxy {
             await self.copyStoredPart(relay.partial, \.before, storing: storing)
             for try await chunk in response.body {
                 storing?.write(chunk)
-                progress?(storing?.isStoring == true)
+                progress.tell(storing)
                 let chunkStart = position
                 position += Int64(chunk.readableBytes)
                 if let gone = clientGone {
@@ -144,6 +145,24 @@ extension ForwardProxy {
             }
         }
         return Outcome(status: plan.status, cacheStatus: cacheStatus, reusable: !plan.close && clientGone == nil)
+    }
+
+    /// Tells the followers of a fetch, as its body comes, that it is being stored, or once that it
+    /// is not (they are then let go).
+    struct StoringProgress {
+        private var report: (@Sendable (_ storing: Bool) -> Void)?
+
+        init(_ report: (@Sendable (_ storing: Bool) -> Void)?) {
+            self.report = report
+        }
+
+        mutating func tell(_ storing: StoringBody?) {
+            let stored = storing?.isStoring == true
+            self.report?(stored)
+            if !stored {
+                self.report = nil
+            }
+        }
     }
 
     /// Marks `key` as being committed when a body is being stored for it (``CommittingAnswers``),

@@ -505,12 +505,8 @@ struct CacheTransaction: Sendable {
             return self.fetch(fetch)
         }
         self.state = .joining(fetch)
-        return .joinInFlight(mayLead: !Self.preconditionNames.contains { start.request.headers.contains(name: $0) })
+        return .joinInFlight(mayLead: !ClientConditionals.hasPrecondition(start.request.headers))
     }
-
-    /// The request fields that make an origin answer a precondition (a 304, a 412) rather than the
-    /// representation (RFC 9110 section 13.1).
-    private static let preconditionNames = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since"]
 
     private mutating func fetch(_ fetch: Fetch) -> Action {
         self.state = .fetching(fetch)

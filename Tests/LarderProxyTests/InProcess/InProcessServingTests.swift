@@ -27,14 +27,15 @@ struct InProcessServingTests {
         }
     }
 
-    @Test("followers wait for a body that keeps coming, however long it takes, rather than each downloading it again")
+    @Test("followers wait for a body that keeps coming past the stall timeout, rather than each downloading it again")
     func followersWaitForALongBody() async throws {
         let upstream = ScriptedUpstream()
         let url = Self.origin + "/large.wasm"
         let body = String(repeating: "0123456789abcdef", count: 4_096)
-        // Eight pieces a quarter of a second apart: twice the stall timeout in all.
-        upstream.script(url, .init(body: body, slowBody: (pieces: 8, interval: .milliseconds(250))))
-        try await InProcessProxy.with(upstream: upstream, configure: { $0.idleTimeout = .seconds(1) }) { proxy in
+        // Eight pieces half a second apart: longer in all than the stall timeout, each gap far
+        // shorter, and all far within five stall timeouts, even on a busy machine.
+        upstream.script(url, .init(body: body, slowBody: (pieces: 8, interval: .milliseconds(500))))
+        try await InProcessProxy.with(upstream: upstream, configure: { $0.idleTimeout = .seconds(3) }) { proxy in
             let answers = try await proxy.get(url, times: 5)
             #expect(answers.allSatisfy { $0.status == 200 && $0.body == body })
             #expect(upstream.requests(for: url).count == 1, "followers downloaded it again")
@@ -66,9 +67,9 @@ struct InProcessServingTests {
         let upstream = ScriptedUpstream()
         let url = Self.origin + "/live-feed"
         let body = String(repeating: "x", count: 20_000)
-        // Four seconds of body; the followers must not wait for it.
+        // Six seconds of body; the followers must not wait for it.
         upstream.script(
-            url, .init(headers: [("Cache-Control", "no-store")], body: body, slowBody: (pieces: 20, interval: .milliseconds(200))))
+            url, .init(headers: [("Cache-Control", "no-store")], body: body, slowBody: (pieces: 20, interval: .milliseconds(300))))
         try await InProcessProxy.with(upstream: upstream) { proxy in
             try await withThrowingTaskGroup(of: RawAnswer.self) { group in
                 group.addTask { try await proxy.get(url) }
@@ -79,7 +80,7 @@ struct InProcessServingTests {
                     group.addTask { try await proxy.get(url) }
                 }
                 let started = ContinuousClock.now
-                while upstream.requests(for: url).count < 5, ContinuousClock.now - started < .seconds(2) {
+                while upstream.requests(for: url).count < 5, ContinuousClock.now - started < .seconds(4) {
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 #expect(upstream.requests(for: url).count == 5, "the followers waited for a body that is not stored")

@@ -39,6 +39,12 @@ static inline CURLcode larder_curl_easy_setopt_seek_callback(CURL *handle, CURLo
     return curl_easy_setopt(handle, option, callback);
 }
 
+/// For CURLOPT_PREREQFUNCTION (curl 7.80+): called once a connection is made or picked from the
+/// pool, before the request is sent on it.
+static inline CURLcode larder_curl_easy_setopt_prereq_callback(CURL *handle, curl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
 static inline CURLcode larder_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
     return curl_easy_getinfo(handle, info, value);
 }

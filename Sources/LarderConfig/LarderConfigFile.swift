@@ -8,7 +8,7 @@ public struct LarderConfigFile: Sendable {
     /// The top-level settings, in the order messages list them.
     public static let knownKeys = [
         "routes", "navigationFallback", "requests", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin",
-        "statusOrigins", "queue", "upstreamProxy", "$schema",
+        "statusOrigins", "queue", "upstreamProxy", "lan", "$schema",
     ]
 
     /// `routes`: per-route strategies, in file order (the first matching a cache key applies).
@@ -36,6 +36,9 @@ public struct LarderConfigFile: Sendable {
     /// `upstreamProxy`: a parent proxy URL, or `none`, as `--upstream-proxy` (nil: not set, the
     /// proxy environment variables apply).
     public var upstreamProxy: UpstreamProxy.Choice?
+    /// `lan.allowUpstream`: the box's own loopback and link-local addresses clients on other
+    /// machines may still make Larder reach (docs/SERVING.md, "A shared box (LAN mode)").
+    public var lanReach = UpstreamReach()
 
     /// The settings of an empty file: Larder's defaults.
     public init() {}
@@ -163,6 +166,23 @@ public struct LarderConfigFile: Sendable {
         }
         if let queue = members["queue"] {
             self.writeQueue = try WriteQueueConfiguration(configValue: queue.value, at: root.appending(member: "queue"), reader: reader)
+        }
+        if let lan = members["lan"] {
+            let path = root.appending(member: "lan")
+            let settings = try reader.members(
+                of: lan.value, at: path, expected: "an object of LAN settings", known: ["allowUpstream"], noun: "a LAN setting")
+            if let allow = settings["allowUpstream"] {
+                let expected =
+                    "an address, network or address with a port, such as \"127.0.0.1:8000\", \"169.254.0.0/16\" or \"[::1]:8000\""
+                let listPath = path.appending(member: "allowUpstream")
+                for (index, element) in try reader.elements(of: allow.value, at: listPath, expected: "an array of addresses").enumerated() {
+                    let text = try reader.string(element, at: listPath.appending(index: index), expected: expected)
+                    guard let allowance = UpstreamReach.Allowance(parsing: text) else {
+                        throw reader.mismatch(element, at: listPath.appending(index: index), expected: expected)
+                    }
+                    self.lanReach.allowed.append(allowance)
+                }
+            }
         }
     }
 

@@ -69,7 +69,8 @@ struct DevOfflineActions {
         case "precache-game":
             return try await self.precacheGame(fields, origin: request.headers.first(name: "origin"), back: back)
         case "add-to-precache":
-            return try await self.addToPrecache(fields, origin: request.headers.first(name: "origin"), back: back)
+            return try await self.addToPrecache(
+                fields, origin: request.headers.first(name: "origin"), clientIsLoopback: request.clientIsLoopback, back: back)
         case "refresh-series":
             return try await self.refreshSeries(fields, origin: request.headers.first(name: "origin"), back: back)
         case "remove-series":
@@ -205,7 +206,9 @@ struct DevOfflineActions {
         return Self.redirect(target, flash: "Precaching \(name) again (job \(id)). Reload to follow it.")
     }
 
-    private func addToPrecache(_ fields: FormFields, origin: String?, back: String) async throws -> DevOfflinePages.Response {
+    private func addToPrecache(
+        _ fields: FormFields, origin: String?, clientIsLoopback: Bool, back: String
+    ) async throws -> DevOfflinePages.Response {
         guard let text = fields["url"], !text.isEmpty else {
             return self.pages.notice(400, heading: "Which URL?", paragraphs: ["The form names no URL to precache (a url field)."])
         }
@@ -216,6 +219,12 @@ struct DevOfflineActions {
             return self.pages.notice(400, heading: "Not a URL", paragraphs: ["\(text) cannot be precached: \(error)"])
         }
         url.fragment = nil
+        if !clientIsLoopback, !self.pages.lanReach.mayName(host: url.host, port: url.effectivePort) {
+            // Every later run would fetch it for everyone (docs/SERVING.md, "A shared box").
+            return self.pages.notice(
+                403, heading: "Refused: the box's own address",
+                paragraphs: [UpstreamReach.refusal(host: url.host, port: url.effectivePort)])
+        }
         var game: GameRecord?
         if let slug = fields["game"], !slug.isEmpty {
             guard let record = try await self.pages.store.game(slug: slug) else {

@@ -57,6 +57,9 @@ public struct DevOfflinePages: OwnPageResponder {
     var answeredOffline: AnsweredOfflineRoutes? = nil
     /// What stored pages name that is not stored (read once per page body).
     var subresources = PageSubresourceCheck()
+    /// What clients on other machines may have Larder fetch of the box's own addresses (config
+    /// `lan.allowUpstream`): the URLs they add to precache are judged by it.
+    var lanReach = UpstreamReach()
     /// The clock every page reads (the proxy's `ProxyConfiguration.now`).
     let now: @Sendable () -> Date
 
@@ -356,6 +359,7 @@ extension DevOfflinePages {
             browserMisses: context.browserMisses,
             answeredOffline: context.configuration.answeredOffline,
             subresources: PageSubresourceCheck(queryFilter: context.configuration.queryFilter),
+            lanReach: context.configuration.lanReach,
             now: context.configuration.now
         )
     }

@@ -41,6 +41,10 @@ public struct ProxyConfiguration: Sendable {
     /// Writes queued while their origin cannot answer, and how they are replayed (config `queue`;
     /// docs/SERVING.md, "Queued writes"), replayed by ``ProxyServer/writeReplayer``.
     public var writeQueue = WriteQueueConfiguration()
+    /// What clients on other machines may make Larder reach of the box's own addresses (config
+    /// `lan.allowUpstream`; docs/SERVING.md, "A shared box (LAN mode)"): by default none of its
+    /// loopback and link-local addresses.
+    public var lanReach = UpstreamReach()
     /// Origins whose pages may read `/dev/offline.json` besides those of the precached games and
     /// pages (normalised, e.g. `https://app.example`).
     public var statusOrigins: [String] = []

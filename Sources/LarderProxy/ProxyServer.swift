@@ -233,6 +233,7 @@ public final class ProxyServer: Service, Sendable {
                             localAddress: channel.localAddress?.ipAddress
                         ),
                         rules: self.configuration.routeRules,
+                        reach: channel.remoteAddress.map(CIDR.isLoopback) == true ? nil : self.proxy.configuration.lanReach,
                         log: requestLog,
                         prepared: preparedHits
                     )
@@ -280,7 +281,8 @@ public final class ProxyServer: Service, Sendable {
         )
         let pages = OwnPages(
             proxyAuthority: authority,
-            precache: PrecacheAPI(jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins),
+            precache: PrecacheAPI(
+                jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins, lanReach: self.proxy.configuration.lanReach),
             responder: try self.pages?(context),
             caCertificatePEM: try self.interception?.certificates.authority.pem()
         )

@@ -6,7 +6,8 @@ extension Store {
     /// The most grants kept; the least recently given go first beyond it.
     public static let maximumCORSGrants = 10_000
 
-    /// Records that the origin `target` last gave the page origin `page` this grant.
+    /// Records that the origin last gave the page origin `page` this grant for `target` (the proxy
+    /// names a resource there, `METHOD URL`: docs/FORMATS.md, "cors_grant").
     public func recordCORSGrant(_ grant: CORSGrant, target: String, page: String, at date: Date) async throws {
         try await self.pool.write { db in
             try db.execute(
@@ -30,7 +31,14 @@ extension Store {
         }
     }
 
-    /// The grant the origin `target` last gave the page origin `page`, if one is kept.
+    /// Forgets the grant for `target` and `page`, if one is kept.
+    public func removeCORSGrant(target: String, page: String) async throws {
+        try await self.pool.write { db in
+            try db.execute(sql: "DELETE FROM cors_grant WHERE target = ? AND page = ?", arguments: [target, page])
+        }
+    }
+
+    /// The grant last given to the page origin `page` for `target`, if one is kept.
     public func corsGrant(target: String, page: String) async throws -> CORSGrant? {
         try await self.pool.read { db in
             guard

@@ -612,9 +612,29 @@ extension CurlTransfer {
             CURLOPT_HEADERFUNCTION)
         try self.set(CURLOPT_HEADERDATA, pointer: this)
 
+        if request.reach != nil, self.parent == nil {
+            try self.check(larder_curl_easy_setopt_prereq_callback(easy, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
+            try self.set(CURLOPT_PREREQDATA, pointer: this)
+        }
+
         try self.setMethodAndBody()
         try self.setHeaders()
         return easy
+    }
+
+    /// CURLOPT_PREREQFUNCTION: refuses a connection, new or reused, to an address of the box's
+    /// own that ``UpstreamRequest/reach`` does not allow, before the request is sent on it.
+    fileprivate func mayUseConnection(to address: String, port: Int) -> Bool {
+        guard let reach = self.request.reach else { return true }
+        if let bytes = UpstreamReach.addressBytes(address), reach.mayConnect(to: bytes, port: port) {
+            return true
+        }
+        self.abortError = UpstreamError(
+            kind: .invalidRequest,
+            message: "\(self.request.method) refused: the host resolves to " + UpstreamReach.refusal(host: address, port: port),
+            url: self.request.url
+        )
+        return false
     }
 
     /// The parent proxy, or none. Always set, so curl never reads the proxy variables itself:
@@ -779,6 +799,14 @@ private let curlHeaderCallback: curl_write_callback = { data, size, count, userD
     }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
     return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+private let curlPrereqCallback: curl_prereq_callback = { userData, primaryIP, _, primaryPort, _ in
+    guard let userData, let primaryIP else {
+        return CURL_PREREQFUNC_ABORT
+    }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
+    return transfer.mayUseConnection(to: String(cString: primaryIP), port: Int(primaryPort)) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT
 }
 
 private let curlReadCallback: curl_read_callback = { data, size, count, userData in

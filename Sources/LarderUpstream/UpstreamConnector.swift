@@ -48,16 +48,22 @@ public final class UpstreamConnector: Sendable {
     }
 
     /// Opens a TCP connection to `host:port` for a tunnel: bytes both ways, half-closure allowed.
+    /// With `reach` (a client on another machine), a connection to an address of the box's own it
+    /// does not allow is closed before anything is sent, and an ``UpstreamError`` of kind
+    /// ``UpstreamError/Kind/invalidRequest`` thrown.
     public func openTunnel(
         host: String,
         port: Int,
         connectTimeout: Duration,
+        reach: UpstreamReach? = nil,
         eventLoop: any EventLoop
     ) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         let route = try self.route(scheme: "https", host: host, port: port, connectTimeout: connectTimeout)
+        let guarded = route.parent == nil ? reach.map { ReachGuard(reach: $0) } : nil
         let (channel, tunnel) = try await self.bootstrap(eventLoop, connectTimeout: connectTimeout)
             .connect(host: route.host, port: route.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let guarded { try channel.pipeline.syncOperations.addHandler(guarded) }
                     let tunnel = try route.addTunnel(to: channel)
                     let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                         wrappingChannelSynchronously: channel,
@@ -66,6 +72,7 @@ public final class UpstreamConnector: Sendable {
                     return (asyncChannel, tunnel)
                 }
             }
+        try await Self.refuseUnreachable(guarded, channel: channel, url: "https://\(HTTPURL.bracketed(host: host)):\(port)")
         try await Self.waitFor(tunnel, closing: channel)
         return channel
     }
@@ -83,15 +90,19 @@ public final class UpstreamConnector: Sendable {
         port: Int,
         tls: Bool,
         connectTimeout: Duration,
+        reach: UpstreamReach? = nil,
         eventLoop: any EventLoop
     ) async throws -> NIOAsyncChannel<WebSocketUpstreamInbound, WebSocketUpstreamOutbound> {
         let context = tls ? try self.makeTLSContext() : nil
         let deadline = NIODeadline.now() + TimeAmount(connectTimeout)
         let route = try self.route(scheme: tls ? "https" : "http", host: host, port: port, connectTimeout: connectTimeout)
+        let guarded = route.parent == nil ? reach.map { ReachGuard(reach: $0) } : nil
         let (channel, tunnel, handshake) = try await self.bootstrap(eventLoop, connectTimeout: connectTimeout)
             .connect(host: route.host, port: route.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
+                    // First, so that TLS sends nothing to an address the client may not reach.
+                    if let guarded { try operations.addHandler(guarded) }
                     let tunnel = try route.addTunnel(to: channel)
                     var handshake: EventLoopFuture<Void>?
                     if let context {
@@ -120,9 +131,25 @@ public final class UpstreamConnector: Sendable {
                     return (asyncChannel, tunnel, handshake)
                 }
             }
+        try await Self.refuseUnreachable(
+            guarded, channel: channel, url: "\(tls ? "wss" : "ws")://\(HTTPURL.bracketed(host: host)):\(port)")
         try await Self.waitFor(tunnel, closing: channel)
         try await Self.waitFor(handshake, closing: channel)
         return channel
+    }
+
+    /// Throws, having closed `channel`, when it is connected to an address `guarded` refuses (read
+    /// here too: the guard's own check may not have run yet when the connection is handed over).
+    private static func refuseUnreachable<Inbound, Outbound>(
+        _ guarded: ReachGuard?, channel: NIOAsyncChannel<Inbound, Outbound>, url: String
+    ) async throws {
+        guard let guarded else { return }
+        guard let refused = guarded.refusedAddress ?? channel.channel.remoteAddress.flatMap(guarded.refuses) else { return }
+        try? await channel.executeThenClose { _, _ in }
+        throw UpstreamError(
+            kind: .invalidRequest,
+            message: "refused: the host resolves to " + UpstreamReach.refusal(host: refused.host, port: refused.port),
+            url: url)
     }
 
     /// Where a connection to `host:port` for `scheme` goes: straight there, or to the parent with
@@ -227,5 +254,38 @@ private struct ConnectionRoute: Sendable {
         )
         try operations.addHandler(handler)
         return handler.established.futureResult
+    }
+}
+
+/// Closes a connection to an address of the box's own that a client on another machine may not
+/// reach (``UpstreamReach``) as it becomes active, before any handler after it sends a byte.
+private final class ReachGuard: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    let reach: UpstreamReach
+    private let refused = Mutex<(host: String, port: Int)?>(nil)
+
+    init(reach: UpstreamReach) {
+        self.reach = reach
+    }
+
+    /// The address refused, if the connection was.
+    var refusedAddress: (host: String, port: Int)? { self.refused.withLock { $0 } }
+
+    /// The address and port of `remote` when the reach refuses it.
+    func refuses(_ remote: SocketAddress) -> (host: String, port: Int)? {
+        guard let host = remote.ipAddress, let port = remote.port, let bytes = UpstreamReach.addressBytes(host),
+            !self.reach.mayConnect(to: bytes, port: port)
+        else { return nil }
+        return (host, port)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if let refused = context.remoteAddress.flatMap(self.refuses) {
+            self.refused.withLock { $0 = refused }
+            context.close(promise: nil)
+            return
+        }
+        context.fireChannelActive()
     }
 }

@@ -29,6 +29,13 @@ public struct UpstreamRequest: Sendable {
     /// How long the whole transfer, body included, may take; `nil` is no limit.
     public var totalTimeout: Duration? = nil
 
+    /// The addresses a client on another machine may make Larder reach (``UpstreamReach``), nil
+    /// for a request of the box's own user: a connection to any other address of the box's own
+    /// (a name resolving to `127.0.0.1` included) fails with ``UpstreamError/Kind/invalidRequest``
+    /// before anything is sent on it. Through a parent proxy the connection is the parent's, and
+    /// only the request's host name is judged (by the caller).
+    public var reach: UpstreamReach? = nil
+
     /// Called with each interim head other than `100 Continue` (`102`, `103 Early Hints`) as it
     /// arrives, before the final head, on the transfer's thread: it must not block.
     public var interim: (@Sendable (UpstreamResponseHead) -> Void)? = nil

@@ -77,6 +77,14 @@ struct LANModeTests {
         Self.run(["ip", "link", "del", network.hostInterface])
     }
 
+    /// A config file that lets clients on other machines reach `origin`, a test origin on the box's
+    /// own loopback (`lan.allowUpstream`).
+    static func config(allowing origin: TestOrigin) throws -> String {
+        let path = LarderProcess.temporaryDirectory() + "/larder.json"
+        try #"{"lan": {"allowUpstream": ["127.0.0.1:\#(origin.port)"]}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     /// `curl` run inside `network`'s namespace: the status of the last answer, its headers and body.
     static func curl(in network: ClientNetwork, _ arguments: [String]) -> (status: Int, head: String, body: String, error: String) {
         let result = Self.run(
@@ -140,7 +148,9 @@ struct LANModeTests {
         defer { Task { try? await origin.stop() } }
         origin.setRoute(
             "/lesson.html", .text("<p>today's lesson</p>", contentType: "text/html", headers: [("Cache-Control", "max-age=600")]))
-        let larder = try await LarderProcess(serve: ["--host", allowed.hostAddress, "--allow", allowed.subnet])
+        // The origin is on the box's own loopback, which the config must open to the classroom.
+        let larder = try await LarderProcess(
+            serve: ["--host", allowed.hostAddress, "--allow", allowed.subnet, "--config", try Self.config(allowing: origin)])
         defer { Task { await larder.tearDown() } }
         let proxy = "http://\(allowed.hostAddress):\(larder.port)"
 
@@ -217,7 +227,10 @@ struct LANModeTests {
                     return .text("<p>\(path) of \(cookie)</p>", contentType: "text/html", headers: [("Cache-Control", cacheControl)])
                 })
         }
-        let larder = try await LarderProcess(serve: ["--host", alice.hostAddress, "--allow", alice.subnet, "--allow", bob.subnet])
+        let larder = try await LarderProcess(
+            serve: [
+                "--host", alice.hostAddress, "--allow", alice.subnet, "--allow", bob.subnet, "--config", try Self.config(allowing: origin),
+            ])
         defer { Task { await larder.tearDown() } }
         let proxy = "http://\(alice.hostAddress):\(larder.port)"
         let grades = origin.url("/grades.html")
@@ -260,5 +273,71 @@ struct LANModeTests {
         // The box's own user, from its own address.
         let boxUser = try await Curl.run(notes, proxy: proxy)
         #expect(!String(decoding: boxUser.body, as: UTF8.self).contains("alice"), "the box's own user: \(boxUser.status)")
+    }
+
+    @Test(
+        "a pupil cannot make Larder fetch, precache, tunnel to or open a WebSocket to the box's own loopback (literal, localhost, or an address spelled as a number), unless the config lists it; the box's own user still can",
+        .enabled(if: ProcessInfo.processInfo.environment["LARDER_SKIP_NETNS"] != "1", "LARDER_SKIP_NETNS=1 skips it")
+    )
+    func boxLoopbackIsTheBoxs() async throws {
+        guard Self.mayCreateNetworks() else { return }
+        try await HostNetworkChanges.shared.whileChanging {
+            try await Self.withTwoNetworks { pupil, _ in try await self.boxLoopback(pupil: pupil) }
+        }
+    }
+
+    private func boxLoopback(pupil: ClientNetwork) async throws {
+        // A service of the box's own, on loopback only: what a pupil must never reach through Larder.
+        let admin = try await TestOrigin.start()
+        defer { Task { try? await admin.stop() } }
+        admin.setRoute("/internal/box-admin", .text("box admin", headers: [("Cache-Control", "max-age=600")]))
+        admin.setRoute("/internal/box-admin.html", .text("<p>box admin</p>", contentType: "text/html"))
+        // Every address: the pupil comes from the classroom's network, the box's own user on loopback.
+        let larder = try await LarderProcess(serve: ["--host", "0.0.0.0", "--allow", pupil.subnet])
+        defer { Task { await larder.tearDown() } }
+        let proxy = "http://\(pupil.hostAddress):\(larder.port)"
+        let port = admin.port
+
+        // The box's own user reads it (and so it is stored): a pupil still gets none of it.
+        let boxUser = try await Curl.run(admin.url("/internal/box-admin"), proxy: larder.proxyURL)
+        #expect(boxUser.status == 200)
+        await entriesStored(in: larder)
+        let named = [
+            "http://127.0.0.1:\(port)/internal/box-admin", "http://localhost:\(port)/internal/box-admin",
+            "http://127.9.9.9:\(port)/internal/box-admin", "http://[::1]:\(port)/internal/box-admin",
+        ]
+        for url in named {
+            let answer = Self.curl(in: pupil, ["-x", proxy, url])
+            #expect(answer.status == 403, "\(url): \(answer.head) \(answer.body) \(answer.error)")
+            #expect(!answer.body.contains("box admin"), "\(url): \(answer.body)")
+            #expect(answer.body.contains("lan.allowUpstream"), "the refusal says how to open it: \(answer.body)")
+        }
+        // An address spelled as a number is known only when connected to: refused before a byte is sent.
+        for url in ["http://2130706433:\(port)/internal/box-admin", "http://0x7f000001:\(port)/internal/box-admin"] {
+            let answer = Self.curl(in: pupil, ["-x", proxy, url])
+            #expect(answer.status >= 400, "\(url): \(answer.head) \(answer.error)")
+            #expect(!answer.body.contains("box admin"), "\(url): \(answer.body)")
+        }
+        // A tunnel and a WebSocket to it.
+        let tunnel = Self.curl(in: pupil, ["-p", "-x", proxy, "http://127.0.0.1:\(port)/internal/box-admin"])
+        #expect(!tunnel.body.contains("box admin"), "\(tunnel.head) \(tunnel.body)")
+        #expect(tunnel.head.contains(" 403"), "\(tunnel.head)")
+        let socket = Self.curl(
+            in: pupil,
+            [
+                "-x", proxy, "-H", "Connection: Upgrade", "-H", "Upgrade: websocket", "-H", "Sec-WebSocket-Version: 13",
+                "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "http://localhost:\(port)/live",
+            ])
+        #expect(socket.status == 403, "\(socket.head)")
+        // A precache job a pupil submits, with no Origin as curl sends: refused, nothing fetched.
+        let precache = Self.curl(
+            in: pupil,
+            [
+                "-X", "POST", "-H", "Content-Type: application/json",
+                "--data", "{\"urls\": [\"http://127.0.0.1:\(port)/internal/box-admin.html\"]}", proxy + "/dev/offline/precache",
+            ])
+        #expect(precache.status == 403, "\(precache.head) \(precache.body)")
+        #expect(admin.requestCount("/internal/box-admin.html") == 0)
+        #expect(admin.requestCount("/internal/box-admin") == 1, "only the box's own user's request reached it")
     }
 }

@@ -51,6 +51,7 @@ struct ImmediateHitsTests {
                 freshnessMemo: self.proxy.freshnessMemo,
                 own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
                 rules: RequestRoute.Rules(),
+                reach: nil,
                 log: RequestLog(statistics: self.statistics, logger: logger, now: configuration.now),
                 prepared: PreparedHits()
             )

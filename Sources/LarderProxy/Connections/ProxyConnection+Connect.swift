@@ -160,6 +160,7 @@ extension ProxyConnection {
             host: host,
             port: port,
             connectTimeout: self.configuration.connectTimeout,
+            reach: self.reach,
             eventLoop: self.channel.channel.eventLoop
         )
     }

@@ -38,7 +38,7 @@ extension ProxyConnection {
         let upstream: NIOAsyncChannel<WebSocketUpstreamInbound, WebSocketUpstreamOutbound>
         do {
             upstream = try await self.connector.openWebSocket(
-                to: url, connectTimeout: self.configuration.connectTimeout, eventLoop: self.channel.channel.eventLoop)
+                to: url, connectTimeout: self.configuration.connectTimeout, reach: self.reach, eventLoop: self.channel.channel.eventLoop)
         } catch let error as UpstreamError where error.kind == .tls {
             try await self.refuseWebSocket(
                 head, url: url, status: .badGateway, reason: Self.tlsFailure(url, error.message), writer: writer, started: started)

@@ -51,6 +51,12 @@ struct ProxyConnection {
         return CIDR.isLoopback(address) ? .local : .remote(address: address.ipAddress ?? "\(address)")
     }
 
+    /// What this client may make Larder reach: everything from the box's own loopback, not the
+    /// box's own addresses from another machine unless the config lists them (``UpstreamReach``).
+    var reach: UpstreamReach? {
+        self.client == .local ? nil : self.configuration.lanReach
+    }
+
     /// Serves requests one after another until the connection should close.
     func serveRequests(
         _ iterator: inout NIOAsyncChannelInboundStream<ProxyInbound>.AsyncIterator,
@@ -74,8 +80,8 @@ struct ProxyConnection {
             let started = ContinuousClock.now
 
             let route =
-                tunnel.map { RequestRoute.classifyInTunnel(head, scheme: $0.scheme, host: $0.host, port: $0.port, rules: self.rules) }
-                ?? RequestRoute.classify(head, own: self.own, rules: self.rules)
+                (tunnel.map { RequestRoute.classifyInTunnel(head, scheme: $0.scheme, host: $0.host, port: $0.port, rules: self.rules) }
+                ?? RequestRoute.classify(head, own: self.own, rules: self.rules)).limited(to: self.reach)
             if tunnel != nil, case .forward(let url) = route {
                 // Logged and counted under the full URL, not the origin-form target.
                 head.uri = url.absoluteString
@@ -162,9 +168,10 @@ struct ProxyConnection {
             }
             let key = CacheKey(url: url, filter: self.configuration.queryFilter)
             if let rule = self.configuration.writeQueue.rule(method: method, key: key, body: []) {
-                return try await self.forward.serveQueueable(head, url: url, body: ByteBuffer(), rule: rule, writer: writer)
+                return try await self.forward.serveQueueable(
+                    head, url: url, client: self.client, body: ByteBuffer(), rule: rule, writer: writer)
             }
-            return try await self.forward.serveUncacheable(head, url: url, body: nil, writer: writer)
+            return try await self.forward.serveUncacheable(head, url: url, client: self.client, body: nil, writer: writer)
         }
 
         var readAhead: [ByteBuffer] = []
@@ -178,7 +185,8 @@ struct ProxyConnection {
             case .whole(let body):
                 // A write a rule queues is never answered from the store, whatever keys it.
                 if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: Array(body.readableBytesView)) {
-                    return try await self.forward.serveQueueable(head, url: url, body: body, rule: rule, writer: writer)
+                    return try await self.forward.serveQueueable(
+                        head, url: url, client: self.client, body: body, rule: rule, writer: writer)
                 }
                 let learned = self.configuration.declaredRequests.isEmpty ? [:] : await self.learnedQueries.current()
                 guard
@@ -187,7 +195,8 @@ struct ProxyConnection {
                 else {
                     // A JSON body that is not a GraphQL query says why it is never answered from the store.
                     let detail = JSONMediaType.names(contentType) ? GraphQLRead(body: Array(body.readableBytesView)).notKeyedDetail : nil
-                    return try await self.forward.serveUncacheable(head, url: url, body: .bytes(body), writer: writer, detail: detail)
+                    return try await self.forward.serveUncacheable(
+                        head, url: url, client: self.client, body: .bytes(body), writer: writer, detail: detail)
                 }
                 let outcome = try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
                 if let learning = keyed.learning, let status = outcome.cacheStatus?.forwardStatus, (200..<300).contains(status) {
@@ -208,10 +217,12 @@ struct ProxyConnection {
         // channel that the upstream transfer reads at its own pace: backpressure end to end.
         let chunks = AsyncThrowingChannel<ByteBuffer, any Error>()
         let forward = self.forward
+        let client = self.client
         return try await withThrowingTaskGroup(of: ForwardProxy.Outcome.self) { group in
             group.addTask {
                 defer { chunks.finish() }
-                return try await forward.serveUncacheable(head, url: url, body: .stream(chunks, length: declaredLength), writer: writer)
+                return try await forward.serveUncacheable(
+                    head, url: url, client: client, body: .stream(chunks, length: declaredLength), writer: writer)
             }
             for chunk in readAhead {
                 await chunks.send(chunk)

@@ -11,11 +11,12 @@ struct HealthRecordingConnector: Sendable {
 
     /// Opens a blind tunnel's connection to `host:port`, counted under ``tunnelOrigin(host:port:)``.
     func openTunnel(
-        host: String, port: Int, connectTimeout: Duration, eventLoop: any EventLoop
+        host: String, port: Int, connectTimeout: Duration, reach: UpstreamReach?, eventLoop: any EventLoop
     ) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         let origin = Self.tunnelOrigin(host: host, port: port)
         do {
-            let channel = try await self.base.openTunnel(host: host, port: port, connectTimeout: connectTimeout, eventLoop: eventLoop)
+            let channel = try await self.base.openTunnel(
+                host: host, port: port, connectTimeout: connectTimeout, reach: reach, eventLoop: eventLoop)
             self.health.record(.opened, origin: origin, rule: .tunnel)
             return channel
         } catch {
@@ -26,11 +27,12 @@ struct HealthRecordingConnector: Sendable {
 
     /// Opens a WebSocket relay's connection to `url`'s host (with TLS for `https`).
     func openWebSocket(
-        to url: HTTPURL, connectTimeout: Duration, eventLoop: any EventLoop
+        to url: HTTPURL, connectTimeout: Duration, reach: UpstreamReach?, eventLoop: any EventLoop
     ) async throws -> NIOAsyncChannel<WebSocketUpstreamInbound, WebSocketUpstreamOutbound> {
         do {
             let channel = try await self.base.openWebSocket(
-                host: url.host, port: url.effectivePort, tls: url.scheme == "https", connectTimeout: connectTimeout, eventLoop: eventLoop)
+                host: url.host, port: url.effectivePort, tls: url.scheme == "https", connectTimeout: connectTimeout, reach: reach,
+                eventLoop: eventLoop)
             self.health.record(.opened, origin: url.origin, rule: .webSocket)
             return channel
         } catch {

@@ -27,6 +27,9 @@ public struct PrecacheAPI: Sendable {
     let store: Store
     /// `http://127.0.0.1:PORT` and the other spellings of this proxy's own origin.
     let ownOrigins: Set<String>
+    /// What clients on other machines may have a job fetch of the box's own addresses (config
+    /// `lan.allowUpstream`; ``UpstreamReach``).
+    let lanReach: UpstreamReach
     /// The jobs each page origin has unfinished.
     let pageJobs = PageJobLimit()
 
@@ -50,7 +53,9 @@ public struct PrecacheAPI: Sendable {
             try await writer.complete(.noContent, headers: headers, body: "")
             return 204
         case (.POST, Self.path):
-            return try await self.submit(request: request, body: body, origin: origin, isOwnOrigin: isOwnOrigin, cors: cors, writer: writer)
+            return try await self.submit(
+                request: request, body: body, origin: origin, isOwnOrigin: isOwnOrigin, reach: clientIsLoopback ? nil : self.lanReach,
+                cors: cors, writer: writer)
         case (.GET, _) where path.hasPrefix(Self.path + "/"):
             let id = String(path.dropFirst(Self.path.count + 1))
             guard let status = self.jobs.status(id) else {
@@ -66,8 +71,11 @@ public struct PrecacheAPI: Sendable {
         }
     }
 
+    /// Queues a job for the URLs `body` lists. A client on another machine (`reach` set) may not
+    /// list an address of the box's own it may not reach (docs/SERVING.md, "A shared box").
     private func submit(
-        request: HTTPRequestHead, body: ByteBuffer, origin: String?, isOwnOrigin: Bool, cors: HTTPHeaders, writer: ResponseWriter
+        request: HTTPRequestHead, body: ByteBuffer, origin: String?, isOwnOrigin: Bool, reach: UpstreamReach?, cors: HTTPHeaders,
+        writer: ResponseWriter
     ) async throws
         -> Int
     {
@@ -85,7 +93,9 @@ public struct PrecacheAPI: Sendable {
             // A page's own job: only its URLs, and a bounded number of jobs per origin.
             let isUnfinished: (String) -> Bool = { self.jobs.status($0).map { $0.state != "finished" } ?? false }
             let limited = self.pageJobs.submit(from: origin, isUnfinished: isUnfinished) {
-                self.jobs.submit(lines: lines, extraURLs: [], source: "request", requestedBy: origin, allowed: { $0.origin == origin })
+                self.jobs.submit(
+                    lines: lines, extraURLs: [], source: "request", requestedBy: origin,
+                    allowed: { $0.origin == origin && Self.reaches($0, reach) })
             }
             guard let limited else {
                 try await self.json(
@@ -100,7 +110,7 @@ public struct PrecacheAPI: Sendable {
             submission = limited
         } else {
             submission = try await self.jobs.submit(
-                lines: lines, source: "request", requestedBy: origin, store: self.store, allowed: { _ in true })
+                lines: lines, source: "request", requestedBy: origin, store: self.store, allowed: { Self.reaches($0, reach) })
         }
         switch submission {
         case .nothingToPrecache(let problems):
@@ -109,6 +119,12 @@ public struct PrecacheAPI: Sendable {
                 cors: cors, writer: writer)
             return 400
         case .refused(let url):
+            if let parsed = try? HTTPURL(parsing: url), !Self.reaches(parsed, reach) {
+                try await self.json(
+                    ["error": "\(url) names " + UpstreamReach.refusal(host: parsed.host, port: parsed.effectivePort)],
+                    status: .forbidden, cors: cors, writer: writer)
+                return 403
+            }
             try await self.json(
                 ["error": "a page on \(origin ?? "") may only precache its own origin's URLs; \(url) is not"],
                 status: .forbidden,
@@ -125,6 +141,11 @@ public struct PrecacheAPI: Sendable {
         let answer = Accepted(id: id, status: "\(Self.path)/\(id)", problems: problems)
         try await self.json(answer, status: .accepted, cors: headers, writer: writer)
         return 202
+    }
+
+    /// Whether a job for a client with `reach` may fetch `url`, by its host name.
+    private static func reaches(_ url: HTTPURL, _ reach: UpstreamReach?) -> Bool {
+        reach?.mayName(host: url.host, port: url.effectivePort) ?? true
     }
 
     private struct Accepted: Encodable {

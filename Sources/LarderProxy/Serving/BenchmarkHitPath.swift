@@ -44,6 +44,7 @@ public struct BenchmarkHitPath: Sendable {
             freshnessMemo: self.proxy.freshnessMemo,
             own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
             rules: RequestRoute.Rules(),
+            reach: nil,
             log: RequestLog(statistics: ProxyStatistics(startedAt: configuration.now()), logger: logger, now: configuration.now),
             prepared: PreparedHits()
         )
@@ -103,7 +104,8 @@ public struct BenchmarkHitPath: Sendable {
             let hits = self.hits
             answer = ImmediateHits(
                 store: hits.store, configuration: hits.configuration, offline: hits.offline, usage: hits.usage,
-                smallBodies: hits.smallBodies, freshnessMemo: hits.freshnessMemo, own: hits.own, rules: hits.rules, log: hits.log,
+                smallBodies: hits.smallBodies, freshnessMemo: hits.freshnessMemo, own: hits.own, rules: hits.rules, reach: nil,
+                log: hits.log,
                 prepared: PreparedHits()
             ).answer(head, tunnel: tunnel, allocator: allocator)
         } else {

@@ -7,15 +7,17 @@ import NIOHTTP1
 extension ForwardProxy {
     /// Revalidates or refetches a stored response without a client waiting (the
     /// `stale-while-revalidate` strategy and directive), as background work. One refresh per key
-    /// runs at a time.
-    func refreshInBackground(key: CacheKey, url: HTTPURL, request: HTTPRequestHead, owner: AnswerOwner, entry: CachedEntry) {
+    /// runs at a time. `reach` is the asking client's (``UpstreamRequest/reach``).
+    func refreshInBackground(
+        key: CacheKey, url: HTTPURL, request: HTTPRequestHead, owner: AnswerOwner, reach: UpstreamReach?, entry: CachedEntry
+    ) {
         guard self.backgroundRefreshes.begin(key) else { return }
         let refresh = CacheTransaction.backgroundRefresh(of: request)
         self.background.submit {
             defer { self.backgroundRefreshes.end(key) }
             let requestTime = self.configuration.now()
             do {
-                let response = try await self.upstream.execute(self.upstreamRequest(refresh, url: url, validating: entry))
+                let response = try await self.upstream.execute(self.upstreamRequest(refresh, url: url, validating: entry, reach: reach))
                 await self.absorb(
                     response, request: refresh, owner: owner, url: url, key: key, strategy: .http, validating: entry,
                     requestTime: requestTime)

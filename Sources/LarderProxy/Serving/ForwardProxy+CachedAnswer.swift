@@ -28,12 +28,15 @@ extension ForwardProxy {
         let (age, hitStatus) = self.usage.answered(entry.key, freshness: self.freshness(of: entry), now: now, detail: detail)
         let cacheStatus = cacheStatus ?? hitStatus
         var stored = entry.storedForAnswer
-        if disconnected, request.headers.contains(name: "origin"), let url = try? HTTPURL(parsing: request.uri),
-            Self.corsPair(request.headers, url: url) != nil
+        let personal = AnswerOwner.recordedDigest(in: entry.varyRequestHeaders) != nil
+        if disconnected || personal, request.headers.contains(name: "origin"), let url = try? HTTPURL(parsing: request.uri),
+            Self.corsPage(request.headers, url: url) != nil
         {
-            // In the origin's place: the grant the origin gave this page, not one a stored copy
-            // carries for another page, or none from Larder's own request (docs/SERVING.md).
-            let grant = await self.corsGrantInOriginsPlace(request, url: url, stored: stored.headers)
+            // In the origin's place, or the user's own copy: only what the origin granted this
+            // page for this URL (with credentials, for a personal copy), not a grant a stored copy
+            // carries for another page, or one learned on another URL (docs/SERVING.md, "CORS when
+            // the origin cannot answer").
+            let grant = await self.corsGrantInOriginsPlace(request, url: url, stored: stored.headers, personal: personal)
             stored.headers = CORSGrant.answering(stored.headers, with: grant)
         }
         stored.headers = access.headers(stored.headers)

@@ -26,7 +26,7 @@ extension ForwardProxy {
     ) async throws -> Outcome {
         let responseTime = self.configuration.now()
         let upstreamHeaders = HopByHopHeaders.removing(from: response.head.headers)
-        self.learnCORSGrant(from: upstreamHeaders, request: request)
+        self.learnCORSGrant(status: response.head.status, from: upstreamHeaders, request: request)
         let declaredLength = upstreamHeaders.contentLength
 
         let storing = relay.storeAs.flatMap {

@@ -9,10 +9,11 @@ extension ForwardProxy {
 
     /// Forwards a request that the cache does not answer (unsafe methods, requests with bodies).
     /// `detail`, when given, is added to the answer's `Cache-Status` detail (after a `+` when
-    /// there is one already).
+    /// there is one already). `client` says what it may make Larder reach (``reach(for:)``).
     func serveUncacheable(
         _ head: HTTPRequestHead,
         url: HTTPURL,
+        client: AnswerOwner.Client,
         body: UpstreamRequestBody?,
         writer: ResponseWriter,
         detail: String? = nil
@@ -39,6 +40,7 @@ extension ForwardProxy {
             body: body)
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
+        request.reach = self.reach(for: client)
         let response: UpstreamResponse
         do {
             response = try await self.upstream.execute(request)

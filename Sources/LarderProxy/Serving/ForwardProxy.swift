@@ -172,13 +172,13 @@ final class ForwardProxy: Sendable {
                 }
                 transaction.answered()
                 if refresh {
-                    self.refreshInBackground(key: key, url: url, request: head, owner: owner, entry: entry)
+                    self.refreshInBackground(key: key, url: url, request: head, owner: owner, reach: self.reach(for: client), entry: entry)
                 }
                 return outcome
             case .answerPage(let page, let cacheStatus):
                 if let preflight = keyed?.preflight,
-                    let answered = try await self.answerPreflightFromGrant(
-                        preflight, head: head, url: url, cacheStatus: cacheStatus, writer: writer)
+                    let answered = try await self.answerPreflightForListedPage(
+                        preflight, url: url, cacheStatus: cacheStatus, writer: writer)
                 {
                     return answered
                 }
@@ -211,7 +211,8 @@ final class ForwardProxy: Sendable {
                 response = nil
                 let requestTime = self.configuration.now()
                 do {
-                    let request = self.upstreamRequest(head, url: url, validating: plan.validating, keyed: keyed, range: plan.range)
+                    let request = self.upstreamRequest(
+                        head, url: url, validating: plan.validating, keyed: keyed, range: plan.range, reach: self.reach(for: client))
                     let result = try await self.relayingInterim(request, client: head, writer: writer) { request in
                         try await self.fetch(
                             request,
@@ -297,10 +298,11 @@ final class ForwardProxy: Sendable {
     /// The upstream request for a GET or HEAD: the client's end-to-end headers, with the range
     /// the transaction asks for (by default none: the full body is fetched so that it can be
     /// stored), and with Larder's own validators when it validates a stored copy. A `keyed`
-    /// request keeps its method and sends its body, if it has one.
+    /// request keeps its method and sends its body, if it has one. `reach` is the client's
+    /// (``reach(for:)``).
     func upstreamRequest(
         _ head: HTTPRequestHead, url: HTTPURL, validating: CachedEntry?, keyed: KeyedServing? = nil,
-        range: UpstreamRequestPlan.Range = .none
+        range: UpstreamRequestPlan.Range = .none, reach: UpstreamReach?
     ) -> UpstreamRequest {
         let fields = UpstreamRequestPlan.fields(
             client: head.headers.fields, range: range,
@@ -312,7 +314,14 @@ final class ForwardProxy: Sendable {
         }
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
+        request.reach = reach
         return request
+    }
+
+    /// What `client` may make Larder reach: anything from the box's own loopback, else not the
+    /// box's own addresses but those the config lists (docs/SERVING.md, "A shared box (LAN mode)").
+    func reach(for client: AnswerOwner.Client) -> UpstreamReach? {
+        client == .local ? nil : self.configuration.lanReach
     }
 
     /// Applies a 304 to the stored entry (headers merged, times renewed, body kept); nil when the

@@ -20,6 +20,9 @@ struct ImmediateHits: Sendable {
     let freshnessMemo: FreshnessMemo
     let own: RequestRoute.OwnAuthorities
     let rules: RequestRoute.Rules
+    /// What the connection's client may make Larder reach (``RequestRoute/limited(to:)``): a hit
+    /// for an address of the box's own it may not reach is left to the ordinary path, which refuses it.
+    let reach: UpstreamReach?
     let log: RequestLog
     let prepared: PreparedHits
 
@@ -111,11 +114,12 @@ struct ImmediateHits: Sendable {
     /// made now from what the store remembers, when the target qualifies.
     private func preparedHit(for head: HTTPRequestHead, target: String, tunnel: TunnelOrigin?) -> PreparedHits.Hit? {
         if let hit = self.prepared.hit(for: target), self.store.holds(hit.validity) {
-            return self.own.matches(host: hit.host, port: hit.port) ? nil : hit
+            let reachable = self.reach?.mayName(host: hit.host, port: hit.port) ?? true
+            return self.own.matches(host: hit.host, port: hit.port) || !reachable ? nil : hit
         }
         let route =
-            tunnel.map { RequestRoute.classifyInTunnel(head, scheme: $0.scheme, host: $0.host, port: $0.port, rules: self.rules) }
-            ?? RequestRoute.classify(head, own: self.own, rules: self.rules)
+            (tunnel.map { RequestRoute.classifyInTunnel(head, scheme: $0.scheme, host: $0.host, port: $0.port, rules: self.rules) }
+            ?? RequestRoute.classify(head, own: self.own, rules: self.rules)).limited(to: self.reach)
         guard case .forward(let url) = route else { return nil }
         let key = CacheKey(url: url, filter: self.configuration.queryFilter)
         guard self.configuration.route(for: key)?.changesOnlineAnswers != true,

@@ -19,8 +19,7 @@ extension ProxyConfiguration {
     /// its method and URL key now, or the first route covering the URL key opts the method in, or
     /// it is a POST that may be a GraphQL query keyed on defaults
     /// (``keysGraphQLQueries(method:urlKey:contentType:)``; a `contentType` of nil, unknown, is
-    /// not JSON). A GET is keyed only as a GraphQL form. Asked for requests with a body (and by
-    /// ``answersInOriginsPlace(method:url:)``).
+    /// not JSON). A GET is keyed only as a GraphQL form. Asked for requests with a body.
     func mayKey(method: String, url: HTTPURL, contentType: String?) -> Bool {
         let isGet = method == "GET"
         let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
@@ -141,12 +140,24 @@ extension ProxyConfiguration {
         return serving
     }
 
-    /// Whether a request with `method` to `url` is one Larder answers or keeps in the origin's
-    /// place: a declared request, a keyed route, or a queue route covers it (not a GraphQL query
-    /// on defaults: whether it is one is known only from its body).
-    func answersInOriginsPlace(method: String, url: HTTPURL) -> Bool {
-        self.writeQueue.mayQueue(method: method, key: CacheKey(url: url, filter: self.queryFilter))
-            || self.mayKey(method: method, url: url, contentType: nil)
+    /// Whether the user listed `page` (a canonical origin) in the `pageOrigins` of a queue route
+    /// that may queue a request with `method` to `url`, or of a declared request with that method
+    /// and URL: the page is the user's own app, so Larder grants it in the origin's place
+    /// (``CORSInOriginsPlace``).
+    func listsPageOrigin(_ page: String, method: String, url: HTTPURL) -> Bool {
+        let key = CacheKey(url: url, filter: self.queryFilter)
+        if self.writeQueue.rules.contains(where: {
+            $0.pageOrigins.contains(page) && $0.methods.contains(method) && $0.pattern.matches(key)
+        }) {
+            return true
+        }
+        let now = self.now()
+        return self.declaredRequests.contains { declared in
+            guard declared.method == method, declared.pageOrigins.contains(page),
+                let declaredURL = try? declared.resolvedURL(TextTemplate.Context(now: now, timeZone: declared.timeZone))
+            else { return false }
+            return CacheKey(url: declaredURL, filter: self.queryFilter) == key
+        }
     }
 }
 

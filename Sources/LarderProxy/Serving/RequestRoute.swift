@@ -195,3 +195,21 @@ public enum RequestRoute: Sendable, Equatable {
         return .connect(host: url.host, port: port)
     }
 }
+
+extension RequestRoute {
+    /// The route for a client that may reach only `reach` (nil: anything): a request or `CONNECT`
+    /// naming an address of the box's own it may not reach (`localhost`, `127.0.0.1`, `[::1]`,
+    /// `169.254.169.254`) is refused `403`, before the cache or the network is asked (docs/SERVING.md,
+    /// "A shared box (LAN mode)"). Names are judged again at connect time.
+    public func limited(to reach: UpstreamReach?) -> RequestRoute {
+        guard let reach else { return self }
+        switch self {
+        case .forward(let url) where !reach.mayName(host: url.host, port: url.effectivePort):
+            return .reject(.forbidden, UpstreamReach.refusal(host: url.host, port: url.effectivePort))
+        case .connect(let host, let port) where !reach.mayName(host: host, port: port):
+            return .reject(.forbidden, UpstreamReach.refusal(host: host, port: port))
+        default:
+            return self
+        }
+    }
+}

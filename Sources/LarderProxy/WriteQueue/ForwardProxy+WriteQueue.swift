@@ -17,6 +17,7 @@ extension ForwardProxy {
     func serveQueueable(
         _ head: HTTPRequestHead,
         url: HTTPURL,
+        client: AnswerOwner.Client,
         body: ByteBuffer,
         rule: WriteQueueRule,
         writer: ResponseWriter
@@ -30,7 +31,8 @@ extension ForwardProxy {
                     "sec-fetch-site": "\(head.headers.first(name: "sec-fetch-site") ?? "-")",
                 ])
             return try await self.serveUncacheable(
-                head, url: url, body: body.readableBytes > 0 ? .bytes(body) : nil, writer: writer, detail: "write-not-queued-cross-site")
+                head, url: url, client: client, body: body.readableBytes > 0 ? .bytes(body) : nil, writer: writer,
+                detail: "write-not-queued-cross-site")
         }
         let headers = QueuedWriteHeaders(head.headers)
         let origin = url.origin
@@ -53,6 +55,7 @@ extension ForwardProxy {
         var request = UpstreamRequest(method: head.method.wireName, url: url.absoluteString, headers: headers.fields, body: .bytes(body))
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
+        request.reach = self.reach(for: client)
         let response = await self.attemptWrite(request)
         let attempt: WriteQueueDecision.Attempt = response.map { .answered(status: $0.head.status) } ?? .unanswered
         guard let response, !WriteQueueDecision.queues(after: attempt, queueOn5xx: rule.queueOn5xx) else {

@@ -99,11 +99,12 @@ struct HealthRecordingConnectorTests {
         defer { listening.close(promise: nil) }
 
         let channel = try await connector.openTunnel(
-            host: "127.0.0.1", port: open, connectTimeout: .seconds(5), eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+            host: "127.0.0.1", port: open, connectTimeout: .seconds(5), reach: nil, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
         try await channel.channel.close()
         await #expect(throws: (any Error).self) {
             _ = try await connector.openTunnel(
-                host: "127.0.0.1", port: refused, connectTimeout: .seconds(5), eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+                host: "127.0.0.1", port: refused, connectTimeout: .seconds(5), reach: nil,
+                eventLoop: MultiThreadedEventLoopGroup.singleton.next())
         }
         let origins = health.snapshot()
         #expect(origins["https://127.0.0.1:\(open)"]?.lastSuccess != nil)

@@ -26,6 +26,21 @@ struct LeastRecentlyUsedCacheTests {
         #expect(Set(cache.contents.keys) == Set(["a", "b", "c", "d"]).subtracting([evicted]))
     }
 
+    @Test("preferred entries are passed over only within reach of the oldest: the bound holds at constant cost")
+    func preferenceReach() {
+        let capacity = LeastRecentlyUsedCache<Int, Bool>.preferenceReach + 6
+        var cache = LeastRecentlyUsedCache<Int, Bool>(capacity: capacity)
+        for key in 0..<capacity {
+            cache.insert(key == 0 ? false : true, for: key)
+        }
+        // The one entry not preferred, used last, is out of reach: the oldest preferred one goes.
+        _ = cache.value(for: 0)
+        cache.insert(true, for: capacity, preferablyKeeping: { $0 })
+        #expect(cache.count == capacity)
+        #expect(cache.contains(0))
+        #expect(!cache.contains(1))
+    }
+
     @Test("entries list most recently used first")
     func recency() {
         var cache = LeastRecentlyUsedCache<String, Int>(capacity: 4)

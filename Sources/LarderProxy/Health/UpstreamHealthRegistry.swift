@@ -38,9 +38,12 @@ public final class UpstreamHealthRegistry: Sendable {
     public func admit(origin: String, now: Date? = nil) -> Bool {
         let now = now ?? self.now()
         return self.origins.withLock { hosts in
-            guard var health = hosts.value(for: origin) else { return true }
+            guard let kept = hosts.value(for: origin) else { return true }
+            var health = kept
             let admitted = health.admit(now: now, policy: self.policy)
-            hosts.insert(health, for: origin)
+            if health != kept {
+                hosts.insert(health, for: origin)
+            }
             return admitted
         }
     }
@@ -49,7 +52,7 @@ public final class UpstreamHealthRegistry: Sendable {
     func recordSuccess(origin: String) {
         let now = self.now()
         self.update(origin, now: now) { health in
-            // Most answers come from healthy hosts: avoid a write when nothing changes.
+            // Most answers come from healthy hosts: leave their record as it is.
             if health.consecutiveFailures == 0, let last = health.lastSuccess, now.timeIntervalSince(last) < 1 {
                 return
             }
@@ -77,12 +80,14 @@ public final class UpstreamHealthRegistry: Sendable {
     }
 
     /// Changes the health of `origin` (healthy when not kept), which becomes the most recently used;
-    /// when the registry is full, the origin used longest ago goes, one backing off at `now` only
-    /// when every origin is.
+    /// when the registry is full, the origin used longest ago goes, passing over those backing off
+    /// at `now` (``LeastRecentlyUsedCache/insert(_:for:preferablyKeeping:)``).
     private func update(_ origin: String, now: Date, _ change: (inout HostHealth) -> Void) {
         self.origins.withLock { hosts in
-            var health = hosts.value(for: origin) ?? HostHealth()
+            let kept = hosts.value(for: origin)
+            var health = kept ?? HostHealth()
             change(&health)
+            guard health != kept else { return }
             hosts.insert(health, for: origin, preferablyKeeping: { !$0.shouldAttempt(now: now) })
         }
     }

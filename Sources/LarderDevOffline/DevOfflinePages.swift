@@ -271,7 +271,7 @@ public struct DevOfflinePages: OwnPageResponder {
     }
 
     func hostReports(now: Date) -> [HostReport] {
-        self.health.snapshot()
+        self.health.reported()
             .map { origin, health in
                 var report = HostReport(origin: origin, health: health, now: now)
                 report.lastError = report.lastError.map(self.secrets.redacting)

@@ -16,13 +16,16 @@ import Synchronization
 /// API takes no help text, so the exposition has no `# HELP` lines; the names say what they count.)
 ///
 /// Values that the proxy already keeps (answers by outcome, store totals, game readiness, upstream
-/// health) are brought up to date when `/metrics` is scraped.
+/// health) are brought up to date when `/metrics` is scraped; the per-origin gauges cover the
+/// origins /dev/offline lists, at most ``UpstreamHealthRegistry/reportLimit``.
 public final class MetricsExposition: Sendable {
     /// The registry `/metrics` emits.
     let registry: PrometheusCollectorRegistry
     private let prometheus: PrometheusMetricsFactory
     /// What `larder_requests_total` was last brought up to, per outcome.
     private let reportedOutcomes = Mutex<[ProxyStatistics.Outcome: Int]>([:])
+    /// The origins the per-origin gauges were last recorded for (``UpstreamHealthRegistry/reported()``).
+    private let labelledOrigins = Mutex<Set<String>>([])
 
     /// Creates the metrics with a registry of their own.
     public init() {
@@ -81,9 +84,20 @@ public final class MetricsExposition: Sendable {
         }
 
         CoreMetrics.Gauge(label: "larder_offline_mode", factory: self.prometheus).record(offline.isOffline ? 1 : 0)
-        for (origin, state) in health.snapshot() {
-            self.gauge("larder_upstream_backing_off", ("origin", origin)).record(state.shouldAttempt(now: now) ? 0 : 1)
-            self.gauge("larder_upstream_consecutive_failures", ("origin", origin)).record(state.consecutiveFailures)
+        let reported = health.reported()
+        // Under the lock, so two scrapes at once agree on which series are left: an origin no
+        // longer reported loses its series, and the labels stay as bounded as the report.
+        self.labelledOrigins.withLock { labelled in
+            for (origin, state) in reported {
+                self.gauge("larder_upstream_backing_off", ("origin", origin)).record(state.shouldAttempt(now: now) ? 0 : 1)
+                self.gauge("larder_upstream_consecutive_failures", ("origin", origin)).record(state.consecutiveFailures)
+            }
+            let current = Set(reported.map(\.origin))
+            for origin in labelled.subtracting(current) {
+                self.gauge("larder_upstream_backing_off", ("origin", origin)).destroy()
+                self.gauge("larder_upstream_consecutive_failures", ("origin", origin)).destroy()
+            }
+            labelled = current
         }
         return self.registry.emitToString()
     }

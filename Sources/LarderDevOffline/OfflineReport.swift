@@ -18,7 +18,9 @@ public struct OfflineReport: Sendable, Codable {
     public var store: StoreReport
     /// Answers since the proxy started; nil without a proxy.
     public var requests: RequestCounts?
-    /// Health of every upstream host the proxy has talked to; nil without a proxy.
+    /// Health of the upstream hosts the proxy has talked to, at most
+    /// ``UpstreamHealthRegistry/reportLimit`` (``UpstreamHealthRegistry/reported()``: failing
+    /// first, then the most recently used); nil without a proxy.
     public var upstream: [HostReport]?
     /// What the header badge says: offline mode, the app's origins that cannot be reached, or
     /// online; nil without a proxy.

@@ -21,27 +21,29 @@ public enum RequestInitiator: String, Sendable, Codable, Hashable {
 ///
 /// Anything else is the browser's own: Chromium sends its background requests without a
 /// `Referer`, with `Sec-Fetch-Site: none` and a mode other than `navigate`.
-public struct AppOrigins: Sendable, Hashable {
-    /// How many origins are kept.
-    public let capacity: Int
-    /// By origin, the sequence number of the latest request that named it.
-    private var origins: [String: UInt64] = [:]
-    private var sequence: UInt64 = 0
+public struct AppOrigins: Sendable {
+    /// The origins, the one named longest ago forgotten first.
+    private var origins: LeastRecentlyUsedCache<String, Void>
 
     /// Creates an empty set keeping at most `capacity` origins.
     public init(capacity: Int = 512) {
         precondition(capacity > 0, "an app origin set keeps at least one origin")
-        self.capacity = capacity
+        self.origins = LeastRecentlyUsedCache(capacity: capacity)
+    }
+
+    /// How many origins are kept.
+    public var capacity: Int {
+        self.origins.capacity
     }
 
     /// Whether an app's request went to `origin` (among the ones kept).
     public func contains(_ origin: String) -> Bool {
-        self.origins[origin] != nil
+        self.origins.contains(origin)
     }
 
     /// The origins kept, in no order.
     public var all: [String] {
-        Array(self.origins.keys)
+        Array(self.origins.contents.keys)
     }
 
     /// Who a request to `origin` is for, from its `Referer`, `Sec-Fetch-Site` and `Sec-Fetch-Mode`
@@ -66,12 +68,6 @@ public struct AppOrigins: Sendable, Hashable {
     }
 
     private mutating func keep(_ origin: String) {
-        self.sequence += 1
-        if self.origins[origin] == nil, self.origins.count >= self.capacity,
-            let oldest = self.origins.min(by: { $0.value < $1.value })?.key
-        {
-            self.origins.removeValue(forKey: oldest)
-        }
-        self.origins[origin] = self.sequence
+        self.origins.insert((), for: origin)
     }
 }

@@ -1,7 +1,11 @@
 /// A set of Unicode scalars as sorted, disjoint, non-adjacent ranges of their values: a regex
 /// character class, `.`, `\d` and the like (``RouteRegex``).
 struct ScalarSet: Sendable, Hashable {
-    private(set) var ranges: [ClosedRange<UInt32>]
+    let ranges: [ClosedRange<UInt32>]
+    /// Which of the scalars 0-63 and 64-127 are in the set, one bit each: cache keys are ASCII, so
+    /// a match asks these bits and rarely searches ``ranges``.
+    private let asciiLow: UInt64
+    private let asciiHigh: UInt64
 
     /// The set of the scalar values in `ranges` (in any order, overlapping or not).
     init(_ ranges: [ClosedRange<UInt32>]) {
@@ -13,12 +17,27 @@ struct ScalarSet: Sendable, Hashable {
                 merged.append(range)
             }
         }
-        self.ranges = merged
+        self.init(disjoint: merged)
     }
 
     /// The one scalar `scalar`.
     init(_ scalar: Unicode.Scalar) {
-        self.ranges = [scalar.value...scalar.value]
+        self.init(disjoint: [scalar.value...scalar.value])
+    }
+
+    private init(disjoint ranges: [ClosedRange<UInt32>]) {
+        self.ranges = ranges
+        var bits: (low: UInt64, high: UInt64) = (0, 0)
+        for range in ranges where range.lowerBound < 128 {
+            for value in range.lowerBound...min(range.upperBound, 127) {
+                if value < 64 {
+                    bits.low |= 1 << UInt64(value)
+                } else {
+                    bits.high |= 1 << UInt64(value - 64)
+                }
+            }
+        }
+        (self.asciiLow, self.asciiHigh) = bits
     }
 
     static let digits = ScalarSet([0x30...0x39])
@@ -61,9 +80,15 @@ struct ScalarSet: Sendable, Hashable {
         return ScalarSet(added)
     }
 
-    /// Whether `scalar` is in the set (a binary search).
+    /// Whether `scalar` is in the set (a bit for ASCII, else a binary search).
     func contains(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
+        if value < 64 {
+            return self.asciiLow & (1 << UInt64(value)) != 0
+        }
+        if value < 128 {
+            return self.asciiHigh & (1 << UInt64(value - 64)) != 0
+        }
         var low = 0
         var high = self.ranges.count
         while low < high {

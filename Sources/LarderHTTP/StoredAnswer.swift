@@ -136,7 +136,8 @@ public struct StoredAnswer: Sendable, Hashable {
             if hasBody,
                 let range = ByteRangeRequest.boundedRange(
                     request.headers, isGet: !request.isHead, status: stored.status, etag: headers.first(name: "etag"),
-                    lastModified: lastModified)
+                    lastModified: lastModified),
+                range.lowerBound <= Self.decodedRangeReach
             {
                 // Decoding the whole body to send a few bytes of it would cost the whole; the
                 // answer is framed by its length once the range is decoded.
@@ -211,6 +212,13 @@ public struct StoredAnswer: Sendable, Hashable {
             status: 206, storedPart: Self.withVia(headers, stored: stored.headers["via"]), age: age, cacheStatus: cacheStatus,
             close: !request.keepAlive, body: .bytes(partial.bodyOffsets(of: range)))
     }
+
+    /// How far into a body Larder decodes for the client a range may start and still be answered
+    /// as a range (4 MiB): decoding up to its first byte costs that much work for nothing sent, so
+    /// a range starting further is answered with the whole decoded body, as a server may ignore
+    /// `Range` (RFC 9110 section 14.2). The work of a decoded answer is then at most twice what
+    /// it sends plus twice this.
+    public static let decodedRangeReach: Int64 = 4 << 20
 
     /// What a ``Body/decodedRange(_:_:)`` answer sends once its body was decoded up to the range's
     /// end or its own: `decoded` bytes, all of the decoded body when `complete`. The bytes of the

@@ -6,7 +6,7 @@ import Testing
 /// What one response, one URL or one link can cost (docs/SERVING.md, "Bounds"): a body too large
 /// for the store is relayed but not stored, a route's regex answers in linear time, a header
 /// value with a line break is not relayed, and a range of a body Larder decodes is decoded no
-/// further than the range.
+/// further than the range, and answered whole when it starts far in.
 @Suite("End to end: bounds on one response, one URL")
 struct BoundsTests {
     /// The largest size `tmp/` under `directory` reached while `work` ran, polled every 5 ms.
@@ -183,6 +183,35 @@ struct BoundsTests {
             #expect(toEnd.status == 200)
             #expect(Bytes(toEnd.body) == Bytes(text))
             #expect(origin.requestCount("/long.txt") == 1)
+        }
+    }
+
+    @Test("a range of a decoded body starting past 4 MiB is answered with the whole body, so the work is what is sent")
+    func decodedRangeBeyondReach() async throws {
+        // 6 MB decoded from a few kilobytes: a client asking a few bytes far in must not
+        // make Larder decode up to them for nothing sent.
+        let text = Array((0..<200_000).map { "line \($0 % 10) of a long decoded text\n" }.joined().utf8)
+        let gzip = try await gzipped(text)
+        try await withProxy { larder, origin in
+            origin.setRoute(
+                "/far.txt",
+                TestResponse(
+                    headers: [("Content-Type", "text/plain"), ("Cache-Control", "max-age=3600"), ("Content-Encoding", "gzip")],
+                    body: .bytes(gzip)))
+            let identity = ["-H", "Accept-Encoding: identity"]
+            _ = try await Curl.run(origin.url("/far.txt"), proxy: larder.proxyURL, arguments: identity)
+            await entriesStored(in: larder)
+
+            let far = try await Curl.run(origin.url("/far.txt"), proxy: larder.proxyURL, arguments: identity + ["-r", "5000000-5000099"])
+            #expect(far.status == 200)
+            #expect(far.header("cache-status")?.hasPrefix("larder; hit") == true)
+            #expect(far.header("content-range") == nil)
+            #expect(Bytes(far.body) == Bytes(text))
+
+            let near = try await Curl.run(origin.url("/far.txt"), proxy: larder.proxyURL, arguments: identity + ["-r", "1000-1099"])
+            #expect(near.status == 206)
+            #expect(Bytes(near.body) == Bytes(Array(text[1000..<1100])))
+            #expect(origin.requestCount("/far.txt") == 1)
         }
     }
 }

@@ -36,7 +36,13 @@ struct RouteRegexConfigTests {
             ),
             (
                 #"{"routes": [{"regex": "(x{500}){5}", "strategy": "cache-first"}]}"#,
-                #"larder.json:1: routes[0].regex: "(x{500}){5}" is not a valid regular expression: the expression is too large: over 2000 steps once its repetitions are expanded"#
+                #"larder.json:1: routes[0].regex: "(x{500}){5}" is not a valid regular expression: the expression is too large: over 256 steps once its repetitions are expanded"#
+            ),
+            // 912 characters that a URL of 8 KiB took most of a second to match against.
+            (
+                #"{"routes": [{"regex": "^http://h/r/"# + String(repeating: ".*a", count: 300) + #"", "strategy": "cache-first"}]}"#,
+                #"larder.json:1: routes[0].regex: "^http://h/r/"# + String(repeating: ".*a", count: 300)
+                    + #"" is not a valid regular expression: the expression is too large: over 256 steps once its repetitions are expanded"#
             ),
         ]
     )

@@ -121,6 +121,21 @@ struct RouteRegexTests {
         #expect(regex.program.run(longer, captures: false).steps < 3 * short)
     }
 
+    @Test("the costliest expression accepted takes at most 3 steps per instruction (769) per scalar of an 8 KiB URL")
+    func largestProgramBound() throws {
+        // Each `.*a` keeps a thread per character once reached; 59 of them, just under the limit.
+        let regex = try RouteRegex("^http://h/r/" + String(repeating: ".*a", count: 59))
+        #expect(regex.program.instructions.count <= RouteRegexProgram.maximumInstructions)
+        #expect(throws: RouteRegexError.self) { try RouteRegex("^http://h/r/" + String(repeating: ".*a", count: 300)) }
+        let url = "http://h/r/" + String(repeating: "a", count: 58) + String(repeating: "b", count: 8_192 - 11 - 58)
+        let scalars = Array(url.unicodeScalars)
+        for captures in [false, true] {
+            let run = regex.program.run(scalars, captures: captures)
+            #expect(run.slots == nil)
+            #expect(run.steps <= (scalars.count + 1) * (3 * RouteRegexProgram.maximumInstructions + 1), "\(run.steps) steps")
+        }
+    }
+
     struct Refusal: Sendable, CustomTestStringConvertible {
         var pattern: String
         var message: String
@@ -151,7 +166,8 @@ struct RouteRegexTests {
         Refusal(pattern: "[z-a]", message: "the range z-a is out of order (at character 2)"),
         Refusal(pattern: #"\y"#, message: #"the escape \y is not supported (at character 1)"#),
         Refusal(pattern: "a{1001}", message: "a repetition count over 1000 (at character 2)"),
-        Refusal(pattern: "(a{999}){3}", message: "the expression is too large: over 2000 steps once its repetitions are expanded"),
+        Refusal(pattern: "(a{999}){3}", message: "the expression is too large: over 256 steps once its repetitions are expanded"),
+        Refusal(pattern: "a{257}", message: "the expression is too large: over 256 steps once its repetitions are expanded"),
         Refusal(pattern: String(repeating: "a", count: 1_001), message: "longer than 1000 characters"),
     ]
 

@@ -261,4 +261,61 @@ struct LANModeTests {
         let boxUser = try await Curl.run(notes, proxy: proxy)
         #expect(!String(decoding: boxUser.body, as: UTF8.self).contains("alice"), "the box's own user: \(boxUser.status)")
     }
+
+    @Test(
+        "two pupils save the same essay id while the origin is down: each save is kept and delivered, one pupil's replaces only her own older one, and neither can drop the other's",
+        .enabled(if: ProcessInfo.processInfo.environment["LARDER_SKIP_NETNS"] != "1", "LARDER_SKIP_NETNS=1 skips it")
+    )
+    func queuedWritesStayTheirs() async throws {
+        guard Self.mayCreateNetworks() else { return }
+        try await HostNetworkChanges.shared.whileChanging {
+            try await Self.withTwoNetworks { alice, bob in try await self.queuedWrites(alice: alice, bob: bob) }
+        }
+    }
+
+    private func queuedWrites(alice: ClientNetwork, bob: ClientNetwork) async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/larder.json"
+        try #"{"queue": {"routes": [{"match": "/save", "methods": ["POST"], "supersedeKey": {"json": "id"}}]}}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.stop() } }
+        origin.setRoute("/save", .text("saved", status: 201))
+        try await origin.stop()
+        let larder = try await LarderProcess(
+            serve: ["--host", alice.hostAddress, "--allow", alice.subnet, "--allow", bob.subnet, "--config", config])
+        defer { Task { await larder.tearDown() } }
+        let proxy = "http://\(alice.hostAddress):\(larder.port)"
+
+        func save(_ client: ClientNetwork, cookie: String, text: String) -> Int64? {
+            let answer = Self.curl(
+                in: client,
+                [
+                    "-x", proxy, "-H", "Cookie: \(cookie)", "-H", "Content-Type: application/json",
+                    "--data", #"{"id":"essay","text":"\#(text)"}"#, origin.url("/save"),
+                ])
+            #expect(answer.status == 202, "\(text): \(answer.head) \(answer.body) \(answer.error)")
+            return answer.head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("larder-queued:") }
+                .flatMap { Int64($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+        }
+        // Alice's draft is replaced by her final text; Bob's save of the same id is his own.
+        _ = save(alice, cookie: "pupil=alice", text: "A-DRAFT")
+        let aliceFinal = try #require(save(alice, cookie: "pupil=alice", text: "A-FINAL"))
+        _ = save(bob, cookie: "pupil=bob", text: "B-FINAL")
+
+        // Bob cannot drop Alice's save from the box's own page, nor resend it.
+        for control in ["drop-write", "retry-write"] {
+            let refused = Self.curl(
+                in: bob, ["-X", "POST", "-H", "Origin: \(proxy)", "--data", "id=\(aliceFinal)", proxy + "/dev/offline/actions/" + control])
+            #expect(refused.status == 403, "\(control): \(refused.head)")
+        }
+
+        try await origin.restart()
+        let delivered = await eventually(within: 60) { origin.requests("/save").count >= 2 }
+        #expect(delivered, "the origin received \(origin.requests("/save").count) of 2 saves")
+        try await Task.sleep(for: .seconds(2))
+        let texts = origin.requests("/save").map { String(decoding: $0.body, as: UTF8.self) }
+        #expect(texts == [#"{"id":"essay","text":"A-FINAL"}"#, #"{"id":"essay","text":"B-FINAL"}"#], "\(larder.log)")
+    }
 }

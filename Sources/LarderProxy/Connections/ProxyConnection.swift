@@ -97,10 +97,7 @@ struct ProxyConnection {
                     self.log(head, status: 413, cacheStatus: nil, since: started)
                     return
                 }
-                // A closed connection has no address any more: counted as not local, which only refuses more.
-                let clientIsLoopback = self.channel.channel.remoteAddress.map(CIDR.isLoopback) ?? false
-                let status = try await self.pages.respond(
-                    path: path, request: head, body: body, clientIsLoopback: clientIsLoopback, writer: writer)
+                let status = try await self.pages.respond(path: path, request: head, body: body, client: self.client, writer: writer)
                 self.log(head, status: status, cacheStatus: nil, since: started)
                 keepGoing = head.isKeepAlive
             case .connect(let host, let port):
@@ -162,7 +159,8 @@ struct ProxyConnection {
             }
             let key = CacheKey(url: url, filter: self.configuration.queryFilter)
             if let rule = self.configuration.writeQueue.rule(method: method, key: key, body: []) {
-                return try await self.forward.serveQueueable(head, url: url, body: ByteBuffer(), rule: rule, writer: writer)
+                return try await self.forward.serveQueueable(
+                    head, url: url, body: ByteBuffer(), rule: rule, client: self.client, writer: writer)
             }
             return try await self.forward.serveUncacheable(head, url: url, body: nil, writer: writer)
         }
@@ -178,7 +176,8 @@ struct ProxyConnection {
             case .whole(let body):
                 // A write a rule queues is never answered from the store, whatever keys it.
                 if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: Array(body.readableBytesView)) {
-                    return try await self.forward.serveQueueable(head, url: url, body: body, rule: rule, writer: writer)
+                    return try await self.forward.serveQueueable(
+                        head, url: url, body: body, rule: rule, client: self.client, writer: writer)
                 }
                 let learned = self.configuration.declaredRequests.isEmpty ? [:] : await self.learnedQueries.current()
                 guard

@@ -13,12 +13,15 @@ extension ForwardProxy {
     /// and only then tells the client it is queued. The headers, `Idempotency-Key` included, are
     /// fixed before the first attempt, so every replay of a write the origin may have seen carries
     /// the same key. A write from a page of another site (``WriteSource``) is forwarded as any
-    /// other write, never queued, so it can neither be kept nor replace the user's own.
+    /// other write, never queued, so it can neither be kept nor replace the user's own. A queued
+    /// write is kept with its owner (`client` and its credentials, ``AnswerOwner``): it replaces
+    /// only that owner's pending writes.
     func serveQueueable(
         _ head: HTTPRequestHead,
         url: HTTPURL,
         body: ByteBuffer,
         rule: WriteQueueRule,
+        client: AnswerOwner.Client,
         writer: ResponseWriter
     ) async throws -> Outcome {
         let source = WriteSource(url: url, request: head.headers, pageOrigins: rule.pageOrigins)
@@ -33,6 +36,7 @@ extension ForwardProxy {
                 head, url: url, body: body.readableBytes > 0 ? .bytes(body) : nil, writer: writer, detail: "write-not-queued-cross-site")
         }
         let headers = QueuedWriteHeaders(head.headers)
+        let owner = AnswerOwner(client: client, request: head.headers, url: url)
         let origin = url.origin
         let originHasPending: Bool
         do {
@@ -48,7 +52,7 @@ extension ForwardProxy {
             originHasPending: originHasPending
         )
         if queueAtOnce {
-            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
+            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, owner: owner, writer: writer)
         }
         var request = UpstreamRequest(method: head.method.wireName, url: url.absoluteString, headers: headers.fields, body: .bytes(body))
         request.connectTimeout = self.configuration.connectTimeout
@@ -56,7 +60,7 @@ extension ForwardProxy {
         let response = await self.attemptWrite(request)
         let attempt: WriteQueueDecision.Attempt = response.map { .answered(status: $0.head.status) } ?? .unanswered
         guard let response, !WriteQueueDecision.queues(after: attempt, queueOn5xx: rule.queueOn5xx) else {
-            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
+            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, owner: owner, writer: writer)
         }
         await self.invalidator.invalidate(after: response.head, url: url)
         return try await self.relay(
@@ -83,7 +87,7 @@ extension ForwardProxy {
         }
     }
 
-    /// Keeps the write in the store (body synced, then the row) and answers the client with the
+    /// Keeps the write in the store (body synced, then the row, with `owner`) and answers the client with the
     /// rule's answer; when the store cannot keep it, a 503 says so: a 2xx would be a lie.
     private func queueWrite(
         _ head: HTTPRequestHead,
@@ -91,6 +95,7 @@ extension ForwardProxy {
         headers: QueuedWriteHeaders,
         body: ByteBuffer,
         rule: WriteQueueRule,
+        owner: AnswerOwner,
         writer: ResponseWriter
     ) async throws -> Outcome {
         let bytes = Array(body.readableBytesView)
@@ -101,8 +106,10 @@ extension ForwardProxy {
             url: url.absoluteString,
             headers: headers.fields,
             body: bytes,
-            supersedeKey: rule.supersedeValue(url: url, headers: headers.fields, body: bytes, filter: self.configuration.queryFilter),
+            supersedeKey: rule.storedSupersedeKey(
+                url: url, headers: headers.fields, body: bytes, owner: owner, filter: self.configuration.queryFilter),
             terminal: rule.terminal,
+            owner: owner.digest,
             createdAt: self.configuration.now()
         )
         let queued: QueuedWrite

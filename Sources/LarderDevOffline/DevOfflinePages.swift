@@ -57,6 +57,8 @@ public struct DevOfflinePages: OwnPageResponder {
     var answeredOffline: AnsweredOfflineRoutes? = nil
     /// What stored pages name that is not stored (read once per page body).
     var subresources = PageSubresourceCheck()
+    /// The limits on web pages' precache jobs, shown with their use (nil in tests of the pages alone).
+    var pageJobs: PageJobLimit? = nil
     /// The clock every page reads (the proxy's `ProxyConfiguration.now`).
     let now: @Sendable () -> Date
 
@@ -158,6 +160,7 @@ public struct DevOfflinePages: OwnPageResponder {
         report.add(offlineMisses: self.offlineMisses.snapshot().map(shown), capacity: self.offlineMisses.capacity)
         report.offlineMisses?.browserMisses = self.browserMisses.map { $0.snapshot().map(shown) }
         report.recentRequests = self.statistics.recentRequests()
+        report.pageJobs = self.pageJobs.map(PageJobsReport.init)
         report.writeQueue = try await WriteQueueReport.read(
             from: self.store, after: writesAfter, limits: self.writeReplayer?.limits, replay: self.writeReplayer?.snapshot(), now: now)
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
@@ -356,6 +359,7 @@ extension DevOfflinePages {
             browserMisses: context.browserMisses,
             answeredOffline: context.configuration.answeredOffline,
             subresources: PageSubresourceCheck(queryFilter: context.configuration.queryFilter),
+            pageJobs: context.pageJobs,
             now: context.configuration.now
         )
     }

@@ -30,6 +30,34 @@ extension PrecacheJobs: PrecacheJobQueue {
         return .queued(id: self.submit(list, requestedBy: origin), problems: problems)
     }
 
+    public func submitPageJob(lines: [String], origin: String, allowance: @escaping @Sendable () -> Int64) -> PrecacheSubmission {
+        var list = GamesList.parse(lines: lines, source: "request")
+        var problems = list.problems.map(\.description)
+        var pages: [GamesListEntry] = []
+        for entry in list.entries {
+            let named: String
+            switch entry {
+            case .page(let page, _):
+                guard page.origin == origin else { return .refused(url: page.absoluteString) }
+                pages.append(entry)
+                continue
+            case .game(let game):
+                let urls = [game.manifestURL] + (game.page.map { [$0] } ?? [])
+                if let url = urls.first(where: { $0.origin != origin }) { return .refused(url: url.absoluteString) }
+                named = game.manifestURL.absoluteString
+            case .series(let series):
+                if let url = series.sampleURLs.first(where: { $0.origin != origin }) { return .refused(url: url.absoluteString) }
+                named = series.line
+            }
+            problems.append("\(named): a page may precache pages only (page URL); games and series come from the user's own games.txt")
+        }
+        guard !pages.isEmpty else {
+            return .nothingToPrecache(problems: problems)
+        }
+        list.entries = pages
+        return .queued(id: self.submit(list, requestedBy: origin, pageAllowance: allowance), problems: problems)
+    }
+
     public func status(_ id: String) -> PrecacheJobStatus? {
         guard let status: Status = self.status(id) else { return nil }
         return PrecacheJobStatus(

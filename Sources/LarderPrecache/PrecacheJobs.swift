@@ -28,6 +28,9 @@ public final class PrecacheJobs: Sendable {
     private struct Request: Sendable {
         var id: String
         var list: GamesList
+        /// For a job a web page asked for: the bytes it may download, asked when it starts (its
+        /// origin's earlier jobs have finished by then: jobs run one at a time).
+        var pageAllowance: (@Sendable () -> Int64)?
     }
 
     private let runner: PrecacheRunner
@@ -41,8 +44,9 @@ public final class PrecacheJobs: Sendable {
         (self.requests, self.continuation) = AsyncStream.makeStream(of: Request.self)
     }
 
-    /// Queues a job; returns its id.
-    public func submit(_ list: GamesList, requestedBy origin: String?) -> String {
+    /// Queues a job; returns its id. `pageAllowance` makes it a web page's job
+    /// (``PrecacheRunner/forPageJob(byteAllowance:)``), allowed the bytes it returns when the job starts.
+    public func submit(_ list: GamesList, requestedBy origin: String?, pageAllowance: (@Sendable () -> Int64)? = nil) -> String {
         let id = UUID().uuidString.lowercased()
         self.statuses.withLock {
             // Keep at most 100 jobs: forget a finished one so the map cannot grow without bound.
@@ -52,7 +56,7 @@ public final class PrecacheJobs: Sendable {
             $0[id] = Status(
                 id: id, state: "queued", requestedBy: origin, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
         }
-        self.continuation.yield(Request(id: id, list: list))
+        self.continuation.yield(Request(id: id, list: list, pageAllowance: pageAllowance))
         return id
     }
 
@@ -85,7 +89,8 @@ public final class PrecacheJobs: Sendable {
 
     /// Runs one job, its status following the run's progress.
     private func run(_ request: Request) async -> PrecacheReport {
-        await self.runner.run(request.list) { event in
+        let runner = request.pageAllowance.map { self.runner.forPageJob(byteAllowance: $0()) } ?? self.runner
+        return await runner.run(request.list) { event in
             self.update(request.id) { status in
                 switch event {
                 case .planned(let toFetch, _):

@@ -34,6 +34,10 @@ final class QueuedPrecacheJobs: PrecacheJobQueue {
         }
     }
 
+    func submitPageJob(lines: [String], origin: String, allowance: @escaping @Sendable () -> Int64) -> PrecacheSubmission {
+        self.submit(lines: lines, extraURLs: [], source: "request", requestedBy: origin, allowed: { $0.origin == origin })
+    }
+
     func status(_ id: String) -> PrecacheJobStatus? {
         guard self.submitted.withLock({ $0.contains { $0.id == id } }) else { return nil }
         return PrecacheJobStatus(

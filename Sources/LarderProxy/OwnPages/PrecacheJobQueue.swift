@@ -11,6 +11,13 @@ public protocol PrecacheJobQueue: Sendable {
     /// does not apply to them).
     func submit(lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool)
         -> PrecacheSubmission
+    /// Queues a job a web page on `origin` asked for, unless one of the lines names a URL of
+    /// another origin (docs/SERVING.md, "What is private and where it is kept"): it takes only the
+    /// lines that name a page (a game or series line is a problem left out, as games and series
+    /// are the user's own), never the user's extra URLs; what it stores is kept as runtime entries,
+    /// evicted least recently used first (a page the user's own runs pinned stays pinned); and it
+    /// starts no download once it has downloaded `allowance()` bytes, asked when it starts.
+    func submitPageJob(lines: [String], origin: String, allowance: @escaping @Sendable () -> Int64) -> PrecacheSubmission
     /// A job's state, or nil for an unknown id.
     func status(_ id: String) -> PrecacheJobStatus?
     /// Runs queued jobs one at a time until cancelled.

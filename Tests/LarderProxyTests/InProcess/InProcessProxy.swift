@@ -172,6 +172,10 @@ private struct NoPrecacheJobs: PrecacheJobQueue {
         .nothingToPrecache(problems: ["\(source): these tests precache nothing"])
     }
 
+    func submitPageJob(lines: [String], origin: String, allowance: @escaping @Sendable () -> Int64) -> PrecacheSubmission {
+        .nothingToPrecache(problems: ["request: these tests precache nothing"])
+    }
+
     func status(_ id: String) -> PrecacheJobStatus? { nil }
 
     func run() async {}

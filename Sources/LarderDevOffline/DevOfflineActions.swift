@@ -28,6 +28,8 @@ import LarderStore
 ///   keeping its place in its origin's order).
 /// - `drop-write` (`id`): removes a queued write; it is never delivered.
 ///
+/// `retry-write` and `drop-write` act on another machine's request only for the write's owner.
+///
 /// Every form may name a `return` path under /dev/offline to come back to.
 struct DevOfflineActions {
     let pages: DevOfflinePages
@@ -88,21 +90,8 @@ struct DevOfflineActions {
                 return Self.redirect(back, flash: "No declared request is named \(name).")
             }
             return Self.redirect(back, flash: "Refreshing \(name) now; reload in a moment to see how it went.")
-        case "retry-write":
-            guard let id = fields["id"].flatMap({ Int64($0) }), try await self.pages.store.retryWrite(id: id) else {
-                return Self.redirect(back, flash: "No queued write has the id \(fields["id"] ?? "").")
-            }
-            self.pages.writeReplayer?.retryNow(id: id)
-            return Self.redirect(
-                back,
-                flash:
-                    "Queued write \(id) is pending, its origin's wait ended: it goes after the writes queued before it. Reload to see how it went."
-            )
-        case "drop-write":
-            guard let id = fields["id"].flatMap({ Int64($0) }), try await self.pages.store.dropWrite(id: id) else {
-                return Self.redirect(back, flash: "No queued write has the id \(fields["id"] ?? "").")
-            }
-            return Self.redirect(back, flash: "Dropped queued write \(id); it will not be delivered.")
+        case "retry-write", "drop-write":
+            return try await self.manageWrite(name, fields, request: request, back: back)
         case "answer-offline", "remove-answer-offline":
             guard let routes = self.pages.answeredOffline,
                 let entry = AnsweredOffline.Entry(url: fields["url"] ?? "", method: fields["method"] ?? "")
@@ -136,6 +125,40 @@ struct DevOfflineActions {
         default:
             return self.pages.notice(404, heading: "No such control", paragraphs: ["Larder has no control named \(name)."])
         }
+    }
+
+    /// `retry-write` or `drop-write`: only from Larder's own machine or by the write's owner
+    /// (``AnswerOwner/mayManageQueuedWrite(ownedBy:client:request:)``), so that on a shared box one
+    /// pupil can neither drop nor resend another's save.
+    private func manageWrite(_ name: String, _ fields: FormFields, request: OwnPageRequest, back: String) async throws
+        -> DevOfflinePages.Response
+    {
+        let store = self.pages.store
+        guard let id = fields["id"].flatMap({ Int64($0) }), let write = try await store.queuedWrite(id: id) else {
+            return Self.redirect(back, flash: "No queued write has the id \(fields["id"] ?? "").")
+        }
+        guard AnswerOwner.mayManageQueuedWrite(ownedBy: write.owner, client: request.client, request: request.headers) else {
+            return self.pages.notice(
+                403, heading: "Refused: not your queued write",
+                paragraphs: [
+                    "Queued write \(id) was queued by another client or login; only it, or the box's own user (on Larder's machine), may retry or drop it."
+                ])
+        }
+        if name == "drop-write" {
+            guard try await store.dropWrite(id: id) else {
+                return Self.redirect(back, flash: "No queued write has the id \(id).")
+            }
+            return Self.redirect(back, flash: "Dropped queued write \(id); it will not be delivered.")
+        }
+        guard try await store.retryWrite(id: id) else {
+            return Self.redirect(back, flash: "No queued write has the id \(id).")
+        }
+        self.pages.writeReplayer?.retryNow(id: id)
+        return Self.redirect(
+            back,
+            flash:
+                "Queued write \(id) is pending, its origin's wait ended: it goes after the writes queued before it. Reload to see how it went."
+        )
     }
 
     private func purgeEntry(_ fields: FormFields, back: String) async throws -> DevOfflinePages.Response {
@@ -239,7 +262,7 @@ struct DevOfflineActions {
         // time then follows the misses it answers.
         let submission = try await self.pages.jobs.submit(
             lines: game.map { [$0.manifestURL] } ?? [], source: "/dev/offline", requestedBy: origin, store: self.pages.store,
-            allowed: { _ in true })
+            reach: clientIsLoopback ? nil : self.pages.lanReach, allowed: { _ in true })
         guard case .queued(let id, _) = submission else {
             return Self.redirect(back, flash: "Added \(added) to precache, but no precache job could start: \(submission).")
         }

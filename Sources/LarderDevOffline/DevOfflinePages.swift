@@ -60,6 +60,8 @@ public struct DevOfflinePages: OwnPageResponder {
     /// What clients on other machines may have Larder fetch of the box's own addresses (config
     /// `lan.allowUpstream`): the URLs they add to precache are judged by it.
     var lanReach = UpstreamReach()
+    /// The limits on web pages' precache jobs, shown with their use (nil in tests of the pages alone).
+    var pageJobs: PageJobLimit? = nil
     /// The clock every page reads (the proxy's `ProxyConfiguration.now`).
     let now: @Sendable () -> Date
 
@@ -161,6 +163,7 @@ public struct DevOfflinePages: OwnPageResponder {
         report.add(offlineMisses: self.offlineMisses.snapshot().map(shown), capacity: self.offlineMisses.capacity)
         report.offlineMisses?.browserMisses = self.browserMisses.map { $0.snapshot().map(shown) }
         report.recentRequests = self.statistics.recentRequests()
+        report.pageJobs = self.pageJobs.map(PageJobsReport.init)
         report.writeQueue = try await WriteQueueReport.read(
             from: self.store, after: writesAfter, limits: self.writeReplayer?.limits, replay: self.writeReplayer?.snapshot(), now: now)
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
@@ -360,6 +363,7 @@ extension DevOfflinePages {
             answeredOffline: context.configuration.answeredOffline,
             subresources: PageSubresourceCheck(queryFilter: context.configuration.queryFilter),
             lanReach: context.configuration.lanReach,
+            pageJobs: context.pageJobs,
             now: context.configuration.now
         )
     }

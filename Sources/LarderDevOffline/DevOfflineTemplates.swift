@@ -323,6 +323,7 @@ struct DevOfflineTemplates: Sendable {
         <div class="stat"><b>{{runtimeCount}}</b><span>runtime · {{runtimeBytes}}</span></div>
         </div>
         <p>{{budgetText}}</p>
+        {{#pageJobsText}}<p>{{pageJobsText}}</p>{{/pageJobsText}}
         {{#storeFailureText}}<p class="notice"><span class="pill failing">not storing</span> {{storeFailureText}}</p>{{/storeFailureText}}
         {{#budgetPercent}}<div class="bar{{#budgetFull}} full{{/budgetFull}}" role="img" aria-label="{{budgetText}}"><span style="width:{{budgetPercent}}%"></span></div>{{/budgetPercent}}
         <div class="actions">

@@ -129,6 +129,16 @@ struct DevOfflineViews {
             values["budgetText"] = text + " Queued writes hold \(HumanFormat.bytes(bytes)) besides, not in this budget\(limit)."
         }
 
+        if let jobs = report.pageJobs {
+            let use = jobs.origins.map { "\($0.origin): \(HumanFormat.count($0.jobs)) jobs, \(HumanFormat.bytes($0.bytes))" }
+            values["pageJobsText"] =
+                "Pages of other sites may ask Larder to precache their own pages: at most \(jobs.maximumUnfinished) jobs at once, "
+                + "\(jobs.jobsPerHour) jobs and \(HumanFormat.bytes(jobs.bytesPerHour)) an hour per site, kept as runtime entries (evicted like any). "
+                + (use.isEmpty ? "None did in the past hour." : "In the past hour: " + use.joined(separator: "; ") + ".")
+        } else {
+            values["pageJobsText"] = false
+        }
+
         let requests = report.requests ?? RequestCounts([:])
         values["startedRelative"] = report.startedAt.map { "the proxy started, " + HumanFormat.relative($0, now: self.now) } ?? "start"
         values["hits"] = HumanFormat.count(requests.hits)

@@ -49,6 +49,9 @@ public struct OfflineReport: Sendable, Codable {
     /// Responses the proxy could not store (a full disk, say) since it last stored one; nil when
     /// storing works, or without a proxy.
     public var storeWriteFailures: StoreWriteFailuresReport?
+    /// What web pages may make Larder precache, and what each page origin did in the past hour;
+    /// nil without a proxy.
+    public var pageJobs: PageJobsReport?
 
     /// Creates a report; the parts only a running proxy knows default to nil.
     public init(
@@ -545,4 +548,32 @@ public struct GameDetailReport: Sendable, Encodable {
     public var extraURLs: [ExtraURLReport]
     /// The precache job asked for in the page's `job` parameter, if it is known.
     public var job: PrecacheJobStatus?
+}
+
+/// The limits on the precache jobs web pages of other sites ask for (``PagePrecacheLimit``), and
+/// each page origin's use of them in the past hour.
+public struct PageJobsReport: Sendable, Codable, Hashable {
+    /// One page origin's jobs and bytes of the past hour.
+    public struct OriginUse: Sendable, Codable, Hashable {
+        public var origin: String
+        public var jobs: Int
+        public var bytes: Int64
+    }
+
+    /// Jobs one origin may have queued or running at once.
+    public var maximumUnfinished: Int
+    /// Jobs one origin may ask for per hour.
+    public var jobsPerHour: Int
+    /// Bytes one origin's jobs may download per hour.
+    public var bytesPerHour: Int64
+    /// The origins with jobs in the past hour, by origin.
+    public var origins: [OriginUse]
+
+    /// The report of `limit`'s limits and use now.
+    public init(_ limit: PageJobLimit) {
+        self.maximumUnfinished = PagePrecacheLimit.maximumUnfinished
+        self.jobsPerHour = limit.limit.jobsPerHour
+        self.bytesPerHour = limit.limit.bytesPerHour
+        self.origins = limit.use().map { OriginUse(origin: $0.origin, jobs: $0.jobs, bytes: $0.bytes) }
+    }
 }

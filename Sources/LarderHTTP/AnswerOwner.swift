@@ -35,18 +35,37 @@ public struct AnswerOwner: Hashable, Sendable {
 
     /// The owner of `request` for `url` from `client`.
     public init(client: Client, request: some HeaderFields, url: HTTPURL) {
+        self.digest = Self.digest(client: client, request: request)
+        self.isCrossSite = Self.isCrossSite(request, url: url)
+    }
+
+    /// The owner digest of `request` from `client` (``digest``).
+    public static func digest(client: Client, request: some HeaderFields) -> String {
         switch client {
         case .local:
-            self.digest = Self.localDigest
+            return Self.localDigest
         case .remote(let address):
             var identity = "remote:" + address
             let authorization = request["authorization"].joined(separator: ",")
             let cookie = request["cookie"].joined(separator: "; ")
             if !authorization.isEmpty { identity += "\nauthorization:" + authorization }
             if !cookie.isEmpty { identity += "\ncookie:" + cookie }
-            self.digest = Self.digest(of: identity)
+            return Self.digest(of: identity)
         }
-        self.isCrossSite = Self.isCrossSite(request, url: url)
+    }
+
+    /// Whether `request` from `client` may drop or retry a queued write of the owner
+    /// `writeOwner` (nil: a write queued before owners were recorded), docs/SERVING.md, "Queued
+    /// writes": Larder's own machine may (its user runs the box), another machine only when it
+    /// is that owner, so one pupil cannot drop or resend another's save.
+    public static func mayManageQueuedWrite(ownedBy writeOwner: String?, client: Client, request: some HeaderFields) -> Bool {
+        client == .local || writeOwner == Self.digest(client: client, request: request)
+    }
+
+    /// Whether `owner` (a recorded ``digest``) is a client on another machine: the box's own user
+    /// is the one local digest; nil (recorded before owners were) counts as the box's own.
+    public static func isRemote(_ owner: String?) -> Bool {
+        owner.map { $0 != Self.localDigest } ?? false
     }
 
     /// The one user of Larder's own machine, hashed once rather than per request.

@@ -87,4 +87,19 @@ public struct WriteQueueRule: Sendable {
         guard let value, !value.isEmpty else { return nil }
         return (self.group ?? url.origin) + "\u{0}" + value
     }
+
+    /// The key a queued write is kept under for the supersede rule: its ``supersedeValue(url:headers:body:filter:)``,
+    /// then NUL and its owner's digest (``AnswerOwner``), so that a write replaces only pending
+    /// writes of the same owner: on a shared box, one pupil's save never replaces another's.
+    /// Every client on Larder's own machine is its one user, so there any write with the same
+    /// value replaces the older, as before. Nil when there is no value.
+    public func storedSupersedeKey(
+        url: HTTPURL,
+        headers: [HeaderField],
+        body: [UInt8]?,
+        owner: AnswerOwner,
+        filter: QueryParameterFilter = .default
+    ) -> String? {
+        self.supersedeValue(url: url, headers: headers, body: body, filter: filter).map { $0 + "\u{0}" + owner.digest }
+    }
 }

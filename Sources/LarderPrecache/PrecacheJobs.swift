@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 import Synchronization
 
 /// Precache jobs started through `POST /dev/offline/precache`, run one after another in the
@@ -28,6 +29,11 @@ public final class PrecacheJobs: Sendable {
     private struct Request: Sendable {
         var id: String
         var list: GamesList
+        /// For a job a web page asked for: the bytes it may download, asked when it starts (its
+        /// origin's earlier jobs have finished by then: jobs run one at a time).
+        var pageAllowance: (@Sendable () -> Int64)?
+        /// What the asking client may make Larder reach (``PrecacheOptions/reach``).
+        var reach: UpstreamReach?
     }
 
     private let runner: PrecacheRunner
@@ -41,8 +47,12 @@ public final class PrecacheJobs: Sendable {
         (self.requests, self.continuation) = AsyncStream.makeStream(of: Request.self)
     }
 
-    /// Queues a job; returns its id.
-    public func submit(_ list: GamesList, requestedBy origin: String?) -> String {
+    /// Queues a job; returns its id. `pageAllowance` makes it a web page's job
+    /// (``PrecacheRunner/forPageJob(byteAllowance:)``), allowed the bytes it returns when the job starts;
+    /// `reach` limits what its fetches may connect to (``PrecacheOptions/reach``).
+    public func submit(
+        _ list: GamesList, requestedBy origin: String?, reach: UpstreamReach? = nil, pageAllowance: (@Sendable () -> Int64)? = nil
+    ) -> String {
         let id = UUID().uuidString.lowercased()
         self.statuses.withLock {
             // Keep at most 100 jobs: forget a finished one so the map cannot grow without bound.
@@ -52,7 +62,7 @@ public final class PrecacheJobs: Sendable {
             $0[id] = Status(
                 id: id, state: "queued", requestedBy: origin, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
         }
-        self.continuation.yield(Request(id: id, list: list))
+        self.continuation.yield(Request(id: id, list: list, pageAllowance: pageAllowance, reach: reach))
         return id
     }
 
@@ -85,7 +95,8 @@ public final class PrecacheJobs: Sendable {
 
     /// Runs one job, its status following the run's progress.
     private func run(_ request: Request) async -> PrecacheReport {
-        await self.runner.run(request.list) { event in
+        let runner = (request.pageAllowance.map { self.runner.forPageJob(byteAllowance: $0()) } ?? self.runner).reaching(request.reach)
+        return await runner.run(request.list) { event in
             self.update(request.id) { status in
                 switch event {
                 case .planned(let toFetch, _):

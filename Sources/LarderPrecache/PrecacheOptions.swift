@@ -28,6 +28,18 @@ public struct PrecacheOptions: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// The moment that decides each series' today (in the series' zone); tests set another.
     public var clock: @Sendable () -> Date = { Date() }
+    /// How the entries a run stores on their own (pages, and what a manifest stored at once) are
+    /// kept: pinned as precached for the user's own runs, as runtime entries (evicted least
+    /// recently used first, and not recorded as the user's pages) for a job a web page asked for
+    /// (``PrecacheRunner/forPageJob(byteAllowance:)``).
+    public var entryKind: EntryKind = .precached
+    /// What the client that asked for the run may make Larder reach (nil: anything): a job a
+    /// client on another machine submits to the running proxy never connects to the box's own
+    /// loopback or link-local addresses, redirects included (``UpstreamRequest/reach``).
+    public var reach: UpstreamReach?
+    /// The most bytes a run downloads (nil: no limit): once its downloads reach it, it starts no
+    /// more, and the files left fail saying so.
+    public var byteAllowance: Int64?
 
     /// What each download of a precache job inside the proxy waits before it starts while the
     /// proxy's clients are busy: with the default 8 at once, at most about 250 downloads start a

@@ -202,7 +202,8 @@ extension PrecacheRunner {
 
     /// Records the pages the list names on their own; returns those that failed. A page whose
     /// refresh failed while a copy from an earlier run is stored stays recorded as cached (it is
-    /// served offline), with the failure as its reason.
+    /// served offline), with the failure as its reason. A run that keeps runtime entries (a web
+    /// page's job) records none: its pages are not the user's.
     func recordPages(
         plan: PrecachePlan,
         list: GamesList,
@@ -227,6 +228,7 @@ extension PrecacheRunner {
                 break
             }
         }
+        guard self.options.entryKind == .precached else { return failures }
         do {
             try await self.store.savePages(records)
         } catch {

@@ -4,6 +4,7 @@ import LarderStore
 import LarderUpstream
 import Logging
 import NIOCore
+import Synchronization
 
 /// Runs a precache: fetches every manifest first (concurrently, always from the network),
 /// plans, downloads what is missing (pages first, then game by game), and records each game as
@@ -29,6 +30,31 @@ public final class PrecacheRunner: Sendable {
         self.upstream = upstream
         self.options = options
         self.logger = logger
+    }
+
+    /// The bytes a run's downloads have taken, shared by its workers (``PrecacheOptions/byteAllowance``).
+    private final class DownloadedBytes: Sendable {
+        let total = Mutex<Int64>(0)
+    }
+
+    /// This runner for a job a web page asked for (docs/SERVING.md, "What is private and where it
+    /// is kept"): what it stores is kept as runtime entries, it downloads one file at a time, and
+    /// it starts no download once `byteAllowance` bytes are downloaded, so a page can pass its
+    /// origin's hourly bytes by one file at most.
+    public func forPageJob(byteAllowance: Int64) -> PrecacheRunner {
+        var options = self.options
+        options.entryKind = .runtime
+        options.concurrency = 1
+        options.byteAllowance = byteAllowance
+        return PrecacheRunner(store: self.store, upstream: self.upstream, options: options, logger: self.logger)
+    }
+
+    /// This runner for a job `reach` limits (``PrecacheOptions/reach``); itself when nil.
+    public func reaching(_ reach: UpstreamReach?) -> PrecacheRunner {
+        guard let reach else { return self }
+        var options = self.options
+        options.reach = reach
+        return PrecacheRunner(store: self.store, upstream: self.upstream, options: options, logger: self.logger)
     }
 
     /// Runs the whole job for a parsed games list, in tiers: a tier's downloads start only once the
@@ -262,6 +288,7 @@ public final class PrecacheRunner: Sendable {
         }
         let workers = max(1, self.options.concurrency)
         let unitSize = max(1, Self.waitingBodies / workers / 2)
+        let downloaded = DownloadedBytes()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers {
                 group.addTask {
@@ -272,6 +299,11 @@ public final class PrecacheRunner: Sendable {
                             let taken = queue.take()
                             var units: [[ReceivedFetch]] = []
                             if let (position, fetch) = taken?.item {
+                                if let allowance = self.options.byteAllowance, downloaded.total.withLock({ $0 }) >= allowance {
+                                    let reason = "not fetched: this job's downloads reached the \(ByteSize(bytes: allowance)) it may take"
+                                    await finish(fetch, .failure(DownloadFailure(reason: reason, isTransient: false)))
+                                    continue
+                                }
                                 if let pause = self.options.pauseBeforeDownload?(), pause > .zero {
                                     // Cancelled: the download below ends at once too.
                                     try? await Task.sleep(for: pause)
@@ -280,6 +312,8 @@ public final class PrecacheRunner: Sendable {
                                 case .failure(let failure):
                                     await finish(fetch, .failure(failure))
                                 case .success(let received):
+                                    let bytes = received.reduce(Int64(0)) { $0 + $1.writer.bytesWritten }
+                                    downloaded.total.withLock { $0 += bytes }
                                     let item = ReceivedFetch(fetch: fetch, bodies: received)
                                     if let last = filling.last, !(item.isStaged && last.fetch.games == fetch.games) {
                                         units.append(filling)
@@ -458,7 +492,7 @@ public final class PrecacheRunner: Sendable {
             if staged {
                 _ = try await writer.stage(key: key, head: head, expectedLength: expectedLength)
             } else {
-                _ = try await writer.commit(key: key, head: head, kind: .precached, expectedLength: expectedLength)
+                _ = try await writer.commit(key: key, head: head, kind: self.options.entryKind, expectedLength: expectedLength)
             }
             return key
         } catch {
@@ -574,6 +608,7 @@ public final class PrecacheRunner: Sendable {
             method: "GET", url: url.absoluteString, headers: headers + [HeaderField(name: "Via", value: ViaField.larder)])
         request.connectTimeout = self.options.connectTimeout
         request.idleTimeout = self.options.idleTimeout
+        request.reach = self.options.reach
         let requestTime = Date()
         let head: UpstreamResponseHead
         do {
@@ -646,8 +681,9 @@ public final class PrecacheRunner: Sendable {
         }
     }
 
-    /// Indexes a file's received bodies at once, as pinned entries (a page on its own, and each
-    /// step of its redirects). Returns their size.
+    /// Indexes a file's received bodies at once, as pinned entries unless the run keeps runtime
+    /// ones (``PrecacheOptions/entryKind``): a page on its own, and each step of its redirects.
+    /// Returns their size.
     private func commit(_ received: [ReceivedBody], for fetch: PlannedFetch) async -> Result<Int64, DownloadFailure> {
         var size: Int64 = 0
         for (index, body) in received.enumerated() {
@@ -655,7 +691,7 @@ public final class PrecacheRunner: Sendable {
                 size += try await body.writer.commit(
                     key: body.key,
                     head: body.head,
-                    kind: .precached,
+                    kind: self.options.entryKind,
                     expectedLength: body.declaredLength,
                     revision: body.key == fetch.key ? fetch.revision : nil
                 ).bodySize
@@ -675,6 +711,7 @@ public final class PrecacheRunner: Sendable {
             method: "GET", url: url.absoluteString, headers: headers + [HeaderField(name: "Via", value: ViaField.larder)])
         request.connectTimeout = self.options.connectTimeout
         request.idleTimeout = self.options.idleTimeout
+        request.reach = self.options.reach
         do {
             return try await self.upstream.execute(request)
         } catch let error as UpstreamError {

@@ -263,6 +263,9 @@ public final class ProxyServer: Service, Sendable {
 
         let authority = address.ipAddress.map { "\(HTTPURL.bracketed(host: $0)):\(port)" } ?? "127.0.0.1:\(port)"
         let ownOrigins = Set(["127.0.0.1", "localhost", "[::1]"].map { "http://\($0):\(port)" } + ["http://\(authority)"])
+        let pageJobs = PageJobLimit(
+            limit: PagePrecacheLimit(budget: self.proxy.configuration.maxSize), jobs: self.precacheJobs,
+            now: self.proxy.configuration.now)
         let context = OwnPageContext(
             configuration: self.proxy.configuration,
             store: self.store,
@@ -270,6 +273,7 @@ public final class ProxyServer: Service, Sendable {
             health: self.health,
             offline: self.offline,
             precacheJobs: self.precacheJobs,
+            pageJobs: pageJobs,
             storeFailures: self.proxy.storeFailures,
             offlineMisses: self.proxy.offlineMisses,
             browserMisses: self.proxy.browserMisses,
@@ -282,7 +286,8 @@ public final class ProxyServer: Service, Sendable {
         let pages = OwnPages(
             proxyAuthority: authority,
             precache: PrecacheAPI(
-                jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins, lanReach: self.proxy.configuration.lanReach),
+                jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins, lanReach: self.proxy.configuration.lanReach,
+                pageJobs: pageJobs),
             responder: try self.pages?(context),
             caCertificatePEM: try self.interception?.certificates.authority.pem()
         )

@@ -25,6 +25,8 @@ public struct QueuedWrite: Sendable, Hashable {
     public var supersedeKey: String?
     /// A completion: it supersedes pending non-terminal writes with the same key and is never superseded.
     public var terminal: Bool
+    /// Who queued it (``AnswerOwner/digest``); nil for a write queued before owners were recorded.
+    public var owner: String?
     public var createdAt: Date
     /// Deliveries begun so far.
     public var attempts: Int
@@ -47,6 +49,7 @@ public struct QueuedWrite: Sendable, Hashable {
         bodySize: Int64,
         supersedeKey: String?,
         terminal: Bool,
+        owner: String? = nil,
         createdAt: Date,
         attempts: Int = 0,
         lastAttempt: Date? = nil,
@@ -63,6 +66,7 @@ public struct QueuedWrite: Sendable, Hashable {
         self.bodySize = bodySize
         self.supersedeKey = supersedeKey
         self.terminal = terminal
+        self.owner = owner
         self.createdAt = createdAt
         self.attempts = attempts
         self.lastAttempt = lastAttempt
@@ -82,6 +86,8 @@ public struct NewQueuedWrite: Sendable {
     public var body: [UInt8]
     public var supersedeKey: String?
     public var terminal: Bool
+    /// Who queues it (``AnswerOwner/digest``).
+    public var owner: String?
     public var createdAt: Date
 
     /// A write to queue.
@@ -93,6 +99,7 @@ public struct NewQueuedWrite: Sendable {
         body: [UInt8],
         supersedeKey: String? = nil,
         terminal: Bool = false,
+        owner: String? = nil,
         createdAt: Date = Date()
     ) {
         self.origin = origin
@@ -102,6 +109,7 @@ public struct NewQueuedWrite: Sendable {
         self.body = body
         self.supersedeKey = supersedeKey
         self.terminal = terminal
+        self.owner = owner
         self.createdAt = createdAt
     }
 }

@@ -53,11 +53,11 @@ extension Store {
                     }
                     try db.execute(
                         sql: """
-                            INSERT INTO queued_write (origin, method, url, headers, body_size, supersede_key, terminal, created_at, state)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT INTO queued_write (origin, method, url, headers, body_size, supersede_key, terminal, owner, created_at, state)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """,
                         arguments: [
-                            write.origin, write.method, write.url, headers, write.body.count, supersedeKey, write.terminal,
+                            write.origin, write.method, write.url, headers, write.body.count, supersedeKey, write.terminal, write.owner,
                             write.createdAt.timeIntervalSince1970, QueuedWrite.State.pending.rawValue,
                         ]
                     )
@@ -84,7 +84,7 @@ extension Store {
             // The date as it reads back from the index, so this value equals the stored one.
             let stored = QueuedWrite(
                 id: id, origin: write.origin, method: write.method, url: write.url, headers: write.headers,
-                bodySize: Int64(write.body.count), supersedeKey: write.supersedeKey, terminal: write.terminal,
+                bodySize: Int64(write.body.count), supersedeKey: write.supersedeKey, terminal: write.terminal, owner: write.owner,
                 createdAt: Date(timeIntervalSince1970: write.createdAt.timeIntervalSince1970))
             return (stored, superseded)
         } catch {
@@ -349,6 +349,7 @@ extension Store {
             bodySize: try row.decode(forColumn: "body_size"),
             supersedeKey: supersedeKey.map { String(decoding: $0, as: UTF8.self) },
             terminal: try row.decode(forColumn: "terminal"),
+            owner: try row.decode(forColumn: "owner"),
             createdAt: Date(timeIntervalSince1970: try row.decode(forColumn: "created_at")),
             attempts: try row.decode(forColumn: "attempts"),
             lastAttempt: lastAttempt.map(Date.init(timeIntervalSince1970:)),

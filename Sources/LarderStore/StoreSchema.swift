@@ -241,6 +241,13 @@ enum StoreSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        // v14: the owner of a queued write (an ``AnswerOwner`` digest), so that only its owner, or
+        // Larder's own machine, may drop or retry it. Writes queued before have none: only the
+        // box's own user manages them, and their supersede keys, which lack an owner, are never
+        // matched by a newer write's (both are delivered, in order). Only adds a column.
+        migrator.registerMigration("v14") { db in
+            try db.execute(sql: "ALTER TABLE queued_write ADD COLUMN owner TEXT")
+        }
         return migrator
     }
 

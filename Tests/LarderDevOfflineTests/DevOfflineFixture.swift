@@ -124,7 +124,7 @@ final class DevOfflineFixture: Sendable {
         let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
         let request = OwnPageRequest(
             method: method, target: target, path: path, query: OwnPages.query(of: target), headers: fields, body: Array(body.utf8),
-            clientIsLoopback: true)
+            client: .local)
         return await self.pages.respond(to: request)
     }
 

@@ -18,7 +18,10 @@ final class QueuedPrecacheJobs: PrecacheJobQueue {
         self.submitted.withLock { $0.map(\.extraURLs) }
     }
 
-    func submit(lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool)
+    func submit(
+        lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, reach: UpstreamReach?,
+        allowed: (HTTPURL) -> Bool
+    )
         -> PrecacheSubmission
     {
         let urls = lines.compactMap { try? HTTPURL(parsing: $0) }
@@ -32,6 +35,12 @@ final class QueuedPrecacheJobs: PrecacheJobQueue {
             $0.append((id: "job-\($0.count + 1)", lines: lines, extraURLs: extraURLs.map(\.url)))
             return .queued(id: "job-\($0.count)", problems: [])
         }
+    }
+
+    func submitPageJob(lines: [String], origin: String, reach: UpstreamReach?, allowance: @escaping @Sendable () -> Int64)
+        -> PrecacheSubmission
+    {
+        self.submit(lines: lines, extraURLs: [], source: "request", requestedBy: origin, reach: reach, allowed: { $0.origin == origin })
     }
 
     func status(_ id: String) -> PrecacheJobStatus? {

@@ -180,6 +180,69 @@ struct WriteQueueRuleTests {
         #expect(value == example.value)
     }
 
+    /// Two writes with the same supersede value, each from a client with the given credentials.
+    struct OwnerCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var first: (client: AnswerOwner.Client, cookie: String?, authorization: String?)
+        var second: (client: AnswerOwner.Client, cookie: String?, authorization: String?)
+        /// Whether the second replaces the first: they have one stored supersede key.
+        var sameKey: Bool
+        var testDescription: String { self.name }
+    }
+
+    static let ownerCases: [OwnerCase] = [
+        OwnerCase(
+            name: "Larder's own machine is one user, whatever the cookies", first: (.local, "pupil=a", nil),
+            second: (.local, "pupil=b", "Bearer x"), sameKey: true),
+        OwnerCase(name: "Larder's own machine, no credentials", first: (.local, nil, nil), second: (.local, "pupil=a", nil), sameKey: true),
+        OwnerCase(
+            name: "one LAN client with the same cookie", first: (.remote(address: "10.0.0.2"), "pupil=a", nil),
+            second: (.remote(address: "10.0.0.2"), "pupil=a", nil), sameKey: true),
+        OwnerCase(
+            name: "one LAN client, another login (cookie)", first: (.remote(address: "10.0.0.2"), "pupil=a", nil),
+            second: (.remote(address: "10.0.0.2"), "pupil=b", nil), sameKey: false),
+        OwnerCase(
+            name: "one LAN client, another token", first: (.remote(address: "10.0.0.2"), nil, "Bearer a"),
+            second: (.remote(address: "10.0.0.2"), nil, "Bearer b"), sameKey: false),
+        OwnerCase(
+            name: "two LAN clients with the same cookie", first: (.remote(address: "10.0.0.2"), "pupil=a", nil),
+            second: (.remote(address: "10.0.0.3"), "pupil=a", nil), sameKey: false),
+        OwnerCase(
+            name: "a LAN client and Larder's own machine", first: (.remote(address: "10.0.0.2"), nil, nil), second: (.local, nil, nil),
+            sameKey: false),
+    ]
+
+    @Test("a write's stored supersede key is its value and its owner: a write replaces only its owner's", arguments: Self.ownerCases)
+    func supersedeKeysPerOwner(_ example: OwnerCase) throws {
+        let rule = WriteQueueRule(pattern: .glob(ExcludeGlob("https://api.example/**")), supersedeKey: .jsonField("id"))
+        let url = try HTTPURL(parsing: "https://api.example/save")
+        func key(_ sender: (client: AnswerOwner.Client, cookie: String?, authorization: String?), text: String) -> String? {
+            var headers = Self.json
+            if let cookie = sender.cookie { headers.append(HeaderField(name: "Cookie", value: cookie)) }
+            if let authorization = sender.authorization { headers.append(HeaderField(name: "Authorization", value: authorization)) }
+            let owner = AnswerOwner(client: sender.client, request: headers, url: url)
+            return rule.storedSupersedeKey(url: url, headers: headers, body: Array(#"{"id":"essay","text":"\#(text)"}"#.utf8), owner: owner)
+        }
+        let first = try #require(key(example.first, text: "A-FINAL"))
+        let second = try #require(key(example.second, text: "B"))
+        #expect((first == second) == example.sameKey)
+        #expect(first.hasPrefix("https://api.example\u{0}essay\u{0}"))
+    }
+
+    @Test("a queued write is managed by Larder's own machine, or by its owner on another machine")
+    func whoManagesAQueuedWrite() throws {
+        let url = try HTTPURL(parsing: "https://api.example/save")
+        let alice = [HeaderField(name: "Cookie", value: "pupil=a")]
+        let aliceOwner = AnswerOwner(client: .remote(address: "10.0.0.2"), request: alice, url: url).digest
+        #expect(AnswerOwner.mayManageQueuedWrite(ownedBy: aliceOwner, client: .remote(address: "10.0.0.2"), request: alice))
+        #expect(AnswerOwner.mayManageQueuedWrite(ownedBy: aliceOwner, client: .local, request: [HeaderField]()))
+        #expect(!AnswerOwner.mayManageQueuedWrite(ownedBy: aliceOwner, client: .remote(address: "10.0.0.2"), request: [HeaderField]()))
+        #expect(!AnswerOwner.mayManageQueuedWrite(ownedBy: aliceOwner, client: .remote(address: "10.0.0.3"), request: alice))
+        // A write queued before owners were recorded: the box's own user only.
+        #expect(AnswerOwner.mayManageQueuedWrite(ownedBy: nil, client: .local, request: [HeaderField]()))
+        #expect(!AnswerOwner.mayManageQueuedWrite(ownedBy: nil, client: .remote(address: "10.0.0.2"), request: [HeaderField]()))
+    }
+
     @Test("a regex's capture groups are counted, matched or not; a glob has none")
     func captureCounts() throws {
         #expect(try Self.regex(#"^https://a/([^/]+)/(x|y)?(?:z)$"#).captureCount == 2)

@@ -103,10 +103,7 @@ struct ProxyConnection {
                     self.log(head, status: 413, cacheStatus: nil, since: started)
                     return
                 }
-                // A closed connection has no address any more: counted as not local, which only refuses more.
-                let clientIsLoopback = self.channel.channel.remoteAddress.map(CIDR.isLoopback) ?? false
-                let status = try await self.pages.respond(
-                    path: path, request: head, body: body, clientIsLoopback: clientIsLoopback, writer: writer)
+                let status = try await self.pages.respond(path: path, request: head, body: body, client: self.client, writer: writer)
                 self.log(head, status: status, cacheStatus: nil, since: started)
                 keepGoing = head.isKeepAlive
             case .connect(let host, let port):

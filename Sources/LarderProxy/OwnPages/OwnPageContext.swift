@@ -16,6 +16,8 @@ public struct OwnPageContext: Sendable {
     public let offline: OfflineSwitch
     /// The precache jobs the pages start and follow.
     public let precacheJobs: any PrecacheJobQueue
+    /// The limits on the precache jobs web pages ask for, and each page origin's use of them.
+    public let pageJobs: PageJobLimit
     /// Responses the proxy could not store.
     public let storeFailures: StoreWriteFailures
     /// What the cache could not answer while the origin could not (the app's requests).

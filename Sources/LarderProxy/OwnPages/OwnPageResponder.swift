@@ -25,13 +25,19 @@ public struct OwnPageRequest: Sendable {
     public var headers: [HeaderField]
     /// The body, read whole.
     public var body: [UInt8]
-    /// Whether the connection comes from this machine (loopback spellings of Larder's origin are
-    /// its own only then: `SameOriginCheck`).
-    public var clientIsLoopback: Bool
+    /// Where the connection comes from: this machine (loopback spellings of Larder's origin are
+    /// its own only then: `SameOriginCheck`) or another, by address (whose queued writes it may
+    /// manage: ``AnswerOwner/mayManageQueuedWrite(ownedBy:client:request:)``).
+    public var client: AnswerOwner.Client
+
+    /// Whether the connection comes from this machine.
+    public var clientIsLoopback: Bool {
+        self.client == .local
+    }
 
     /// Creates a request.
     public init(
-        method: String, target: String, path: String, query: String?, headers: [HeaderField], body: [UInt8], clientIsLoopback: Bool
+        method: String, target: String, path: String, query: String?, headers: [HeaderField], body: [UInt8], client: AnswerOwner.Client
     ) {
         self.method = method
         self.target = target
@@ -39,7 +45,7 @@ public struct OwnPageRequest: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
-        self.clientIsLoopback = clientIsLoopback
+        self.client = client
     }
 }
 

@@ -14,22 +14,21 @@ struct OwnPages: Sendable {
     /// Larder's CA certificate, served at /ca.pem; nil when HTTPS interception is off.
     let caCertificatePEM: String?
 
-    /// Serves `path`, or a 404 page. `clientIsLoopback`: whether the connection comes from this
-    /// machine (loopback spellings of Larder's origin are its own only then).
-    func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool, writer: ResponseWriter) async throws
+    /// Serves `path`, or a 404 page. `client`: where the connection comes from (loopback
+    /// spellings of Larder's origin are its own only for this machine).
+    func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, client: AnswerOwner.Client, writer: ResponseWriter) async throws
         -> Int
     {
         let isHead = request.method == .HEAD
         if path == PrecacheAPI.path || path.hasPrefix(PrecacheAPI.path + "/") {
             return try await self.precache.respond(
-                path: path, request: request, body: body, clientIsLoopback: clientIsLoopback, writer: writer)
+                path: path, request: request, body: body, clientIsLoopback: client == .local, writer: writer)
         }
         if let responder = self.responder, responder.handles(path: path) {
             let response = await responder.respond(
                 to: OwnPageRequest(
                     method: request.method.wireName, target: request.uri, path: path, query: Self.query(of: request.uri),
-                    headers: request.headers.fields, body: Array(body.readableBytesView),
-                    clientIsLoopback: clientIsLoopback))
+                    headers: request.headers.fields, body: Array(body.readableBytesView), client: client))
             try await writer.complete(
                 HTTPResponseStatus(statusCode: response.status), headers: HTTPHeaders(response.headers), body: response.body, isHead: isHead
             )

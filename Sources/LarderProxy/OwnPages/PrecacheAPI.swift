@@ -13,9 +13,10 @@ import NIOHTTP1
 /// job also precaches the user's extra URLs (a client on another machine with a loopback `Origin`
 /// is not on the proxy's origin: ``SameOriginCheck``). A web page on another origin may only list
 /// URLs of its own origin (so a page cannot make Larder fetch someone else's site), its job
-/// fetches only what it listed (never the user's extra URLs, which its report would name), it may
-/// have ``PageJobLimit/maximumUnfinished`` jobs unfinished (`429` beyond), and it gets CORS headers
-/// for that origin.
+/// fetches only the pages it listed (never the user's extra URLs, which its report would name),
+/// keeps them as runtime entries (evictable, so within `--max-size`), its origin's jobs are held
+/// to ``PagePrecacheLimit`` (`429` beyond: jobs at once, jobs and bytes per hour), and it gets
+/// CORS headers for that origin.
 public struct PrecacheAPI: Sendable {
     /// Where the API answers: `POST` queues a job, `GET path/ID` tells its state.
     public static let path = "/dev/offline/precache"
@@ -30,8 +31,8 @@ public struct PrecacheAPI: Sendable {
     /// What clients on other machines may have a job fetch of the box's own addresses (config
     /// `lan.allowUpstream`; ``UpstreamReach``).
     let lanReach: UpstreamReach
-    /// The jobs each page origin has unfinished.
-    let pageJobs = PageJobLimit()
+    /// The jobs each page origin asked for, held to their limits.
+    let pageJobs: PageJobLimit
 
     /// Answers `request`; `clientIsLoopback` says whether the connection comes from this machine.
     func respond(path: String, request: HTTPRequestHead, body: ByteBuffer, clientIsLoopback: Bool, writer: ResponseWriter) async throws
@@ -90,27 +91,28 @@ public struct PrecacheAPI: Sendable {
         let problems: [String]
         let submission: PrecacheSubmission
         if let origin, !isOwnOrigin {
-            // A page's own job: only its URLs, and a bounded number of jobs per origin.
-            let isUnfinished: (String) -> Bool = { self.jobs.status($0).map { $0.state != "finished" } ?? false }
-            let limited = self.pageJobs.submit(from: origin, isUnfinished: isUnfinished) {
-                self.jobs.submit(
-                    lines: lines, extraURLs: [], source: "request", requestedBy: origin,
-                    allowed: { $0.origin == origin && Self.reaches($0, reach) })
-            }
-            guard let limited else {
+            // A page's own job: only its pages, kept evictable, within its origin's limits; from
+            // another machine, never a page of the box's own loopback.
+            if let url = try? HTTPURL(parsing: origin + "/"), !Self.reaches(url, reach) {
                 try await self.json(
-                    [
-                        "error":
-                            "a page on \(origin) may have at most \(PageJobLimit.maximumUnfinished) precache jobs queued or running; "
-                            + "ask again when one has finished (GET \(Self.path)/ID says)"
-                    ],
-                    status: .tooManyRequests, cors: cors, writer: writer)
-                return 429
+                    ["error": "\(origin) names " + UpstreamReach.refusal(host: url.host, port: url.effectivePort)],
+                    status: .forbidden, cors: cors, writer: writer)
+                return 403
             }
-            submission = limited
+            let limited = self.pageJobs.submit(from: origin) { allowance in
+                self.jobs.submitPageJob(lines: lines, origin: origin, reach: reach, allowance: allowance)
+            }
+            switch limited {
+            case .failure(let refusal):
+                try await self.json(["error": refusal.message(origin: origin)], status: .tooManyRequests, cors: cors, writer: writer)
+                return 429
+            case .success(let queued):
+                submission = queued
+            }
         } else {
             submission = try await self.jobs.submit(
-                lines: lines, source: "request", requestedBy: origin, store: self.store, allowed: { Self.reaches($0, reach) })
+                lines: lines, source: "request", requestedBy: origin, store: self.store, reach: reach,
+                allowed: { Self.reaches($0, reach) })
         }
         switch submission {
         case .nothingToPrecache(let problems):

@@ -13,7 +13,9 @@ extension ForwardProxy {
     /// and only then tells the client it is queued. The headers, `Idempotency-Key` included, are
     /// fixed before the first attempt, so every replay of a write the origin may have seen carries
     /// the same key. A write from a page of another site (``WriteSource``) is forwarded as any
-    /// other write, never queued, so it can neither be kept nor replace the user's own.
+    /// other write, never queued, so it can neither be kept nor replace the user's own. A queued
+    /// write is kept with its owner (`client` and its credentials, ``AnswerOwner``): it replaces
+    /// only that owner's pending writes.
     func serveQueueable(
         _ head: HTTPRequestHead,
         url: HTTPURL,
@@ -35,6 +37,7 @@ extension ForwardProxy {
                 detail: "write-not-queued-cross-site")
         }
         let headers = QueuedWriteHeaders(head.headers)
+        let owner = AnswerOwner(client: client, request: head.headers, url: url)
         let origin = url.origin
         let originHasPending: Bool
         do {
@@ -50,16 +53,26 @@ extension ForwardProxy {
             originHasPending: originHasPending
         )
         if queueAtOnce {
-            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
+            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, owner: owner, writer: writer)
         }
         var request = UpstreamRequest(method: head.method.wireName, url: url.absoluteString, headers: headers.fields, body: .bytes(body))
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
         request.reach = self.reach(for: client)
-        let response = await self.attemptWrite(request)
+        let response: UpstreamResponse?
+        do {
+            response = try await self.attemptWrite(request)
+        } catch {
+            // Refused before it was sent (the box's own address, from another machine): not queued.
+            let status = CacheStatus.forward(.method, detail: "upstream-refused")
+            let page = StatusPage.upstreamFailure(
+                url: url.absoluteString, status: .badGateway, reason: error.message, cachedButUnusable: "")
+            try await writer.page(page, cacheStatus: status, close: false, isHead: head.method == .HEAD)
+            return Outcome(status: 502, cacheStatus: status, reusable: true)
+        }
         let attempt: WriteQueueDecision.Attempt = response.map { .answered(status: $0.head.status) } ?? .unanswered
         guard let response, !WriteQueueDecision.queues(after: attempt, queueOn5xx: rule.queueOn5xx) else {
-            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, writer: writer)
+            return try await self.queueWrite(head, url: url, headers: headers, body: body, rule: rule, owner: owner, writer: writer)
         }
         await self.invalidator.invalidate(after: response.head, url: url)
         return try await self.relay(
@@ -69,24 +82,32 @@ extension ForwardProxy {
 
     /// Sends a write and waits for the response head at most the network timeout; nil when none
     /// came (the attempt is then cancelled: the write is queued and replayed with the same key).
-    private func attemptWrite(_ request: UpstreamRequest) async -> UpstreamResponse? {
+    private func attemptWrite(_ request: UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse? {
         let upstream = self.upstream
         let timeout = self.configuration.networkTimeout
-        return await withTaskGroup(of: UpstreamResponse?.self) { group in
+        let result = await withTaskGroup(of: Result<UpstreamResponse?, UpstreamError>.self) { group in
             group.addTask {
-                try? await upstream.execute(request)
+                do {
+                    return .success(try await upstream.execute(request))
+                } catch let error as UpstreamError where error.kind == .invalidRequest {
+                    // Never sendable as it is: not a failure to reach the origin, and not queued.
+                    return .failure(error)
+                } catch {
+                    return .success(nil)
+                }
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
-                return nil
+                return .success(nil)
             }
-            let first = await group.next() ?? nil
+            let first = await group.next() ?? .success(nil)
             group.cancelAll()
             return first
         }
+        return try result.get()
     }
 
-    /// Keeps the write in the store (body synced, then the row) and answers the client with the
+    /// Keeps the write in the store (body synced, then the row, with `owner`) and answers the client with the
     /// rule's answer; when the store cannot keep it, a 503 says so: a 2xx would be a lie.
     private func queueWrite(
         _ head: HTTPRequestHead,
@@ -94,6 +115,7 @@ extension ForwardProxy {
         headers: QueuedWriteHeaders,
         body: ByteBuffer,
         rule: WriteQueueRule,
+        owner: AnswerOwner,
         writer: ResponseWriter
     ) async throws -> Outcome {
         let bytes = Array(body.readableBytesView)
@@ -104,8 +126,10 @@ extension ForwardProxy {
             url: url.absoluteString,
             headers: headers.fields,
             body: bytes,
-            supersedeKey: rule.supersedeValue(url: url, headers: headers.fields, body: bytes, filter: self.configuration.queryFilter),
+            supersedeKey: rule.storedSupersedeKey(
+                url: url, headers: headers.fields, body: bytes, owner: owner, filter: self.configuration.queryFilter),
             terminal: rule.terminal,
+            owner: owner.digest,
             createdAt: self.configuration.now()
         )
         let queued: QueuedWrite

@@ -223,9 +223,15 @@ public final class WriteReplayer: Service, Sendable {
         )
         request.connectTimeout = self.configuration.connectTimeout
         request.idleTimeout = self.configuration.idleTimeout
+        // A write a client on another machine queued reaches no more than that client could.
+        request.reach = AnswerOwner.isRemote(write.owner) ? self.configuration.lanReach : nil
         let response: UpstreamResponse
         do {
             response = try await self.upstream.execute(request)
+        } catch let error as UpstreamError where error.kind == .invalidRequest {
+            // Never sendable as it is (a client on another machine's write to the box's own
+            // address, say): kept and shown, not retried without end.
+            return (.deadLetter(error.description), nil)
         } catch {
             return (ReplayVerdict.networkError("\(error)"), nil)
         }

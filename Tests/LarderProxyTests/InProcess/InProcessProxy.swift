@@ -166,10 +166,19 @@ struct RawAnswer: Sendable {
 /// A precache job queue that takes no job: these tests start none (the pages that do are
 /// LarderDevOffline's, tested there with a queue that records its jobs).
 private struct NoPrecacheJobs: PrecacheJobQueue {
-    func submit(lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, allowed: (HTTPURL) -> Bool)
+    func submit(
+        lines: [String], extraURLs: [ExtraURLRecord], source: String, requestedBy origin: String?, reach: UpstreamReach?,
+        allowed: (HTTPURL) -> Bool
+    )
         -> PrecacheSubmission
     {
         .nothingToPrecache(problems: ["\(source): these tests precache nothing"])
+    }
+
+    func submitPageJob(lines: [String], origin: String, reach: UpstreamReach?, allowance: @escaping @Sendable () -> Int64)
+        -> PrecacheSubmission
+    {
+        .nothingToPrecache(problems: ["request: these tests precache nothing"])
     }
 
     func status(_ id: String) -> PrecacheJobStatus? { nil }

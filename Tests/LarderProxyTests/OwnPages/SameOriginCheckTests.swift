@@ -11,13 +11,13 @@ struct SameOriginCheckTests {
         -> OwnPageRequest
     {
         let fields = [HeaderField(name: "Host", value: host)] + headers.map { HeaderField(name: $0.0, value: $0.1) }
-        return OwnPageRequest(method: "POST", target: uri, path: uri, query: nil, headers: fields, body: [], clientIsLoopback: true)
+        return OwnPageRequest(method: "POST", target: uri, path: uri, query: nil, headers: fields, body: [], client: .local)
     }
 
     /// The check's answer for `request` from a client on this machine or another.
     private func refusal(for request: OwnPageRequest, clientIsLoopback: Bool) -> String? {
         var request = request
-        request.clientIsLoopback = clientIsLoopback
+        request.client = clientIsLoopback ? .local : .remote(address: "192.168.1.20")
         return self.check.refusal(for: request)
     }
 

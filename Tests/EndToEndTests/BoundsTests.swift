@@ -125,6 +125,50 @@ struct BoundsTests {
         #expect(result.stderr.contains("lookahead (?=…) and (?!…) is not supported (at character 21)"), "\(result.stderr)")
     }
 
+    @Test(
+        "a route regex too large to match cheaply (933 characters, .*a 300 times) is refused at start, naming the file and key (issue 41, finding 7)"
+    )
+    func largeRegexRefusedAtStart() async throws {
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/larder.json"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let pattern = "^http://h/r/" + String(repeating: ".*a", count: 300)
+        try #"{"routes": [{"regex": "\#(pattern)", "strategy": "network-first"}]}"#.write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let result = try await LarderCLI.run(
+            ["serve", "--port", "0", "--cache-dir", directory + "/cache", "--config", config], timeout: .seconds(60))
+        #expect(result.exitCode == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("\(config):1: routes[0].regex:"), "\(result.stderr)")
+        #expect(result.stderr.contains("too large"), "\(result.stderr)")
+    }
+
+    @Test(
+        "requests to 300 unreachable origins (a page's <img> tags) leave /dev/offline.json and /metrics listing a bounded number (issue 41, finding 5)"
+    )
+    func unreachableOriginsBounded() async throws {
+        try await withProxy { larder, _ in
+            // Each URL its own origin, all refused at once (port 9 on loopback addresses).
+            let list = LarderProcess.temporaryDirectory() + "-urls.txt"
+            defer { try? FileManager.default.removeItem(atPath: list) }
+            let urls = (0..<300).map { "url = \"http://127.0.\($0 / 200).\($0 % 200 + 2):9/img.png\"\noutput = /dev/null\n" }
+            try urls.joined().write(toFile: list, atomically: true, encoding: .utf8)
+            _ = try await LarderCLI.run(
+                ["-s", "--parallel", "--parallel-max", "16", "-x", larder.proxyURL, "--config", list], executable: "/usr/bin/curl",
+                timeout: .seconds(120))
+
+            let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any])
+            let upstream = json["upstream"] as? [Any] ?? (json["upstream"] as? [String: Any]).map { Array($0.values) } ?? []
+            #expect(!upstream.isEmpty, "the failing origins are reported")
+            #expect(upstream.count <= 100, "\(upstream.count) upstreams listed")
+            let metrics = try await Curl.run(larder.proxyURL + "/metrics", proxy: nil)
+            let labelled = metrics.text.split(separator: "\n").filter { $0.hasPrefix("larder_upstream_consecutive_failures{") }
+            #expect(!labelled.isEmpty)
+            #expect(labelled.count <= 100, "\(labelled.count) origins labelled in /metrics")
+        }
+    }
+
     @Test("an upstream header value with a bare CR is dropped, never relayed; the other fields go on")
     func bareCarriageReturnDropped() async throws {
         try await withProxy { larder, origin in

@@ -134,6 +134,7 @@ let package = Package(
             dependencies: [
                 "LarderHTTP",
                 "LarderStore",
+                "LarderUpstream",
                 "LarderProxy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Mustache", package: "swift-mustache"),

@@ -2,6 +2,10 @@
 #define LARDER_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
 
 // Swift cannot call C variadic functions, so each argument type that the
 // upstream client passes to curl_easy_setopt, curl_easy_getinfo and
@@ -43,6 +47,38 @@ static inline CURLcode larder_curl_easy_setopt_seek_callback(CURL *handle, CURLo
 /// pool, before the request is sent on it.
 static inline CURLcode larder_curl_easy_setopt_prereq_callback(CURL *handle, curl_prereq_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
+/// For CURLOPT_OPENSOCKETFUNCTION: called with each address curl is about to connect to.
+static inline CURLcode larder_curl_easy_setopt_opensocket_callback(CURL *handle, curl_opensocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+
+/// The address curl is about to connect to, as 4 or 16 bytes in `bytes` and its port; 0 for
+/// another family (then `bytes` and `port` are untouched).
+static inline int larder_curl_sockaddr_address(const struct curl_sockaddr *address, unsigned char bytes[16], int *port) {
+    if (address->family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)&address->addr;
+        memcpy(bytes, &in->sin_addr, 4);
+        *port = ntohs(in->sin_port);
+        return 4;
+    }
+    if (address->family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&address->addr;
+        memcpy(bytes, &in6->sin6_addr, 16);
+        *port = ntohs(in6->sin6_port);
+        return 16;
+    }
+    return 0;
+}
+
+/// The socket curl would open itself for `address` (close-on-exec where the system has it).
+static inline curl_socket_t larder_curl_open_socket(const struct curl_sockaddr *address) {
+#ifdef SOCK_CLOEXEC
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+#else
+    return socket(address->family, address->socktype, address->protocol);
+#endif
 }
 
 static inline CURLcode larder_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {

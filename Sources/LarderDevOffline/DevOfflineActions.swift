@@ -2,6 +2,7 @@ import Foundation
 import LarderHTTP
 import LarderProxy
 import LarderStore
+import LarderUpstream
 
 /// The controls of /dev/offline: POST forms (`application/x-www-form-urlencoded`) to
 /// `/dev/offline/actions/NAME`, accepted only from Larder's own pages (``SameOriginCheck``), each
@@ -69,12 +70,14 @@ struct DevOfflineActions {
         case "purge-game":
             return try await self.purgeGame(fields, back: back)
         case "precache-game":
-            return try await self.precacheGame(fields, origin: request.headers.first(name: "origin"), back: back)
+            return try await self.precacheGame(
+                fields, origin: request.headers.first(name: "origin"), reach: self.reach(request), back: back)
         case "add-to-precache":
             return try await self.addToPrecache(
                 fields, origin: request.headers.first(name: "origin"), clientIsLoopback: request.clientIsLoopback, back: back)
         case "refresh-series":
-            return try await self.refreshSeries(fields, origin: request.headers.first(name: "origin"), back: back)
+            return try await self.refreshSeries(
+                fields, origin: request.headers.first(name: "origin"), reach: self.reach(request), back: back)
         case "remove-series":
             return try await self.removeSeries(fields, back: back)
         case "remove-extra-url":
@@ -205,7 +208,15 @@ struct DevOfflineActions {
         )
     }
 
-    private func precacheGame(_ fields: FormFields, origin: String?, back: String) async throws -> DevOfflinePages.Response {
+    /// What a job a control starts may reach for `request`'s client: a client on another machine
+    /// never has it fetch the box's own loopback (``UpstreamReach``), extra URLs included.
+    private func reach(_ request: OwnPageRequest) -> UpstreamReach? {
+        request.clientIsLoopback ? nil : self.pages.lanReach
+    }
+
+    private func precacheGame(_ fields: FormFields, origin: String?, reach: UpstreamReach?, back: String) async throws
+        -> DevOfflinePages.Response
+    {
         let slug = fields["game"] ?? ""
         guard let record = try await self.pages.store.game(slug: slug) else {
             return Self.redirect(back, flash: "No game \(slug) is recorded.")
@@ -215,7 +226,7 @@ struct DevOfflineActions {
         let line = record.pageURL.map { "\(record.manifestURL) page \($0)" } ?? record.manifestURL
         let id: String
         switch try await self.pages.jobs.submit(
-            lines: [line], source: "/dev/offline", requestedBy: origin, store: self.pages.store, allowed: { _ in true })
+            lines: [line], source: "/dev/offline", requestedBy: origin, store: self.pages.store, reach: reach, allowed: { _ in true })
         {
         case .nothingToPrecache(let problems):
             return Self.redirect(back, flash: "Cannot precache \(record.manifestURL): \(problems.joined(separator: "; "))")
@@ -242,7 +253,7 @@ struct DevOfflineActions {
             return self.pages.notice(400, heading: "Not a URL", paragraphs: ["\(text) cannot be precached: \(error)"])
         }
         url.fragment = nil
-        if !clientIsLoopback, !self.pages.lanReach.mayName(host: url.host, port: url.effectivePort) {
+        if !clientIsLoopback, await self.pages.lanReach.resolvesToForbiddenAddress(host: url.host, port: url.effectivePort) {
             // Every later run would fetch it for everyone (docs/SERVING.md, "A shared box").
             return self.pages.notice(
                 403, heading: "Refused: the box's own address",

@@ -1,4 +1,5 @@
 import Foundation
+import LarderHTTP
 
 extension DevOfflineViews {
     /// The values of the overview's series section: one row per series with its refresh control.
@@ -60,14 +61,18 @@ extension DevOfflineActions {
     }
 
     /// `refresh-series` (`series`: its manifest URL or template): queues a precache job for the
-    /// series' recorded games.txt line, like `POST /dev/offline/precache`.
-    func refreshSeries(_ fields: FormFields, origin: String?, back: String) async throws -> DevOfflinePages.Response {
+    /// series' recorded games.txt line, like `POST /dev/offline/precache`, reaching only what
+    /// `reach` allows (the client's, ``UpstreamReach``).
+    func refreshSeries(_ fields: FormFields, origin: String?, reach: UpstreamReach?, back: String) async throws
+        -> DevOfflinePages.Response
+    {
         let location = fields["series"] ?? ""
         guard let record = try await self.pages.store.series().first(where: { $0.location == location }) else {
             return Self.redirect(back, flash: "No series \(location) is recorded.")
         }
         switch try await self.pages.jobs.submit(
-            lines: [record.line], source: "/dev/offline", requestedBy: origin, store: self.pages.store, allowed: { _ in true })
+            lines: [record.line], source: "/dev/offline", requestedBy: origin, store: self.pages.store, reach: reach,
+            allowed: { _ in true })
         {
         case .nothingToPrecache(let problems):
             return Self.redirect(back, flash: "Cannot precache \(location): \(problems.joined(separator: "; "))")

@@ -11,7 +11,8 @@ public enum CORSInOriginsPlace {
     /// What is known of the origin's grants to one page origin for the resource being answered.
     public struct Evidence: Hashable, Sendable {
         /// The grant the origin last gave the page on this URL and method: learned from its answer
-        /// to the page's request for it, or from a preflight for it the origin allowed.
+        /// to the page's request for it, or, for an answer Larder makes itself (a queued write's
+        /// `202`, its error pages), from a preflight for it the origin allowed.
         public var learned: CORSGrant?
         /// What the stored copy being served grants the page in its own fields (nil when none, or
         /// when Larder answers with a page of its own).

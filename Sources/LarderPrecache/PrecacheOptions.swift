@@ -37,8 +37,11 @@ public struct PrecacheOptions: Sendable {
     /// client on another machine submits to the running proxy never connects to the box's own
     /// loopback or link-local addresses, redirects included (``UpstreamRequest/reach``).
     public var reach: UpstreamReach?
+    /// Whether a page's redirects are followed only within its own origin (a web page's job:
+    /// ``PrecacheRunner/forPageJob(byteAllowance:)``), never to another site's URLs.
+    public var redirectsStayOnOrigin = false
     /// The most bytes a run downloads (nil: no limit): once its downloads reach it, it starts no
-    /// more, and the files left fail saying so.
+    /// more, and the files left fail saying so; no one body may be larger (its transfer stops there).
     public var byteAllowance: Int64?
 
     /// What each download of a precache job inside the proxy waits before it starts while the

@@ -38,14 +38,16 @@ public final class PrecacheRunner: Sendable {
     }
 
     /// This runner for a job a web page asked for (docs/SERVING.md, "What is private and where it
-    /// is kept"): what it stores is kept as runtime entries, it downloads one file at a time, and
-    /// it starts no download once `byteAllowance` bytes are downloaded, so a page can pass its
-    /// origin's hourly bytes by one file at most.
+    /// is kept"): what it stores is kept as runtime entries, it downloads one file at a time,
+    /// follows no redirect to another origin, stops a body larger than `byteAllowance`, and starts
+    /// no download once `byteAllowance` bytes are downloaded, so a page can pass its origin's
+    /// hourly bytes by one file, itself no larger than them, at most.
     public func forPageJob(byteAllowance: Int64) -> PrecacheRunner {
         var options = self.options
         options.entryKind = .runtime
         options.concurrency = 1
         options.byteAllowance = byteAllowance
+        options.redirectsStayOnOrigin = true
         return PrecacheRunner(store: self.store, upstream: self.upstream, options: options, logger: self.logger)
     }
 
@@ -533,14 +535,30 @@ public final class PrecacheRunner: Sendable {
     /// return, and the task uses the writer only after it has, so never both at once.
     private final class ReceivingBody: UpstreamBodySink, @unchecked Sendable {
         let writer: BodyWriter
+        /// The most bytes the body may have (nil: any), and how many it has had, on the one thread
+        /// that receives it.
+        let limit: Int64?
+        private var received: Int64 = 0
 
-        init(_ writer: BodyWriter) {
+        init(_ writer: BodyWriter, limit: Int64?) {
             self.writer = writer
+            self.limit = limit
         }
 
         func write(_ bytes: UnsafeRawBufferPointer) throws {
+            self.received += Int64(bytes.count)
+            if let limit = self.limit, self.received > limit {
+                throw BodyOverLimit(limit: limit)
+            }
             try self.writer.write(bytes)
         }
+    }
+
+    /// A body larger than a page's job may download (``PrecacheOptions/byteAllowance``): the
+    /// transfer stops there, and nothing of it is kept.
+    struct BodyOverLimit: Error, CustomStringConvertible {
+        var limit: Int64
+        var description: String { "not kept: the body is larger than the \(ByteSize(bytes: self.limit)) this job may download" }
     }
 
     /// A whole body written to a temporary file, not yet in the index, and the key it goes under.
@@ -583,6 +601,11 @@ public final class PrecacheRunner: Sendable {
                 } catch {
                     throw DownloadFailure(reason: error.reason, isTransient: false)
                 }
+                if self.options.redirectsStayOnOrigin, url.origin != fetch.url.origin {
+                    // A page's job fetches its own origin only, however it is redirected.
+                    throw DownloadFailure(
+                        reason: "redirected to \(url.absoluteString), another origin than the job's", isTransient: false)
+                }
                 key = CacheKey(url: url, filter: self.options.queryFilter)
             }
         } catch {
@@ -600,7 +623,7 @@ public final class PrecacheRunner: Sendable {
     ) async throws(DownloadFailure) -> ReceivedBody {
         let body: ReceivingBody
         do {
-            body = ReceivingBody(try self.store.makeBodyWriter())
+            body = ReceivingBody(try self.store.makeBodyWriter(), limit: self.options.byteAllowance)
         } catch {
             throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
         }

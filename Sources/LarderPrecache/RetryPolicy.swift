@@ -29,7 +29,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Whether an upstream failure is worth another try.
     public static func isTransient(_ error: UpstreamError) -> Bool {
         switch error.kind {
-        case .tls, .invalidRequest, .cancelled: false
+        case .tls, .invalidRequest, .cancelled, .forbiddenAddress: false
         default: true
         }
     }

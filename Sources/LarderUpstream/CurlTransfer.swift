@@ -101,6 +101,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var consumerIsGone = false
     /// Why one of this transfer's callbacks made curl abort, when it did.
     private var abortError: UpstreamError?
+    /// An address the request may not reach that curl was refused a socket for
+    /// (``mayOpenSocket(to:port:)``): the error when it could connect nowhere else.
+    private var refusedAddress: UpstreamError?
     /// What the body sink threw, which made curl abort.
     private var sinkError: (any Error)?
     private var requestBody: RequestBodyBuffer?
@@ -461,6 +464,9 @@ final class CurlTransfer: @unchecked Sendable {
             if let abortError = self.abortError {
                 return abortError
             }
+            if let refusedAddress = self.refusedAddress, code == CURLE_COULDNT_CONNECT {
+                return refusedAddress
+            }
             if self.consumerIsGone {
                 return self.cancellationError(.consumerGone)
             }
@@ -613,6 +619,10 @@ extension CurlTransfer {
         try self.set(CURLOPT_HEADERDATA, pointer: this)
 
         if request.reach != nil, self.parent == nil {
+            // Each new connection's address before connecting (no SYN to a refused port), and
+            // every connection, reused ones included, before the request is sent on it.
+            try self.check(larder_curl_easy_setopt_opensocket_callback(easy, curlOpenSocketCallback), CURLOPT_OPENSOCKETFUNCTION)
+            try self.set(CURLOPT_OPENSOCKETDATA, pointer: this)
             try self.check(larder_curl_easy_setopt_prereq_callback(easy, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
             try self.set(CURLOPT_PREREQDATA, pointer: this)
         }
@@ -620,6 +630,24 @@ extension CurlTransfer {
         try self.setMethodAndBody()
         try self.setHeaders()
         return easy
+    }
+
+    /// CURLOPT_OPENSOCKETFUNCTION: whether curl may connect to `address` at `port` (4 or 16
+    /// bytes): not when it is an address of the box's own ``UpstreamRequest/reach`` does not
+    /// allow. A refusal is kept, and is the transfer's error when no other address connects.
+    fileprivate func mayOpenSocket(to address: [UInt8], port: Int) -> Bool {
+        guard let reach = self.request.reach, !reach.mayConnect(to: address, port: port) else { return true }
+        let text =
+            address.count == 4
+            ? address.map(String.init).joined(separator: ".")
+            : stride(from: 0, to: 16, by: 2).map { String(UInt16(address[$0]) << 8 | UInt16(address[$0 + 1]), radix: 16) }
+                .joined(separator: ":")
+        self.refusedAddress = UpstreamError(
+            kind: .forbiddenAddress,
+            message: "\(self.request.method) refused: the host resolves to " + UpstreamReach.refusal(host: text, port: port),
+            url: self.request.url
+        )
+        return false
     }
 
     /// CURLOPT_PREREQFUNCTION: refuses a connection, new or reused, to an address of the box's
@@ -630,7 +658,7 @@ extension CurlTransfer {
             return true
         }
         self.abortError = UpstreamError(
-            kind: .invalidRequest,
+            kind: .forbiddenAddress,
             message: "\(self.request.method) refused: the host resolves to " + UpstreamReach.refusal(host: address, port: port),
             url: self.request.url
         )
@@ -799,6 +827,20 @@ private let curlHeaderCallback: curl_write_callback = { data, size, count, userD
     }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
     return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+private let curlOpenSocketCallback: curl_opensocket_callback = { userData, _, address in
+    guard let userData, let address else {
+        return CURL_SOCKET_BAD
+    }
+    var bytes = [UInt8](repeating: 0, count: 16)
+    var port: Int32 = 0
+    let count = Int(larder_curl_sockaddr_address(address, &bytes, &port))
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData).takeUnretainedValue()
+    if count > 0, !transfer.mayOpenSocket(to: Array(bytes.prefix(count)), port: Int(port)) {
+        return CURL_SOCKET_BAD
+    }
+    return larder_curl_open_socket(address)
 }
 
 private let curlPrereqCallback: curl_prereq_callback = { userData, primaryIP, _, primaryPort, _ in

@@ -50,7 +50,7 @@ public final class UpstreamConnector: Sendable {
     /// Opens a TCP connection to `host:port` for a tunnel: bytes both ways, half-closure allowed.
     /// With `reach` (a client on another machine), a connection to an address of the box's own it
     /// does not allow is closed before anything is sent, and an ``UpstreamError`` of kind
-    /// ``UpstreamError/Kind/invalidRequest`` thrown.
+    /// ``UpstreamError/Kind/forbiddenAddress`` thrown.
     public func openTunnel(
         host: String,
         port: Int,
@@ -147,7 +147,7 @@ public final class UpstreamConnector: Sendable {
         guard let refused = guarded.refusedAddress ?? channel.channel.remoteAddress.flatMap(guarded.refuses) else { return }
         try? await channel.executeThenClose { _, _ in }
         throw UpstreamError(
-            kind: .invalidRequest,
+            kind: .forbiddenAddress,
             message: "refused: the host resolves to " + UpstreamReach.refusal(host: refused.host, port: refused.port),
             url: url)
     }

@@ -23,6 +23,10 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
         case invalidRequest
         /// The request body stream threw, so the request could not be sent completely.
         case requestBodyFailed
+        /// The host is an address the request may not reach (``UpstreamRequest/reach``: the box's
+        /// own loopback, for a client on another machine): refused before anything was sent. It
+        /// says nothing of the origin's health, and no stored copy stands in for it.
+        case forbiddenAddress
         /// Any other failure, with the client's own error code (libcurl's for ``CurlUpstream``).
         case other(Int)
     }
@@ -57,7 +61,7 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .dnsFailure, .connectionRefused, .connectTimeout, .tls:
             return true
-        case .timeout, .connectionReset, .truncatedBody, .cancelled, .invalidRequest, .requestBodyFailed, .other:
+        case .timeout, .connectionReset, .truncatedBody, .cancelled, .invalidRequest, .requestBodyFailed, .forbiddenAddress, .other:
             return false
         }
     }

@@ -31,7 +31,7 @@ public struct UpstreamRequest: Sendable {
 
     /// The addresses a client on another machine may make Larder reach (``UpstreamReach``), nil
     /// for a request of the box's own user: a connection to any other address of the box's own
-    /// (a name resolving to `127.0.0.1` included) fails with ``UpstreamError/Kind/invalidRequest``
+    /// (a name resolving to `127.0.0.1` included) fails with ``UpstreamError/Kind/forbiddenAddress``
     /// before anything is sent on it. Through a parent proxy the connection is the parent's, and
     /// only the request's host name is judged (by the caller).
     public var reach: UpstreamReach? = nil

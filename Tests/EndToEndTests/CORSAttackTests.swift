@@ -191,4 +191,42 @@ struct CORSAttackTests {
         }
         await larder.tearDown()
     }
+
+    @Test("an origin that allows every preflight grants no stored answer by it: offline the copy's own answer decides")
+    func preflightVouchesForNoStoredCopy() async throws {
+        let api = try await TestOrigin.start()
+        defer { Task { try? await api.stop() } }
+        // A common server set-up: every OPTIONS reflects the Origin; the answer itself grants nothing.
+        api.setRoute(
+            "/internal.json",
+            .dynamic { request in
+                if request.method == "OPTIONS" {
+                    return .text(
+                        "", status: 204,
+                        headers: [
+                            ("Access-Control-Allow-Origin", request.header("origin") ?? "*"), ("Access-Control-Allow-Headers", "x-custom"),
+                        ])
+                }
+                return .text(#"{"secret":"internal"}"#, contentType: "application/json", headers: [("Cache-Control", "no-cache")])
+            })
+        let larder = try await LarderProcess()
+        defer { Task { await larder.tearDown() } }
+        let evil = "http://localhost:1"
+        #expect(try await Curl.run(api.url("/internal.json"), proxy: larder.proxyURL).status == 200)
+        await entriesStored(in: larder)
+        let preflight = try await Curl.run(
+            api.url("/internal.json"), proxy: larder.proxyURL,
+            arguments: [
+                "-X", "OPTIONS", "-H", "Origin: \(evil)", "-H", "Access-Control-Request-Method: GET",
+                "-H", "Access-Control-Request-Headers: x-custom",
+            ])
+        #expect(preflight.header("access-control-allow-origin") == evil)
+
+        try await api.stop()
+        let offline = try await Curl.run(
+            api.url("/internal.json"), proxy: larder.proxyURL,
+            arguments: ["-H", "Origin: \(evil)", "-H", "Sec-Fetch-Site: cross-site", "-H", "x-custom: 1"])
+        #expect(offline.status == 200, "the copy answers while the origin cannot: \(offline.headers)")
+        #expect(offline.header("access-control-allow-origin") == nil, "\(offline.headers)")
+    }
 }

@@ -20,7 +20,7 @@ struct PageJobBudgetTests {
         for index in 0..<5 {
             origin.setRoute(
                 "/big\(index).bin",
-                TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(length: 4 * Self.mebibyte)))
+                TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(length: 3 * Self.mebibyte / 2)))
         }
         for index in 0..<3 {
             origin.setRoute(
@@ -43,7 +43,7 @@ struct PageJobBudgetTests {
         #expect(report.contains("not fetched"), "the job stops once its origin's hourly bytes are spent: \(report)")
         let afterJob = try await store.totals()
         #expect(afterJob.precachedBytes == 0, "a page's job pins nothing: \(afterJob)")
-        #expect(afterJob.runtimeBytes <= 4 * Self.mebibyte, "one file past the hour's 2 MiB at most: \(afterJob)")
+        #expect(afterJob.runtimeBytes <= 3 * Self.mebibyte, "one file past the hour's 2 MiB at most: \(afterJob)")
 
         // The hour's bytes are spent: the origin's next job is refused, and the page can read why.
         let again = try await PrivacyTests.precache(["page " + origin.url("/big0.bin")], origin: origin.baseURL, larder: larder)
@@ -75,6 +75,37 @@ struct PageJobBudgetTests {
         #expect(origins.first?["origin"] as? String == origin.baseURL && origins.first?["jobs"] as? Int == 1, "\(origins)")
         let page = try await Curl.run(larder.proxyURL + "/dev/offline", proxy: nil)
         #expect(page.text.contains("Pages of other sites may ask Larder to precache"))
+    }
+
+    @Test(
+        "a page's job keeps no body larger than its origin's hourly bytes and follows no redirect to another origin (issue 41, finding 3)"
+    )
+    func pageJobStaysSmallAndOnItsOrigin() async throws {
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.stop() } }
+        let elsewhere = try await TestOrigin.start()
+        defer { Task { try? await elsewhere.stop() } }
+        origin.setRoute(
+            "/huge.bin", TestResponse(headers: [("Content-Type", "application/octet-stream")], body: .generated(length: 4 * Self.mebibyte)))
+        origin.setRoute("/hop.html", .text("", status: 302, headers: [("Location", elsewhere.url("/target.html"))]))
+        elsewhere.setRoute("/target.html", .text("<p>another site's page</p>", contentType: "text/html"))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = directory + "/cache"
+        let larder = try await LarderProcess(serve: ["--max-size", String(8 * Self.mebibyte)], cacheDirectory: cache)
+        defer { Task { await larder.tearDown() } }
+
+        let accepted = try await PrivacyTests.precache(
+            ["page " + origin.url("/huge.bin"), "page " + origin.url("/hop.html")], origin: origin.baseURL, larder: larder)
+        #expect(accepted.status == 202, "\(accepted.text)")
+        let report = try await PrivacyTests.finished(accepted, larder: larder)
+        #expect(report.contains("larger than"), "\(report)")
+        #expect(report.contains("another origin"), "\(report)")
+        #expect(elsewhere.requestCount("/target.html") == 0, "the redirect to another site is not followed")
+        let store = try Store(directory: cache)
+        defer { try? store.close() }
+        #expect(try await store.entry(for: try CacheKey(url: origin.url("/huge.bin"))) == nil)
+        #expect(try await store.totals().bytes < 2 * Self.mebibyte)
     }
 
     @Test("a page origin may ask for ten jobs an hour: the eleventh gets 429 naming the limit, another origin's does not")

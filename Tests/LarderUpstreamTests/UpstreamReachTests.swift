@@ -28,7 +28,7 @@ struct UpstreamReachConnectTests {
             var request = UpstreamRequest(url: url)
             request.reach = UpstreamReach()
             let error = await upstreamError { _ = try await upstream.execute(request) }
-            #expect(error?.kind == .invalidRequest, "\(url): \(String(describing: error))")
+            #expect(error?.kind == .forbiddenAddress, "\(url): \(String(describing: error))")
             #expect(error?.message.contains("lan.allowUpstream") == true, "\(String(describing: error))")
         }
         #expect(origin.requestCount("/admin") == 1, "only the box's own user's request reached it")
@@ -50,13 +50,13 @@ struct UpstreamReachConnectTests {
             _ = try await connector.openTunnel(
                 host: "localhost", port: origin.port, connectTimeout: .seconds(5), reach: UpstreamReach(), eventLoop: self.eventLoop)
         }
-        #expect(tunnel?.kind == .invalidRequest, "\(String(describing: tunnel))")
+        #expect(tunnel?.kind == .forbiddenAddress, "\(String(describing: tunnel))")
         let socket = await upstreamError {
             _ = try await connector.openWebSocket(
                 host: "localhost", port: origin.port, tls: true, connectTimeout: .seconds(5), reach: UpstreamReach(),
                 eventLoop: self.eventLoop)
         }
-        #expect(socket?.kind == .invalidRequest, "refused before the TLS handshake: \(String(describing: socket))")
+        #expect(socket?.kind == .forbiddenAddress, "refused before the TLS handshake: \(String(describing: socket))")
         #expect(origin.requests().isEmpty)
 
         let listed = UpstreamReach(allowed: [try #require(UpstreamReach.Allowance(parsing: "localhost:\(origin.port)"))])

@@ -16,9 +16,11 @@ final class CORSGrants: Sendable {
         var resource: String
         var page: String
 
-        /// The pair for a request with `method` to `key` from `page`.
-        init(method: String, key: CacheKey, page: String) {
-            self.resource = (method == "HEAD" ? "GET" : method) + " " + key.rawValue
+        /// The pair for a request with `method` to `key` from `page`; with `preflight`, for the
+        /// origin's answer to a preflight asking for that method (`OPTIONS METHOD URL`), kept apart:
+        /// it vouches for Larder's own answers to the request, never for a stored copy's.
+        init(method: String, key: CacheKey, page: String, preflight: Bool = false) {
+            self.resource = (preflight ? "OPTIONS " : "") + (method == "HEAD" ? "GET" : method) + " " + key.rawValue
             self.page = page
         }
     }
@@ -64,14 +66,22 @@ final class CORSGrants: Sendable {
         }
     }
 
-    /// Forgets any grant for `pair`: the origin refused what it asked.
+    /// Forgets any grant for `pair`: the origin refused what it asked. The store is written only
+    /// when it holds one (a pair never granted costs a read, once: memory then knows).
     func forget(_ pair: Pair) async {
         let known = self.memory.withLock { memory in
             defer { memory.insert(CORSGrant?.none, for: pair) }
             return memory.value(for: pair)
         }
-        if case .some(nil) = known { return }
         do {
+            switch known {
+            case .some(.none):
+                return
+            case .none:
+                guard try await self.store.corsGrant(target: pair.resource, page: pair.page) != nil else { return }
+            case .some(.some):
+                break
+            }
             try await self.store.removeCORSGrant(target: pair.resource, page: pair.page)
         } catch {
             self.logger.warning("cannot forget a CORS grant", metadata: ["resource": "\(pair.resource)", "error": "\(error)"])

@@ -12,9 +12,10 @@ extension ForwardProxy {
         return page
     }
 
-    /// The grant pair of a request with `method` to `url` from `page`.
-    func corsPair(method: String, url: HTTPURL, page: String) -> CORSGrants.Pair {
-        CORSGrants.Pair(method: method, key: CacheKey(url: url, filter: self.configuration.queryFilter), page: page)
+    /// The grant pair of a request with `method` to `url` from `page` (of a preflight asking for
+    /// it, with `preflight`).
+    func corsPair(method: String, url: HTTPURL, page: String, preflight: Bool = false) -> CORSGrants.Pair {
+        CORSGrants.Pair(method: method, key: CacheKey(url: url, filter: self.configuration.queryFilter), page: page, preflight: preflight)
     }
 
     /// Learns what an upstream answer to `request` says of its page origin's access to the URL:
@@ -27,7 +28,7 @@ extension ForwardProxy {
             let page = Self.corsPage(request.headers, url: url)
         else { return }
         if let preflight = CORSPreflight(method: request.method.wireName, request: request.headers) {
-            let pair = self.corsPair(method: preflight.method, url: url, page: page)
+            let pair = self.corsPair(method: preflight.method, url: url, page: page, preflight: true)
             guard preflight.isAllowed(status: status, response: response) else {
                 let key = self.configuration.preflightServing(preflight, url: url).key
                 self.background.submit {
@@ -61,14 +62,20 @@ extension ForwardProxy {
     /// The grant for an answer Larder makes in the origin's place to `request` (``CORSInOriginsPlace``):
     /// what the origin gave its page origin for this URL and method, learned or in `stored` (a
     /// stored copy's fields), or the grant a listing in `pageOrigins` gives. Nil for a request
-    /// from no other page origin, or none granted.
+    /// from no other page origin, or none granted. A preflight the origin allowed vouches for
+    /// Larder's own answers (a queued write's `202`, its pages), not for a stored copy: the copy's
+    /// own answer may have granted nothing, whatever the preflight said.
     func corsGrantInOriginsPlace(
         _ request: HTTPRequestHead, url: HTTPURL, stored: [HeaderField]? = nil, personal: Bool = false
     ) async -> CORSGrant? {
         guard let page = Self.corsPage(request.headers, url: url) else { return nil }
         let method = request.method.wireName
+        var learned = await self.corsGrants.grant(for: self.corsPair(method: method, url: url, page: page))
+        if learned == nil, stored == nil {
+            learned = await self.corsGrants.grant(for: self.corsPair(method: method, url: url, page: page, preflight: true))
+        }
         let evidence = CORSInOriginsPlace.Evidence(
-            learned: await self.corsGrants.grant(for: self.corsPair(method: method, url: url, page: page)),
+            learned: learned,
             stored: stored.flatMap { CORSGrant(response: $0, pageOrigin: page) },
             personal: personal,
             listed: self.configuration.listsPageOrigin(page, method: method, url: url))

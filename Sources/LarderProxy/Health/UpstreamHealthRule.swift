@@ -37,8 +37,13 @@ enum UpstreamHealthRule: Sendable, Hashable {
         case nothing
     }
 
-    /// What `outcome` shows.
+    /// What `outcome` shows. A request refused for its address (``UpstreamError/Kind/forbiddenAddress``)
+    /// never reached the origin, so it shows nothing: a client on another machine cannot put an
+    /// origin into back-off for the box's own user.
     func evidence(_ outcome: Outcome) -> Evidence {
+        if case .failed(let error as UpstreamError) = outcome, error.kind == .forbiddenAddress {
+            return .nothing
+        }
         switch (self, outcome) {
         case (.declaredRequest, .answered(let status)):
             return (200..<300).contains(status) ? .reachable : .nothing

@@ -44,6 +44,8 @@ extension ForwardProxy {
         let response: UpstreamResponse
         do {
             response = try await self.upstream.execute(request)
+        } catch let error as UpstreamError where error.kind == .forbiddenAddress {
+            return try await self.refuseForbiddenAddress(error, head: head, writer: writer, close: body != nil)
         } catch let error as UpstreamError {
             let status = CacheStatus.forward(.method, detail: details("upstream-unreachable"))
             let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway

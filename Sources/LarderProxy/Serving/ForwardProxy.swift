@@ -233,6 +233,9 @@ final class ForwardProxy: Sendable {
                     case .timedOut:
                         action = transaction.upstreamTimedOut(now: self.configuration.now())
                     }
+                } catch let error as UpstreamError where error.kind == .forbiddenAddress {
+                    // Not an origin that could not answer: no stored copy stands in for it.
+                    return try await self.refuseForbiddenAddress(error, head: head, writer: writer, close: false)
                 } catch let error as UpstreamError {
                     action = transaction.upstreamFailed(
                         isTimeout: error.kind == .timeout || error.kind == .connectTimeout, description: error.description,
@@ -316,6 +319,17 @@ final class ForwardProxy: Sendable {
         request.idleTimeout = self.configuration.idleTimeout
         request.reach = reach
         return request
+    }
+
+    /// Answers a request refused for its address (``UpstreamError/Kind/forbiddenAddress``: a client
+    /// on another machine asking for a name that resolves to the box's own loopback) with a `403`
+    /// page saying so: not an offline miss, never a stored copy.
+    func refuseForbiddenAddress(_ error: UpstreamError, head: HTTPRequestHead, writer: ResponseWriter, close: Bool) async throws
+        -> Outcome
+    {
+        let status = CacheStatus.forward(.method, detail: "forbidden-address")
+        try await writer.page(.refusal(.forbidden, reason: error.message), cacheStatus: status, close: close, isHead: head.method == .HEAD)
+        return Outcome(status: 403, cacheStatus: status, reusable: !close)
     }
 
     /// What `client` may make Larder reach: anything from the box's own loopback, else not the

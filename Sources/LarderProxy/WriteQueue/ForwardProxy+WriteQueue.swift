@@ -64,11 +64,7 @@ extension ForwardProxy {
             response = try await self.attemptWrite(request)
         } catch {
             // Refused before it was sent (the box's own address, from another machine): not queued.
-            let status = CacheStatus.forward(.method, detail: "upstream-refused")
-            let page = StatusPage.upstreamFailure(
-                url: url.absoluteString, status: .badGateway, reason: error.message, cachedButUnusable: "")
-            try await writer.page(page, cacheStatus: status, close: false, isHead: head.method == .HEAD)
-            return Outcome(status: 502, cacheStatus: status, reusable: true)
+            return try await self.refuseForbiddenAddress(error, head: head, writer: writer, close: false)
         }
         let attempt: WriteQueueDecision.Attempt = response.map { .answered(status: $0.head.status) } ?? .unanswered
         guard let response, !WriteQueueDecision.queues(after: attempt, queueOn5xx: rule.queueOn5xx) else {
@@ -89,7 +85,7 @@ extension ForwardProxy {
             group.addTask {
                 do {
                     return .success(try await upstream.execute(request))
-                } catch let error as UpstreamError where error.kind == .invalidRequest {
+                } catch let error as UpstreamError where error.kind == .forbiddenAddress {
                     // Never sendable as it is: not a failure to reach the origin, and not queued.
                     return .failure(error)
                 } catch {

@@ -228,7 +228,7 @@ public final class WriteReplayer: Service, Sendable {
         let response: UpstreamResponse
         do {
             response = try await self.upstream.execute(request)
-        } catch let error as UpstreamError where error.kind == .invalidRequest {
+        } catch let error as UpstreamError where error.kind == .forbiddenAddress {
             // Never sendable as it is (a client on another machine's write to the box's own
             // address, say): kept and shown, not retried without end.
             return (.deadLetter(error.description), nil)

@@ -133,7 +133,11 @@ struct DevOfflineViews {
             let use = jobs.origins.map { "\($0.origin): \(HumanFormat.count($0.jobs)) jobs, \(HumanFormat.bytes($0.bytes))" }
             values["pageJobsText"] =
                 "Pages of other sites may ask Larder to precache their own pages: at most \(jobs.maximumUnfinished) jobs at once, "
-                + "\(jobs.jobsPerHour) jobs and \(HumanFormat.bytes(jobs.bytesPerHour)) an hour per site, kept as runtime entries (evicted like any). "
+                + "\(jobs.jobsPerHour) jobs and \(HumanFormat.bytes(jobs.bytesPerHour)) an hour per site"
+                + (jobs.allOriginsJobsPerHour.map { jobsTogether in
+                    " (\(jobsTogether) jobs and \(HumanFormat.bytes(jobs.allOriginsBytesPerHour ?? 0)) an hour for all sites together)"
+                } ?? "")
+                + ", kept as runtime entries (evicted like any). "
                 + (use.isEmpty ? "None did in the past hour." : "In the past hour: " + use.joined(separator: "; ") + ".")
         } else {
             values["pageJobsText"] = false

@@ -566,6 +566,11 @@ public struct PageJobsReport: Sendable, Codable, Hashable {
     public var jobsPerHour: Int
     /// Bytes one origin's jobs may download per hour.
     public var bytesPerHour: Int64
+    /// Jobs the pages of every origin together may ask for per hour (optional, so that a report
+    /// of an earlier version still reads).
+    public var allOriginsJobsPerHour: Int?
+    /// Bytes the jobs of every page origin together may download per hour.
+    public var allOriginsBytesPerHour: Int64?
     /// The origins with jobs in the past hour, by origin.
     public var origins: [OriginUse]
 
@@ -574,6 +579,8 @@ public struct PageJobsReport: Sendable, Codable, Hashable {
         self.maximumUnfinished = PagePrecacheLimit.maximumUnfinished
         self.jobsPerHour = limit.limit.jobsPerHour
         self.bytesPerHour = limit.limit.bytesPerHour
+        self.allOriginsJobsPerHour = limit.limit.allOriginsJobsPerHour
+        self.allOriginsBytesPerHour = limit.limit.allOriginsBytesPerHour
         self.origins = limit.use().map { OriginUse(origin: $0.origin, jobs: $0.jobs, bytes: $0.bytes) }
     }
 }

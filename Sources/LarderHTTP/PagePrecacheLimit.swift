@@ -16,16 +16,26 @@ public struct PagePrecacheLimit: Sendable, Hashable {
     public static let budgetShare: Int64 = 4
     /// Bytes per hour without `--max-size`.
     public static let unboundedBytesPerHour: Int64 = 256 << 20
+    /// The pages of every origin together: as many jobs at once, and three origins' worth of jobs
+    /// and bytes an hour (half of `--max-size`, 512 MiB without it). Origins cost a page nothing
+    /// (`a1.evil.example`, `a2.evil.example`...), so one origin's limits alone bound nothing.
+    public static let allOriginsFactor = 3
 
     /// Jobs per hour.
     public var jobsPerHour: Int
     /// Bytes one origin's jobs may download per hour.
     public var bytesPerHour: Int64
+    /// Jobs the pages of every origin together may ask for per hour.
+    public var allOriginsJobsPerHour: Int
+    /// Bytes the jobs of every page origin together may download per hour.
+    public var allOriginsBytesPerHour: Int64
 
     /// The limits under a store budget of `budget` bytes (nil: none).
     public init(budget: Int64?) {
         self.jobsPerHour = Self.jobsPerHour
         self.bytesPerHour = budget.map { max(1, $0 / Self.budgetShare) } ?? Self.unboundedBytesPerHour
+        self.allOriginsJobsPerHour = Self.jobsPerHour * Self.allOriginsFactor
+        self.allOriginsBytesPerHour = min(budget.map { max(1, $0 / 2) } ?? Int64.max, self.bytesPerHour * Int64(Self.allOriginsFactor))
     }
 
     /// One job of an origin, as the limits count it.
@@ -53,6 +63,12 @@ public struct PagePrecacheLimit: Sendable, Hashable {
         case jobsPerHour(Int)
         /// The past hour's jobs downloaded ``bytesPerHour``.
         case bytesPerHour(Int64)
+        /// The pages of every origin together have ``maximumUnfinished`` jobs queued or running.
+        case allOriginsUnfinished
+        /// The pages of every origin together asked for ``allOriginsJobsPerHour`` jobs in the past hour.
+        case allOriginsJobsPerHour(Int)
+        /// The past hour's jobs of every page origin together downloaded ``allOriginsBytesPerHour``.
+        case allOriginsBytesPerHour(Int64)
 
         /// The error a page on `origin` is told.
         public func message(origin: String) -> String {
@@ -64,6 +80,13 @@ public struct PagePrecacheLimit: Sendable, Hashable {
                 "a page on \(origin) may ask for at most \(limit) precache jobs an hour; ask again later"
             case .bytesPerHour(let limit):
                 "a page on \(origin) may make Larder download at most \(ByteSize(bytes: limit)) an hour; ask again later"
+            case .allOriginsUnfinished:
+                "pages of other sites together may have at most \(PagePrecacheLimit.maximumUnfinished) precache jobs queued or "
+                    + "running; ask again when one has finished"
+            case .allOriginsJobsPerHour(let limit):
+                "pages of other sites together may ask for at most \(limit) precache jobs an hour; ask again later"
+            case .allOriginsBytesPerHour(let limit):
+                "pages of other sites together may make Larder download at most \(ByteSize(bytes: limit)) an hour; ask again later"
             }
         }
     }
@@ -73,7 +96,32 @@ public struct PagePrecacheLimit: Sendable, Hashable {
         jobs.filter { now.timeIntervalSince($0.submitted) < Self.window }
     }
 
-    /// Why an origin with `jobs` may not have one more at `now`, or nil when it may.
+    /// Why an origin with `jobs` may not have one more at `now`, when the pages of every origin
+    /// have `allJobs` (its own included), or nil when it may.
+    public func refusal(jobs: [Job], allJobs: [Job], now: Date) -> Refusal? {
+        if let refusal = self.refusal(jobs: jobs, now: now) {
+            return refusal
+        }
+        if allJobs.count(where: { !$0.isFinished }) >= Self.maximumUnfinished {
+            return .allOriginsUnfinished
+        }
+        if self.recent(allJobs, now: now).count >= self.allOriginsJobsPerHour {
+            return .allOriginsJobsPerHour(self.allOriginsJobsPerHour)
+        }
+        if self.bytesLeft(jobs: jobs, allJobs: allJobs, now: now) <= 0 {
+            return .allOriginsBytesPerHour(self.allOriginsBytesPerHour)
+        }
+        return nil
+    }
+
+    /// What an origin with `jobs` may still download at `now` when the pages of every origin have
+    /// `allJobs`: the least of its own bytes left and those of every origin together.
+    public func bytesLeft(jobs: [Job], allJobs: [Job], now: Date) -> Int64 {
+        let together = max(0, self.allOriginsBytesPerHour - self.recent(allJobs, now: now).reduce(0) { $0 + $1.bytes })
+        return min(self.bytesLeft(jobs: jobs, now: now), together)
+    }
+
+    /// Why an origin with `jobs` may not have one more at `now` by its own limits, or nil when it may.
     public func refusal(jobs: [Job], now: Date) -> Refusal? {
         if jobs.count(where: { !$0.isFinished }) >= Self.maximumUnfinished {
             return .unfinished

@@ -132,4 +132,34 @@ struct PageJobBudgetTests {
         // The user's own jobs are not a page's: no limit.
         #expect(try await PrivacyTests.precache([origin.url("/page.html")], origin: nil, larder: larder).status == 202)
     }
+
+    @Test(
+        "the pages of every site together may ask for thirty jobs an hour: a fourth site's first job gets 429 naming the shared limit (issue 41, finding 3)"
+    )
+    func allSitesTogether() async throws {
+        var started: [TestOrigin] = []
+        for _ in 0..<4 {
+            let origin = try await TestOrigin.start()
+            origin.setRoute("/page.html", .text("page", contentType: "text/html"))
+            started.append(origin)
+        }
+        let origins = started
+        defer { Task { for origin in origins { try? await origin.stop() } } }
+        let larder = try await LarderProcess()
+        defer { Task { await larder.tearDown() } }
+        for origin in origins.prefix(3) {
+            for _ in 0..<10 {
+                let accepted = try await PrivacyTests.precache([origin.url("/page.html")], origin: origin.baseURL, larder: larder)
+                #expect(accepted.status == 202, "\(accepted.text)")
+                _ = try await PrivacyTests.finished(accepted, larder: larder)
+            }
+        }
+        let fourth = origins[3]
+        let refused = try await PrivacyTests.precache([fourth.url("/page.html")], origin: fourth.baseURL, larder: larder)
+        #expect(refused.status == 429, "\(refused.text)")
+        #expect(refused.text.contains("pages of other sites together may ask for at most 30 precache jobs an hour"), "\(refused.text)")
+        #expect(fourth.requestCount("/page.html") == 0)
+        // The user's own jobs are not a page's.
+        #expect(try await PrivacyTests.precache([fourth.url("/page.html")], origin: nil, larder: larder).status == 202)
+    }
 }

@@ -63,6 +63,31 @@ struct PagePrecacheLimitTests {
         #expect(limit.bytesLeft(jobs: example.jobs, now: Self.now) == example.bytesLeft)
     }
 
+    @Test("the pages of every origin together: as many jobs at once, three origins' jobs and bytes an hour, at most half of --max-size")
+    func allOrigins() {
+        let limit = PagePrecacheLimit(budget: 32 * Self.mebibyte)
+        #expect(limit.allOriginsJobsPerHour == 30)
+        #expect(limit.allOriginsBytesPerHour == 16 * Self.mebibyte, "half of --max-size, less than three origins' 24 MiB")
+        #expect(PagePrecacheLimit(budget: nil).allOriginsBytesPerHour == 768 * Self.mebibyte)
+        let mine = [Self.job(minutesAgo: 1)]
+        // Thirty jobs of other origins this hour (each origin within its own ten): refused.
+        let others = (0..<30).map { Self.job(minutesAgo: Double($0)) }
+        #expect(limit.refusal(jobs: [], allJobs: others, now: Self.now) == .allOriginsJobsPerHour(30))
+        #expect(limit.refusal(jobs: mine, allJobs: mine + others.dropFirst(2), now: Self.now) == nil)
+        // Five unfinished jobs of other origins: refused until one finishes.
+        let running = (0..<5).map { _ in Self.job(minutesAgo: 1, finished: false) }
+        #expect(limit.refusal(jobs: [], allJobs: running, now: Self.now) == .allOriginsUnfinished)
+        // Other origins spent the hour's bytes of every origin together: none left for this one.
+        let spent = [Self.job(minutesAgo: 5, bytes: 16 * Self.mebibyte)]
+        #expect(limit.refusal(jobs: [], allJobs: spent, now: Self.now) == .allOriginsBytesPerHour(16 * Self.mebibyte))
+        #expect(
+            limit.bytesLeft(jobs: [], allJobs: [Self.job(minutesAgo: 5, bytes: 13 * Self.mebibyte)], now: Self.now) == 3 * Self.mebibyte)
+        #expect(limit.bytesLeft(jobs: mine, allJobs: mine, now: Self.now) == 8 * Self.mebibyte, "its own hour's bytes first")
+        // An origin's own limit is named first.
+        let ownTen = (0..<10).map { Self.job(minutesAgo: Double($0)) }
+        #expect(limit.refusal(jobs: ownTen, allJobs: ownTen + others, now: Self.now) == .jobsPerHour(10))
+    }
+
     @Test("a refusal names its limit")
     func messages() {
         #expect(
@@ -71,5 +96,8 @@ struct PagePrecacheLimitTests {
         #expect(
             PagePrecacheLimit.Refusal.bytesPerHour(8 * Self.mebibyte).message(origin: "https://a.example").contains(
                 "at most 8.0 MiB an hour"))
+        #expect(
+            PagePrecacheLimit.Refusal.allOriginsJobsPerHour(30).message(origin: "https://a.example").contains(
+                "pages of other sites together may ask for at most 30 precache jobs an hour"))
     }
 }

@@ -57,7 +57,8 @@ public final class PageJobLimit: Sendable {
     ) -> Result<PrecacheSubmission, PagePrecacheLimit.Refusal> {
         let now = self.now()
         return self.counted.withLock { counted in
-            if let refusal = self.limit.refusal(jobs: self.refresh(&counted, origin: origin, now: now), now: now) {
+            let all = self.refreshAll(&counted, now: now)
+            if let refusal = self.limit.refusal(jobs: all[origin] ?? [], allJobs: all.values.flatMap { $0 }, now: now) {
                 return .failure(refusal)
             }
             let submission = submit { [self] in self.bytesLeft(origin: origin) }
@@ -69,10 +70,25 @@ public final class PageJobLimit: Sendable {
         }
     }
 
-    /// What `origin` may still download now.
+    /// What `origin` may still download now, within what every page origin together may.
     private func bytesLeft(origin: String) -> Int64 {
         let now = self.now()
-        return self.counted.withLock { self.limit.bytesLeft(jobs: self.refresh(&$0, origin: origin, now: now), now: now) }
+        return self.counted.withLock { counted in
+            let all = self.refreshAll(&counted, now: now)
+            return self.limit.bytesLeft(jobs: all[origin] ?? [], allJobs: all.values.flatMap { $0 }, now: now)
+        }
+    }
+
+    /// Every origin's counted jobs, refreshed (``refresh(_:origin:now:)``). The map holds only
+    /// origins with a job of the past hour or an unfinished one, which the limits on every origin
+    /// together bound.
+    private func refreshAll(_ counted: inout [String: [Counted]], now: Date) -> [String: [PagePrecacheLimit.Job]] {
+        var all: [String: [PagePrecacheLimit.Job]] = [:]
+        for origin in Array(counted.keys) {
+            let jobs = self.refresh(&counted, origin: origin, now: now)
+            if !jobs.isEmpty { all[origin] = jobs }
+        }
+        return all
     }
 
     /// `origin`'s counted jobs with their bytes and state as the queue reports them now (a job

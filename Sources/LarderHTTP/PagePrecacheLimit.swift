@@ -16,10 +16,12 @@ public struct PagePrecacheLimit: Sendable, Hashable {
     public static let budgetShare: Int64 = 4
     /// Bytes per hour without `--max-size`.
     public static let unboundedBytesPerHour: Int64 = 256 << 20
-    /// The pages of every origin together: as many jobs at once, and three origins' worth of jobs
-    /// and bytes an hour (half of `--max-size`, 512 MiB without it). Origins cost a page nothing
+    /// The pages of every origin together: three origins' worth of jobs at once and of jobs and
+    /// bytes an hour (bytes at most half of `--max-size`). Origins cost a page nothing
     /// (`a1.evil.example`, `a2.evil.example`...), so one origin's limits alone bound nothing.
     public static let allOriginsFactor = 3
+    /// Jobs of every page origin together queued or running at once.
+    public static let allOriginsMaximumUnfinished = maximumUnfinished * allOriginsFactor
 
     /// Jobs per hour.
     public var jobsPerHour: Int
@@ -63,7 +65,7 @@ public struct PagePrecacheLimit: Sendable, Hashable {
         case jobsPerHour(Int)
         /// The past hour's jobs downloaded ``bytesPerHour``.
         case bytesPerHour(Int64)
-        /// The pages of every origin together have ``maximumUnfinished`` jobs queued or running.
+        /// The pages of every origin together have ``allOriginsMaximumUnfinished`` jobs queued or running.
         case allOriginsUnfinished
         /// The pages of every origin together asked for ``allOriginsJobsPerHour`` jobs in the past hour.
         case allOriginsJobsPerHour(Int)
@@ -81,7 +83,7 @@ public struct PagePrecacheLimit: Sendable, Hashable {
             case .bytesPerHour(let limit):
                 "a page on \(origin) may make Larder download at most \(ByteSize(bytes: limit)) an hour; ask again later"
             case .allOriginsUnfinished:
-                "pages of other sites together may have at most \(PagePrecacheLimit.maximumUnfinished) precache jobs queued or "
+                "pages of other sites together may have at most \(PagePrecacheLimit.allOriginsMaximumUnfinished) precache jobs queued or "
                     + "running; ask again when one has finished"
             case .allOriginsJobsPerHour(let limit):
                 "pages of other sites together may ask for at most \(limit) precache jobs an hour; ask again later"
@@ -102,7 +104,7 @@ public struct PagePrecacheLimit: Sendable, Hashable {
         if let refusal = self.refusal(jobs: jobs, now: now) {
             return refusal
         }
-        if allJobs.count(where: { !$0.isFinished }) >= Self.maximumUnfinished {
+        if allJobs.count(where: { !$0.isFinished }) >= Self.allOriginsMaximumUnfinished {
             return .allOriginsUnfinished
         }
         if self.recent(allJobs, now: now).count >= self.allOriginsJobsPerHour {

@@ -63,7 +63,7 @@ struct PagePrecacheLimitTests {
         #expect(limit.bytesLeft(jobs: example.jobs, now: Self.now) == example.bytesLeft)
     }
 
-    @Test("the pages of every origin together: as many jobs at once, three origins' jobs and bytes an hour, at most half of --max-size")
+    @Test("the pages of every origin together: three origins' jobs at once, jobs and bytes an hour, bytes at most half of --max-size")
     func allOrigins() {
         let limit = PagePrecacheLimit(budget: 32 * Self.mebibyte)
         #expect(limit.allOriginsJobsPerHour == 30)
@@ -74,9 +74,10 @@ struct PagePrecacheLimitTests {
         let others = (0..<30).map { Self.job(minutesAgo: Double($0)) }
         #expect(limit.refusal(jobs: [], allJobs: others, now: Self.now) == .allOriginsJobsPerHour(30))
         #expect(limit.refusal(jobs: mine, allJobs: mine + others.dropFirst(2), now: Self.now) == nil)
-        // Five unfinished jobs of other origins: refused until one finishes.
-        let running = (0..<5).map { _ in Self.job(minutesAgo: 1, finished: false) }
+        // Fifteen unfinished jobs of other origins: refused until one finishes; five are another origin's own limit only.
+        let running = (0..<15).map { _ in Self.job(minutesAgo: 1, finished: false) }
         #expect(limit.refusal(jobs: [], allJobs: running, now: Self.now) == .allOriginsUnfinished)
+        #expect(limit.refusal(jobs: [], allJobs: Array(running.prefix(5)), now: Self.now) == nil)
         // Other origins spent the hour's bytes of every origin together: none left for this one.
         let spent = [Self.job(minutesAgo: 5, bytes: 16 * Self.mebibyte)]
         #expect(limit.refusal(jobs: [], allJobs: spent, now: Self.now) == .allOriginsBytesPerHour(16 * Self.mebibyte))

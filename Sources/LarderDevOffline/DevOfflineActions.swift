@@ -211,7 +211,7 @@ struct DevOfflineActions {
     /// What a job a control starts may reach for `request`'s client: a client on another machine
     /// never has it fetch the box's own loopback (``UpstreamReach``), extra URLs included.
     private func reach(_ request: OwnPageRequest) -> UpstreamReach? {
-        request.clientIsLoopback ? nil : self.pages.lanReach
+        self.pages.lanReach.forClient(onLoopback: request.clientIsLoopback)
     }
 
     private func precacheGame(_ fields: FormFields, origin: String?, reach: UpstreamReach?, back: String) async throws
@@ -273,7 +273,7 @@ struct DevOfflineActions {
         // time then follows the misses it answers.
         let submission = try await self.pages.jobs.submit(
             lines: game.map { [$0.manifestURL] } ?? [], source: "/dev/offline", requestedBy: origin, store: self.pages.store,
-            reach: clientIsLoopback ? nil : self.pages.lanReach, allowed: { _ in true })
+            reach: self.pages.lanReach.forClient(onLoopback: clientIsLoopback), allowed: { _ in true })
         guard case .queued(let id, _) = submission else {
             return Self.redirect(back, flash: "Added \(added) to precache, but no precache job could start: \(submission).")
         }

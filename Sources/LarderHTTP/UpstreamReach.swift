@@ -9,10 +9,8 @@
 public struct UpstreamReach: Sendable, Hashable {
     /// One `lan.allowUpstream` entry: a network, and a port or any.
     public struct Allowance: Sendable, Hashable, CustomStringConvertible {
-        /// The network's address bytes (4 or 16).
-        public var network: [UInt8]
-        /// The prefix length in bits.
-        public var prefixLength: Int
+        /// The addresses it covers.
+        public var network: IPNetwork
         /// The one port allowed, nil for every port.
         public var port: Int?
 
@@ -40,28 +38,22 @@ public struct UpstreamReach: Sendable, Hashable {
                 prefix = value
                 rest = rest[..<slash]
             }
-            let address = rest.lowercased() == "localhost" ? [127, 0, 0, 1] : UpstreamReach.addressBytes(String(rest))
-            guard let address, (0...(address.count * 8)).contains(prefix ?? 0) else { return nil }
-            self.network = UpstreamReach.masked(address, prefixLength: prefix ?? address.count * 8)
-            self.prefixLength = prefix ?? address.count * 8
+            let address = rest.lowercased() == "localhost" ? [127, 0, 0, 1] : IPNetwork.bytes(ofAddress: String(rest))
+            guard let address, let network = IPNetwork(address: address, prefixLength: prefix) else { return nil }
+            self.network = network
             self.port = port
         }
 
         /// Whether this entry covers `address` (4 or 16 bytes, IPv4-mapped IPv6 read as IPv4) at `port`.
         public func covers(_ address: [UInt8], port: Int) -> Bool {
-            let address = UpstreamReach.unmapped(address)
-            guard address.count == self.network.count, self.port == nil || self.port == port else { return false }
-            return UpstreamReach.masked(address, prefixLength: self.prefixLength) == self.network
+            (self.port == nil || self.port == port) && self.network.contains(address)
         }
 
         public var description: String {
-            let address =
-                self.network.count == 4
-                ? self.network.map(String.init).joined(separator: ".")
-                : "["
-                    + stride(from: 0, to: 16, by: 2).map { String(UInt16(self.network[$0]) << 8 | UInt16(self.network[$0 + 1]), radix: 16) }
-                    .joined(separator: ":") + "]"
-            return address + "/\(self.prefixLength)" + (self.port.map { ":\($0)" } ?? "")
+            let network =
+                self.network.network.count == 16
+                ? "[\(IPNetwork.text(ofAddress: self.network.network))]" : IPNetwork.text(ofAddress: self.network.network)
+            return network + "/\(self.network.prefixLength)" + (self.port.map { ":\($0)" } ?? "")
         }
     }
 
@@ -77,7 +69,7 @@ public struct UpstreamReach: Sendable, Hashable {
     /// link-local (`169.254.0.0/16`, `fe80::/10`) or unspecified (`0.0.0.0/8`, `::`, which reach
     /// this machine when connected to), IPv4-mapped forms included.
     public static func isBoxLocal(_ address: [UInt8]) -> Bool {
-        let address = Self.unmapped(address)
+        let address = IPNetwork.unmapped(address)
         switch address.count {
         case 4:
             return address[0] == 127 || address[0] == 0 || (address[0] == 169 && address[1] == 254)
@@ -109,8 +101,14 @@ public struct UpstreamReach: Sendable, Hashable {
         if host == "localhost" || host.hasSuffix(".localhost") {
             return self.mayConnect(to: [127, 0, 0, 1], port: port) || self.mayConnect(to: Self.ipv6Loopback, port: port)
         }
-        guard let address = Self.addressBytes(host) else { return true }
+        guard let address = IPNetwork.bytes(ofAddress: host) else { return true }
         return self.mayConnect(to: address, port: port)
+    }
+
+    /// What a client may make Larder reach with this reach configured: anything from the box's own
+    /// loopback (nil: no limit), this from another machine.
+    public func forClient(onLoopback: Bool) -> UpstreamReach? {
+        onLoopback ? nil : self
     }
 
     /// Why a request to `host` from another machine is refused, for its `403` page and the log.
@@ -120,56 +118,4 @@ public struct UpstreamReach: Sendable, Hashable {
     }
 
     static let ipv6Loopback: [UInt8] = Array(repeating: 0, count: 15) + [1]
-
-    /// The bytes of an IPv4 dotted-quad or IPv6 text address (with `::` and an IPv4 tail, no zone),
-    /// nil for anything else.
-    public static func addressBytes(_ text: String) -> [UInt8]? {
-        if !text.contains(":") {
-            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 4 else { return nil }
-            var bytes: [UInt8] = []
-            for part in parts {
-                guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCII), let value = UInt8(part) else { return nil }
-                bytes.append(value)
-            }
-            return bytes
-        }
-        let halves = text.components(separatedBy: "::")
-        guard halves.count <= 2 else { return nil }
-        func groups(_ part: String) -> [UInt8]? {
-            guard !part.isEmpty else { return [] }
-            var bytes: [UInt8] = []
-            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
-            for (index, piece) in pieces.enumerated() {
-                if index == pieces.count - 1, piece.contains("."), let tail = addressBytes(String(piece)) {
-                    bytes += tail
-                    continue
-                }
-                guard (1...4).contains(piece.count), let value = UInt16(piece, radix: 16) else { return nil }
-                bytes += [UInt8(value >> 8), UInt8(value & 0xff)]
-            }
-            return bytes
-        }
-        guard let head = groups(halves[0]) else { return nil }
-        if halves.count == 1 {
-            return head.count == 16 ? head : nil
-        }
-        guard let tail = groups(halves[1]), head.count + tail.count <= 14 else { return nil }
-        return head + Array(repeating: 0, count: 16 - head.count - tail.count) + tail
-    }
-
-    /// An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) as its IPv4 bytes; anything else as it is.
-    static func unmapped(_ address: [UInt8]) -> [UInt8] {
-        guard address.count == 16, address[0..<10].allSatisfy({ $0 == 0 }), address[10] == 0xff, address[11] == 0xff else {
-            return address
-        }
-        return Array(address[12..<16])
-    }
-
-    static func masked(_ bytes: [UInt8], prefixLength: Int) -> [UInt8] {
-        bytes.enumerated().map { index, byte in
-            let bits = min(8, max(0, prefixLength - index * 8))
-            return bits == 8 ? byte : byte & ~(UInt8(0xff) >> bits)
-        }
-    }
 }

@@ -233,7 +233,7 @@ public final class ProxyServer: Service, Sendable {
                             localAddress: channel.localAddress?.ipAddress
                         ),
                         rules: self.configuration.routeRules,
-                        reach: channel.remoteAddress.map(CIDR.isLoopback) == true ? nil : self.proxy.configuration.lanReach,
+                        reach: self.proxy.configuration.lanReach.forClient(onLoopback: channel.remoteAddress.map(CIDR.isLoopback) == true),
                         log: requestLog,
                         prepared: preparedHits
                     )

@@ -636,33 +636,25 @@ extension CurlTransfer {
     /// bytes): not when it is an address of the box's own ``UpstreamRequest/reach`` does not
     /// allow. A refusal is kept, and is the transfer's error when no other address connects.
     fileprivate func mayOpenSocket(to address: [UInt8], port: Int) -> Bool {
-        guard let reach = self.request.reach, !reach.mayConnect(to: address, port: port) else { return true }
-        let text =
-            address.count == 4
-            ? address.map(String.init).joined(separator: ".")
-            : stride(from: 0, to: 16, by: 2).map { String(UInt16(address[$0]) << 8 | UInt16(address[$0 + 1]), radix: 16) }
-                .joined(separator: ":")
-        self.refusedAddress = UpstreamError(
-            kind: .forbiddenAddress,
-            message: "\(self.request.method) refused: the host resolves to " + UpstreamReach.refusal(host: text, port: port),
-            url: self.request.url
-        )
+        guard let refusal = self.reachRefusal(address, text: IPNetwork.text(ofAddress: address), port: port) else { return true }
+        self.refusedAddress = refusal
         return false
     }
 
     /// CURLOPT_PREREQFUNCTION: refuses a connection, new or reused, to an address of the box's
     /// own that ``UpstreamRequest/reach`` does not allow, before the request is sent on it.
     fileprivate func mayUseConnection(to address: String, port: Int) -> Bool {
-        guard let reach = self.request.reach else { return true }
-        if let bytes = UpstreamReach.addressBytes(address), reach.mayConnect(to: bytes, port: port) {
-            return true
-        }
-        self.abortError = UpstreamError(
-            kind: .forbiddenAddress,
-            message: "\(self.request.method) refused: the host resolves to " + UpstreamReach.refusal(host: address, port: port),
-            url: self.request.url
-        )
+        guard let refusal = self.reachRefusal(IPNetwork.bytes(ofAddress: address), text: address, port: port) else { return true }
+        self.abortError = refusal
         return false
+    }
+
+    /// Why the request may not use a connection to `address` (`text` as shown; an address that
+    /// does not read as one is refused), nil when its reach allows it or it has none.
+    private func reachRefusal(_ address: [UInt8]?, text: String, port: Int) -> UpstreamError? {
+        guard let reach = self.request.reach else { return nil }
+        if let address, reach.mayConnect(to: address, port: port) { return nil }
+        return .forbiddenAddress(text, port: port, method: self.request.method, url: self.request.url)
     }
 
     /// The parent proxy, or none. Always set, so curl never reads the proxy variables itself:

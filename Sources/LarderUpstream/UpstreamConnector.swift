@@ -146,10 +146,7 @@ public final class UpstreamConnector: Sendable {
         guard let guarded else { return }
         guard let refused = guarded.refusedAddress ?? channel.channel.remoteAddress.flatMap(guarded.refuses) else { return }
         try? await channel.executeThenClose { _, _ in }
-        throw UpstreamError(
-            kind: .forbiddenAddress,
-            message: "refused: the host resolves to " + UpstreamReach.refusal(host: refused.host, port: refused.port),
-            url: url)
+        throw UpstreamError.forbiddenAddress(refused.host, port: refused.port, url: url)
     }
 
     /// Where a connection to `host:port` for `scheme` goes: straight there, or to the parent with
@@ -274,7 +271,7 @@ private final class ReachGuard: ChannelInboundHandler, Sendable {
 
     /// The address and port of `remote` when the reach refuses it.
     func refuses(_ remote: SocketAddress) -> (host: String, port: Int)? {
-        guard let host = remote.ipAddress, let port = remote.port, let bytes = UpstreamReach.addressBytes(host),
+        guard let host = remote.ipAddress, let port = remote.port, let bytes = IPNetwork.bytes(ofAddress: host),
             !self.reach.mayConnect(to: bytes, port: port)
         else { return nil }
         return (host, port)

@@ -1,3 +1,5 @@
+import LarderHTTP
+
 /// Why an upstream transfer failed.
 public struct UpstreamError: Error, Sendable, CustomStringConvertible {
     /// The class of failure, which decides how callers react (serve stale, retry, back off a host).
@@ -69,5 +71,16 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
     /// The kind, the message and the URL, e.g. `UpstreamError(dnsFailure): could not resolve host ... [http://x/]`.
     public var description: String {
         "UpstreamError(\(self.kind)): \(self.message) [\(self.url)]"
+    }
+}
+
+extension UpstreamError {
+    /// A request refused because its host resolves to `address` at `port`, an address of the box's
+    /// own its ``UpstreamRequest/reach`` does not allow (``Kind/forbiddenAddress``).
+    static func forbiddenAddress(_ address: String, port: Int, method: String? = nil, url: String) -> UpstreamError {
+        UpstreamError(
+            kind: .forbiddenAddress,
+            message: (method.map { "\($0) " } ?? "") + "refused: the host resolves to " + UpstreamReach.refusal(host: address, port: port),
+            url: url)
     }
 }

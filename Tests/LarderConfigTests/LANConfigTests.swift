@@ -14,7 +14,7 @@ struct LANConfigTests {
         #expect(reach.mayConnect(to: [127, 0, 0, 1], port: 8000))
         #expect(!reach.mayConnect(to: [127, 0, 0, 1], port: 8001))
         #expect(reach.mayConnect(to: [169, 254, 169, 254], port: 80))
-        #expect(reach.mayConnect(to: UpstreamReach.addressBytes("::1")!, port: 8000))
+        #expect(reach.mayConnect(to: IPNetwork.bytes(ofAddress: "::1")!, port: 8000))
         #expect(reach.mayName(host: "localhost", port: 9000))
         #expect(!reach.mayName(host: "localhost", port: 22))
         #expect(LarderConfigFile().lanReach.allowed.isEmpty)

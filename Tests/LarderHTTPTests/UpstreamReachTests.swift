@@ -24,7 +24,7 @@ struct UpstreamReachTests {
             ("0.0.0.0", false), ("10.1.2.3", true), ("2001:db8::1", true), ("::ffff:10.1.2.3", true),
         ])
     func byAddress(address: String, reachable: Bool) throws {
-        let bytes = try #require(UpstreamReach.addressBytes(address))
+        let bytes = try #require(IPNetwork.bytes(ofAddress: address))
         #expect(UpstreamReach().mayConnect(to: bytes, port: 443) == reachable)
     }
 
@@ -37,7 +37,7 @@ struct UpstreamReachTests {
         #expect(reach.mayName(host: "localhost", port: 8000), "localhost is 127.0.0.1 or ::1")
         #expect(reach.mayName(host: "[::1]", port: 22))
         #expect(reach.mayConnect(to: [169, 254, 169, 254], port: 80))
-        #expect(reach.mayConnect(to: UpstreamReach.addressBytes("::ffff:127.0.0.1")!, port: 8000))
+        #expect(reach.mayConnect(to: IPNetwork.bytes(ofAddress: "::ffff:127.0.0.1")!, port: 8000))
     }
 
     @Test(

@@ -1,9 +1,10 @@
+import LarderHTTP
 import NIOCore
 
-/// An IPv4 or IPv6 network in CIDR notation, e.g. `192.168.1.0/24` or `fd00::/8`.
+/// An IPv4 or IPv6 network in CIDR notation, e.g. `192.168.1.0/24` or `fd00::/8` (`--allow`): an
+/// ``IPNetwork`` read from text by the system's address parser and matched against socket addresses.
 public struct CIDR: Sendable, Hashable, CustomStringConvertible {
-    private let network: [UInt8]
-    private let prefixLength: Int
+    private let network: IPNetwork
 
     /// Parses `address/prefix` (a bare address means a single host).
     public init(parsing text: String) throws(CIDRParseError) {
@@ -19,39 +20,25 @@ public struct CIDR: Sendable, Hashable, CustomStringConvertible {
             }
             length = parsed
         }
-        self.network = Self.masked(bytes, prefixLength: length)
-        self.prefixLength = length
+        guard let network = IPNetwork(address: bytes, prefixLength: length) else {
+            throw CIDRParseError(input: text, problem: "not an IPv4 or IPv6 address")
+        }
+        self.network = network
     }
 
     /// Whether `address` lies inside this network. IPv4-mapped IPv6 addresses match IPv4 networks.
     public func contains(_ address: SocketAddress) -> Bool {
-        guard var bytes = Self.addressBytes(address) else { return false }
-        if bytes.count == 16, self.network.count == 4, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
-            bytes = Array(bytes[12...])
-        }
-        guard bytes.count == self.network.count else { return false }
-        return Self.masked(bytes, prefixLength: self.prefixLength) == self.network
+        Self.addressBytes(address).map(self.network.contains) ?? false
     }
 
     /// `address/prefix`.
-    public var description: String {
-        let address: String
-        if self.network.count == 4 {
-            address = self.network.map(String.init).joined(separator: ".")
-        } else {
-            address = stride(from: 0, to: 16, by: 2).map {
-                String(UInt16(self.network[$0]) << 8 | UInt16(self.network[$0 + 1]), radix: 16)
-            }.joined(separator: ":")
-        }
-        return "\(address)/\(self.prefixLength)"
-    }
+    public var description: String { self.network.description }
 
     /// Whether `address` is a loopback address (127.0.0.0/8, ::1, or IPv4-mapped loopback).
     public static func isLoopback(_ address: SocketAddress) -> Bool {
-        guard let bytes = self.addressBytes(address) else { return false }
+        guard let bytes = self.addressBytes(address).map(IPNetwork.unmapped) else { return false }
         if bytes.count == 4 { return bytes[0] == 127 }
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
-        return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
+        return bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1
     }
 
     /// Whether `host` names this machine only: a loopback address literal (127.0.0.0/8, `::1`,
@@ -76,13 +63,6 @@ public struct CIDR: Sendable, Hashable, CustomStringConvertible {
             return withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
         default:
             return nil
-        }
-    }
-
-    private static func masked(_ bytes: [UInt8], prefixLength: Int) -> [UInt8] {
-        bytes.enumerated().map { index, byte in
-            let bitsInByte = max(0, min(8, prefixLength - index * 8))
-            return bitsInByte == 0 ? 0 : byte & UInt8(truncatingIfNeeded: 0xff << (8 - bitsInByte))
         }
     }
 }

@@ -54,7 +54,7 @@ struct ProxyConnection {
     /// What this client may make Larder reach: everything from the box's own loopback, not the
     /// box's own addresses from another machine unless the config lists them (``UpstreamReach``).
     var reach: UpstreamReach? {
-        self.client == .local ? nil : self.configuration.lanReach
+        self.forward.reach(for: self.client)
     }
 
     /// Serves requests one after another until the connection should close.

@@ -55,7 +55,8 @@ public struct PrecacheAPI: Sendable {
             return 204
         case (.POST, Self.path):
             return try await self.submit(
-                request: request, body: body, origin: origin, isOwnOrigin: isOwnOrigin, reach: clientIsLoopback ? nil : self.lanReach,
+                request: request, body: body, origin: origin, isOwnOrigin: isOwnOrigin,
+                reach: self.lanReach.forClient(onLoopback: clientIsLoopback),
                 cors: cors, writer: writer)
         case (.GET, _) where path.hasPrefix(Self.path + "/"):
             let id = String(path.dropFirst(Self.path.count + 1))

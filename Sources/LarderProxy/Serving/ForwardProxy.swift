@@ -335,7 +335,7 @@ final class ForwardProxy: Sendable {
     /// What `client` may make Larder reach: anything from the box's own loopback, else not the
     /// box's own addresses but those the config lists (docs/SERVING.md, "A shared box (LAN mode)").
     func reach(for client: AnswerOwner.Client) -> UpstreamReach? {
-        client == .local ? nil : self.configuration.lanReach
+        self.configuration.lanReach.forClient(onLoopback: client == .local)
     }
 
     /// Applies a 304 to the stored entry (headers merged, times renewed, body kept); nil when the

@@ -30,6 +30,10 @@ struct KeptNoStorePageTests {
                     "<p>admin of \(request.header("cookie") ?? "nobody"), answer \(UUID().uuidString)</p>", contentType: "text/html",
                     headers: [("Cache-Control", "max-age=0, no-cache, no-store, must-revalidate, private")])
             })
+        // The browser's own service (an updater), which no page asked for: never offered.
+        let updater = try await TestOrigin.start()
+        defer { Task { try? await updater.stop() } }
+        updater.setRoute("/update", .text("{}", contentType: "application/json", headers: [("Cache-Control", "no-store")]))
         let page = origin.url("/admin/")
         let site = String(origin.url("/").dropLast())
         let directory = LarderProcess.temporaryDirectory()
@@ -55,12 +59,15 @@ struct KeptNoStorePageTests {
         do {
             let first = try await visit("session=alice")
             #expect(first.status == 200)
+            let browsers = try await Curl.run(
+                updater.url("/update"), proxy: larder.proxyURL, arguments: ["-H", "Sec-Fetch-Site: none", "-H", "Sec-Fetch-Mode: no-cors"])
+            #expect(browsers.header("cache-status")?.contains("detail=not-stored-no-store") == true, "\(browsers.headers)")
             #expect(first.header("cache-status")?.contains("detail=not-stored-no-store") == true, "\(first.headers)")
             try await origin.stop()
             let missed = try await visit("session=alice")
             #expect(missed.status == 502, "not kept before the user chose: \(missed.headers)")
             let candidates = try await Self.section(larder)["candidates"] as? [[String: Any]] ?? []
-            #expect(candidates.first?["origin"] as? String == site, "\(candidates)")
+            #expect(candidates.map { $0["origin"] as? String } == [site], "the app's site alone: \(candidates)")
             #expect(candidates.first?["latestURL"] as? String == page)
             let html = try await Curl.run(larder.proxyURL + "/dev/offline", proxy: nil)
             #expect(

@@ -691,16 +691,20 @@ struct CacheTransaction: Sendable {
             keepsNoStore: self.start.keepsNoStore
         )
         let forwardReason = fetch.reason == .uriMiss ? fetch.lookup.missReason : fetch.reason
+        // What is stored owned and says no-store can only be kept by the user's choice (KeptNoStore.isKept).
+        let kept = target.storeAs.map {
+            KeptNoStore.isKept(headers: headers, varyRequestHeaders: $0.varyValues, precached: false, keyed: self.start.keyed != nil)
+        }
         return .relay(
             Relay(
-                forwardReason: forwardReason, storeAs: target.storeAs, notStoredReason: target.notStoredReason, kept: target.kept))
+                forwardReason: forwardReason, storeAs: target.storeAs, notStoredReason: target.notStoredReason, kept: kept ?? false))
     }
 
     /// Where (and whether) an upstream answer to a GET or HEAD is stored; for a `keyed` request,
     /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept). A personal
     /// answer is stored for `owner` alone (``VaryKey/recordedValues(response:request:owner:personal:)``),
     /// and so is one refused for its `no-store` alone on a site the user chose (`keepsNoStore`,
-    /// ``KeptNoStore``: `kept`).
+    /// ``KeptNoStore``).
     static func storeTarget(
         request: HTTPRequestHead,
         owner: AnswerOwner,
@@ -712,14 +716,11 @@ struct CacheTransaction: Sendable {
         headers: [HeaderField],
         requestTime: Date,
         keepsNoStore: Bool = false
-    ) -> (storeAs: StoreTarget?, notStoredReason: String?, kept: Bool) {
+    ) -> (storeAs: StoreTarget?, notStoredReason: String?) {
         if keyed {
-            guard (200..<300).contains(status) else { return (nil, "status-\(status)", false) }
+            guard (200..<300).contains(status) else { return (nil, "status-\(status)") }
             let values = VaryKey.recordedValues(response: headers, request: request.headers, owner: owner)
-            return (
-                StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil,
-                false
-            )
+            return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
         }
         let storability = Storability.forwarded(
             isHead: request.method == .HEAD,
@@ -734,18 +735,14 @@ struct CacheTransaction: Sendable {
         {
             // The person who saw it alone, whatever credentials the request carried.
             let values = VaryKey.recordedValues(response: headers, request: request.headers, owner: owner, personal: true)
-            return (
-                StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil, true
-            )
+            return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
         }
         guard storability == .storable else {
-            if case .notStorable(let reason) = storability { return (nil, reason, false) }
-            return (nil, nil, false)
+            if case .notStorable(let reason) = storability { return (nil, reason) }
+            return (nil, nil)
         }
         let values = VaryKey.recordedValues(response: headers, request: request.headers, owner: owner)
-        return (
-            StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil, false
-        )
+        return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
     }
 
     /// What an upstream answer no client waits for (a background refresh, or an answer slower than

@@ -36,7 +36,7 @@ extension DevOfflineTemplates {
         {{#hasKeptNoStore}}
         <h2 id="kept-no-store">Pages marked no-store <small>the site asked that they never be stored; kept for you alone, used only while the site cannot answer, once you choose; in {{keptNoStoreFile}}</small></h2>
         {{#keptNoStoreProblem}}<div class="error">{{keptNoStoreProblem}}</div>{{/keptNoStoreProblem}}
-        {{#keptNoStoreRows}}<p><span class="mono">{{origin}}</span>: its pages are kept for offline use. <form class="inline" method="post" action="/dev/offline/actions/stop-keeping-no-store"><input type="hidden" name="origin" value="{{origin}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="danger small" type="submit" title="Stop keeping this site's no-store pages and remove the copies kept so far">Stop keeping</button></form></p>
+        {{#keptNoStoreRows}}<div><span class="mono">{{origin}}</span>: its pages are kept for offline use. <form class="inline" method="post" action="/dev/offline/actions/stop-keeping-no-store"><input type="hidden" name="origin" value="{{origin}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="danger small" type="submit" title="Stop keeping this site's no-store pages and remove the copies kept so far">Stop keeping</button></form></div>
         {{/keptNoStoreRows}}
         {{#hasNoStoreRows}}<div class="scroll"><table>
         <thead><tr><th>Site</th><th>Latest page not kept</th><th class="num">Count</th><th>Last seen</th><th></th></tr></thead>

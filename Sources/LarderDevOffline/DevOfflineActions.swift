@@ -28,6 +28,9 @@ import LarderUpstream
 /// - `retry-write` (`id`): delivers a queued write now (a dead letter goes back to pending first,
 ///   keeping its place in its origin's order).
 /// - `drop-write` (`id`): removes a queued write; it is never delivered.
+/// - `keep-no-store` (`origin`): keeps the site's pages marked `no-store`, for the person who saw
+///   them, for use only while the site cannot answer (``KeptNoStore``).
+/// - `stop-keeping-no-store` (`origin`): stops, and removes the copies kept so far.
 ///
 /// `retry-write` and `drop-write` act on another machine's request only for the write's owner.
 ///
@@ -119,6 +122,8 @@ struct DevOfflineActions {
             } catch {
                 return Self.redirect(back, flash: "Not changed: \(error)")
             }
+        case "keep-no-store", "stop-keeping-no-store":
+            return try await self.keepNoStore(name, fields, back: back)
         case "offline":
             return self.toggleOffline(fields, back: back)
         case "clear-runtime":

@@ -11,7 +11,8 @@ import LarderStore
 /// - `GET /dev/offline/entries[.json]?q=TEXT&page=N&sort=recent|size|url`: the entry list.
 /// - `GET /dev/offline/games/SLUG[.json]`: one game, every file with its state and reason.
 /// - `POST /dev/offline/actions/{purge-entry,purge-game,precache-game,offline,clear-runtime,
-///   add-to-precache,remove-extra-url,refresh-request,retry-write,drop-write}`: the controls (see
+///   add-to-precache,remove-extra-url,refresh-request,retry-write,drop-write,keep-no-store,
+///   stop-keeping-no-store}`: the controls (see
 ///   ``DevOfflineActions``).
 /// - `GET /metrics`: Prometheus text.
 ///
@@ -55,6 +56,8 @@ public struct DevOfflinePages: OwnPageResponder {
     var browserMisses: OfflineMisses? = nil
     /// The routes **Answer offline** adds.
     var answeredOffline: AnsweredOfflineRoutes? = nil
+    /// The sites whose `no-store` pages are kept, and those seen sending `no-store`.
+    var keptNoStore: KeptNoStoreRegistry? = nil
     /// What stored pages name that is not stored (read once per page body).
     var subresources = PageSubresourceCheck()
     /// What clients on other machines may have Larder fetch of the box's own addresses (config
@@ -153,6 +156,13 @@ public struct DevOfflinePages: OwnPageResponder {
             report.answeredOffline = AnsweredOfflineReport(
                 file: self.answeredOffline?.path ?? "", entries: answered.entries.map { .init(method: $0.method, url: $0.url) },
                 problem: answered.problem)
+        }
+        if let sites = self.keptNoStore?.current {
+            report.keptNoStore = KeptNoStoreReport(
+                file: self.keptNoStore?.path ?? "", kept: sites.kept,
+                candidates: sites.candidates.map {
+                    .init(origin: $0.origin, count: $0.count, latestURL: self.secrets.redacting($0.latestURL), lastSeen: $0.lastSeen)
+                }, problem: sites.problem)
         }
         let shown = { (miss: OfflineMisses.Miss) -> OfflineMisses.Miss in
             var shown = miss
@@ -361,6 +371,7 @@ extension DevOfflinePages {
             appOrigins: context.appOrigins,
             browserMisses: context.browserMisses,
             answeredOffline: context.configuration.answeredOffline,
+            keptNoStore: context.configuration.keptNoStore,
             subresources: PageSubresourceCheck(queryFilter: context.configuration.queryFilter),
             lanReach: context.configuration.lanReach,
             pageJobs: context.pageJobs,

@@ -28,6 +28,7 @@ struct DevOfflineTemplates: Sendable {
         try library.register(Self.missTable, named: "missTable")
         try library.register(Self.extraTable, named: "extraTable")
         try library.register(Self.seriesSection, named: "seriesSection")
+        try library.register(Self.keptNoStoreSection, named: "keptNoStoreSection")
         try library.register(Self.overview, named: Page.overview.rawValue)
         try library.register(Self.entries, named: Page.entries.rawValue)
         try library.register(Self.game, named: Page.game.rawValue)
@@ -262,6 +263,8 @@ struct DevOfflineTemplates: Sendable {
         {{#answeredOfflineProblem}}<div class="error">{{answeredOfflineProblem}}</div>{{/answeredOfflineProblem}}
         <ul class="missing">{{#answeredOfflineRows}}<li><span class="mono">{{method}} {{url}}</span> <form class="inline" method="post" action="/dev/offline/actions/remove-answer-offline"><input type="hidden" name="url" value="{{url}}"><input type="hidden" name="method" value="{{method}}"><input type="hidden" name="return" value="{{returnPath}}"><button class="small" type="submit" title="Stop answering these requests offline; what was stored stays until purged">Remove</button></form></li>{{/answeredOfflineRows}}</ul>
         {{/hasAnsweredOffline}}
+
+        {{> keptNoStoreSection}}
 
         {{#hasExtraRows}}
         <h2 id="extra-urls">Extra URLs <small>added to precache from the offline misses</small></h2>

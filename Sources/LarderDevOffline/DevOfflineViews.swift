@@ -63,6 +63,7 @@ struct DevOfflineViews {
         values["gamesNote"] = report.games.isEmpty ? "" : gamesNote
         values["gameCards"] = report.games.map(self.gameCard)
         values.merge(self.series(report, returnPath: frame.returnPath)) { $1 }
+        values.merge(self.keptNoStore(report, returnPath: frame.returnPath)) { $1 }
 
         let pagesCached = report.pages.filter(\.isCached).count
         values["hasPages"] = !report.pages.isEmpty

@@ -27,6 +27,9 @@ public struct OfflineReport: Sendable, Codable {
     public var connectivity: Connectivity?
     /// The reads sent as POST added with **Answer offline**; nil without a proxy.
     public var answeredOffline: AnsweredOfflineReport?
+    /// The sites whose `no-store` pages are kept for offline use, and those seen sending
+    /// `no-store`; nil without a proxy.
+    public var keptNoStore: KeptNoStoreReport?
     /// Every game, in games.txt order.
     public var games: [GameReport]
     /// Every page games.txt listed.

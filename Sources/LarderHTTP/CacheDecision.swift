@@ -49,6 +49,12 @@ public enum CacheDecision: Sendable, Hashable {
         // A route's maxAgeSeconds bounds how long this copy has been held, as Workbox's expiration
         // does: from when it arrived (not when its body was committed, which a busy disk delays),
         // and without the upstream Age a CDN reports.
+        if stored.keptNoStore {
+            // Kept against its no-store for when the origin cannot answer (KeptNoStore): online it
+            // is never the answer, not even under cache-only, which then has no copy it may use.
+            if context.strategy == .cacheOnly { return .gatewayTimeout(detail: "cache-only") }
+            return request.onlyIfCached ? .gatewayTimeout(detail: "only-if-cached") : .forward(reason: .stale, timeout: nil)
+        }
         if stored.disconnectedOnlyRedirect != nil, context.strategy != .cacheOnly {
             // Kept for when the origin cannot answer (DisconnectedRedirect): online, whatever the
             // strategy, the origin is asked.
@@ -133,12 +139,16 @@ public enum CacheDecision: Sendable, Hashable {
     /// window; precached entries are an out-of-band contract and always may. Beyond that the
     /// ``OfflineRule`` decides: relaxed (the default) serves the copy anyway and says so, strict
     /// does not. A temporary redirect kept for disconnected use only (``DisconnectedRedirect``),
-    /// which RFC 9111 would not have stored, is such a copy (`status-302`) unless precached.
+    /// which RFC 9111 would not have stored, is such a copy (`status-302`) unless precached; so
+    /// is a page kept against its `no-store` (``KeptNoStore``), which says so (``DisconnectedUse/kept``).
     public static func disconnectedUse(_ freshness: ResponseFreshness, precached: Bool, rule: OfflineRule, now: Date)
         -> DisconnectedUse
     {
         if precached {
             return .allowed
+        }
+        if freshness.keptNoStore {
+            return rule == .strict ? .forbidden(directive: "no-store") : .kept
         }
         if let status = freshness.disconnectedOnlyRedirect {
             let directive = "status-\(status)"

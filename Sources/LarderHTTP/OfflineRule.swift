@@ -19,6 +19,8 @@ public enum DisconnectedUse: Sendable, Hashable {
     /// (`no-cache` or `must-revalidate`), or would not have stored it (`status-302`:
     /// ``DisconnectedRedirect``).
     case relaxed(directive: String)
+    /// It may because the user chose to keep its site's `no-store` pages (``KeptNoStore``).
+    case kept
     /// It may not (a strict route): this directive forbids it.
     case forbidden(directive: String)
 
@@ -28,8 +30,13 @@ public enum DisconnectedUse: Sendable, Hashable {
     }
 
     /// The `Cache-Status` detail for an answer given while the origin could not answer for `why`
-    /// (e.g. `upstream-unreachable`): `why`, plus what was relaxed (`+relaxed-no-cache`).
+    /// (e.g. `upstream-unreachable`): `why`, plus what was relaxed (`+relaxed-no-cache`) or that
+    /// the copy was kept against its `no-store` (`+kept-no-store`).
     public func detail(_ why: String) -> String {
-        if case .relaxed(let directive) = self { "\(why)+relaxed-\(directive)" } else { why }
+        switch self {
+        case .relaxed(let directive): "\(why)+relaxed-\(directive)"
+        case .kept: "\(why)+\(KeptNoStore.detail)"
+        case .allowed, .forbidden: why
+        }
     }
 }

@@ -23,6 +23,11 @@ public struct ResponseFreshness: Sendable, Hashable {
     /// The status of a temporary redirect kept for disconnected use only (``DisconnectedRedirect``),
     /// else nil: such a copy never answers while the origin answers.
     public let disconnectedOnlyRedirect: Int?
+    /// Whether this is a page kept against its `no-store` because the user chose its site
+    /// (``KeptNoStore``): it answers only while the origin cannot. Set by whoever knows the entry
+    /// (``KeptNoStore/isKept(headers:varyRequestHeaders:precached:keyed:)``); the headers alone
+    /// do not tell a kept copy from a precached one.
+    public var keptNoStore = false
 
     /// Statuses a cache may give a heuristic lifetime (RFC 9110 section 15.1).
     public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]

@@ -34,7 +34,8 @@ public enum Storability: Sendable, Hashable {
     }
 
     /// Decides storability. A temporary redirect without explicit freshness is storable for
-    /// disconnected use only (``DisconnectedRedirect``).
+    /// disconnected use only (``DisconnectedRedirect``); `ignoringResponseNoStore` asks whether
+    /// the response would be stored but for its own `no-store` (``KeptNoStore``).
     /// - Parameters:
     ///   - method: the request method.
     ///   - status: the response status.
@@ -43,6 +44,7 @@ public enum Storability: Sendable, Hashable {
     ///   - vary: the response's `Vary` values.
     ///   - expires: the response's `Expires` values.
     ///   - contentType: the response's `Content-Type`.
+    ///   - ignoringResponseNoStore: pass over the response's `no-store` (never the request's).
     public static func evaluate(
         method: String,
         status: Int,
@@ -50,7 +52,8 @@ public enum Storability: Sendable, Hashable {
         responseCacheControl: [String],
         vary: [String],
         expires: [String] = [],
-        contentType: String? = nil
+        contentType: String? = nil,
+        ignoringResponseNoStore: Bool = false
     ) -> Storability {
         guard method == "GET" else { return .notStorable(reason: "method") }
         // A stream is not an object (docs/SERVING.md, HTTPS and streams): server-sent events never
@@ -74,7 +77,7 @@ public enum Storability: Sendable, Hashable {
         // no-store says; any other is not stored at all (RFC 9111 section 5.2.2.3).
         if directives.contains("must-understand") {
             guard self.understoodStatuses.contains(status) else { return .notStorable(reason: "must-understand") }
-        } else if directives.contains("no-store") {
+        } else if directives.contains("no-store"), !ignoringResponseNoStore {
             return .notStorable(reason: "no-store")
         }
         for value in vary {
@@ -88,13 +91,14 @@ public enum Storability: Sendable, Hashable {
     /// Whether Larder stores an upstream answer to a GET or HEAD it forwarded: not for a HEAD
     /// (no body), not under `network-only`, not for a client's precondition (a 412, say, is not
     /// the resource for everyone), then ``evaluate(method:status:requestCacheControl:responseCacheControl:vary:expires:contentType:)``
-    /// on the response.
+    /// on the response (`ignoringResponseNoStore` passed on).
     public static func forwarded(
         isHead: Bool,
         strategy: CachingStrategy,
         request: some HeaderFields,
         status: Int,
-        response: [HeaderField]
+        response: [HeaderField],
+        ignoringResponseNoStore: Bool = false
     ) -> Storability {
         if isHead {
             return .notStorable(reason: "head")
@@ -112,7 +116,8 @@ public enum Storability: Sendable, Hashable {
             responseCacheControl: response["cache-control"],
             vary: response["vary"],
             expires: response["expires"],
-            contentType: response["content-type"].first
+            contentType: response["content-type"].first,
+            ignoringResponseNoStore: ignoringResponseNoStore
         )
     }
 }

@@ -55,10 +55,13 @@ public enum VaryKey {
     }
 
     /// What a response to `request` is stored with: the request's values of the headers it varies
-    /// on and, when it is personal (``AnswerOwner/isPersonal(request:response:)``), its owner.
-    public static func recordedValues(response: [HeaderField], request: some HeaderFields, owner: AnswerOwner) -> [HeaderField] {
+    /// on and, when it is personal (``AnswerOwner/isPersonal(request:response:)``, or `personal`:
+    /// a page kept against its `no-store`, ``KeptNoStore``), its owner.
+    public static func recordedValues(
+        response: [HeaderField], request: some HeaderFields, owner: AnswerOwner, personal: Bool = false
+    ) -> [HeaderField] {
         let values = self.values(response["vary"], request: request)
-        return AnswerOwner.isPersonal(request: request, response: response) ? values + [owner.recorded] : values
+        return personal || AnswerOwner.isPersonal(request: request, response: response) ? values + [owner.recorded] : values
     }
 
     /// The key a response is stored under: the plain key, or a variant named by a digest of the

@@ -35,6 +35,9 @@ public struct ProxyConfiguration: Sendable {
     /// The routes /dev/offline's **Answer offline** added, after `routes` (set by the proxy for
     /// its cache directory).
     public internal(set) var answeredOffline: AnsweredOfflineRoutes?
+    /// The sites whose `no-store` pages the user chose on /dev/offline to keep for offline use,
+    /// and those seen sending `no-store` (set by the proxy for its cache directory).
+    public internal(set) var keptNoStore: KeptNoStoreRegistry?
     /// Requests to keep fresh and answer the app with when the origin cannot (config `requests`),
     /// run by ``ProxyServer/declaredRequests``.
     public var declaredRequests: [DeclaredRequest] = []

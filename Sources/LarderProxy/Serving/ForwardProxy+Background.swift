@@ -28,7 +28,7 @@ extension ForwardProxy {
     }
 
     /// Applies an upstream answer to the store with no client (a background refresh, or an
-    /// answer slower than the strategy's timeout), as ``CacheTransaction/absorption(request:owner:url:key:strategy:keyed:validating:status:headers:requestTime:)``
+    /// answer slower than the strategy's timeout), as ``CacheTransaction/absorption(request:owner:url:key:strategy:keyed:validating:status:headers:requestTime:keepsNoStore:)``
     /// says.
     func absorb(
         _ response: UpstreamResponse,
@@ -39,13 +39,14 @@ extension ForwardProxy {
         strategy: CachingStrategy,
         keyed: Bool = false,
         validating: CachedEntry?,
-        requestTime: Date
+        requestTime: Date,
+        keepsNoStore: Bool = false
     ) async {
         let headers = response.head.headers
         let target: CacheTransaction.StoreTarget
         switch CacheTransaction.absorption(
             request: request, owner: owner, url: url, key: key, strategy: strategy, keyed: keyed, validating: validating,
-            status: response.head.status, headers: headers, requestTime: requestTime)
+            status: response.head.status, headers: headers, requestTime: requestTime, keepsNoStore: keepsNoStore)
         {
         case .refresh(let entry):
             _ = await self.refresh(entry, with: response, requestTime: requestTime)

@@ -78,6 +78,7 @@ final class ForwardProxy: Sendable {
         self.offline = offline
         var configuration = configuration
         configuration.answeredOffline = AnsweredOfflineRoutes(directory: store.directory, logger: logger)
+        configuration.keptNoStore = KeptNoStoreRegistry(directory: store.directory, logger: logger)
         self.configuration = configuration
         self.logger = logger
         self.storeFailures = StoreWriteFailures(logger: logger, now: configuration.now)
@@ -147,7 +148,8 @@ final class ForwardProxy: Sendable {
                 now: now,
                 keyed: keyed?.request.reason,
                 partial: partial,
-                seeksStandInBody: keyed.map(Self.mayStandIn) ?? false
+                seeksStandInBody: keyed.map(Self.mayStandIn) ?? false,
+                keepsNoStore: keyed == nil && self.configuration.keptNoStore?.keeps(origin: url.origin) == true
             )
         )
         // Followers of a fetch this request leads are woken whatever happens: a failed fetch, a
@@ -159,6 +161,7 @@ final class ForwardProxy: Sendable {
         }
         var response: UpstreamResponse?
         let strategy = transaction.start.strategy
+        let keepsNoStore = transaction.start.keepsNoStore
         var action = transaction.begin()
         while true {
             switch action {
@@ -221,7 +224,7 @@ final class ForwardProxy: Sendable {
                             late: { late in
                                 await self.absorb(
                                     late, request: head, owner: owner, url: url, key: key, strategy: strategy, keyed: keyed != nil,
-                                    validating: plan.validating, requestTime: requestTime)
+                                    validating: plan.validating, requestTime: requestTime, keepsNoStore: keepsNoStore)
                             })
                     }
                     switch result {
@@ -251,6 +254,7 @@ final class ForwardProxy: Sendable {
                 action = transaction.merged(await self.refresh(entry, with: response, requestTime: self.configuration.now()))
             case .relay(var relay):
                 guard let response else { preconditionFailure("a relay follows an answer") }
+                self.noteNoStore(relay, request: head, url: url)
                 // Asked only of a fetch over a precached copy (never on a hit): the store would
                 // refuse the answer anyway, and Cache-Status and followers must not count on it.
                 if relay.storeAs != nil, transaction.start.lookup.candidate?.entry.kind == .precached,

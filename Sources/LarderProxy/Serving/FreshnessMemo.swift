@@ -21,12 +21,17 @@ final class FreshnessMemo: Sendable {
         if let known = self.memo.withLock({ $0[id] }) {
             return known
         }
-        let computed = ResponseFreshness(
+        var computed = ResponseFreshness(
             status: entry.status,
             header: { name in entry.headers.filter { $0.hasName(name) }.map(\.value) },
             requestTime: entry.requestTime,
             responseTime: entry.responseTime
         )
+        // Every path that judges a stored copy (both hit paths, the fallback) reads it here, so
+        // none serves a page kept against its no-store while the origin answers.
+        computed.keptNoStore = KeptNoStore.isKept(
+            headers: entry.headers, varyRequestHeaders: entry.varyRequestHeaders, precached: entry.kind == .precached,
+            keyed: entry.key.isKeyed)
         self.memo.withLock { memo in
             if memo.count >= Self.capacity {
                 memo.removeAll(keepingCapacity: true)

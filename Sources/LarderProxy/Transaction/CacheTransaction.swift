@@ -92,6 +92,9 @@ struct CacheTransaction: Sendable {
         /// origin cannot by the stored answer to the same read whose body is nearest
         /// (``StandInBody``): looked for only then (``Action/seekStandInBody``).
         var seeksStandInBody = false
+        /// Whether the user chose to keep the URL's site's `no-store` pages (``KeptNoStore``): an
+        /// answer refused for its `no-store` alone is then stored for `owner`.
+        var keepsNoStore = false
     }
 
     /// What the upstream request says of ranges (``UpstreamRequestPlan/Range``).
@@ -153,6 +156,9 @@ struct CacheTransaction: Sendable {
         /// A `Cache-Status` detail saying why the request was forwarded as it was (a write not
         /// queued, say).
         var detail: String? = nil
+        /// Stored against its `no-store` because the user chose its site (``KeptNoStore``): the
+        /// answer says `kept-no-store` while it is stored.
+        var kept = false
 
         /// Not stored after all: the key is a file of a game's complete version, which alone
         /// answers for it offline (docs/SERVING.md, "One version of a game").
@@ -180,6 +186,8 @@ struct CacheTransaction: Sendable {
                 status.detail = "not-stored-\(notStoredReason)"
             } else if self.storeAs != nil, tooLarge {
                 status.detail = "not-stored-too-large"
+            } else if self.storeAs != nil, self.kept, storing {
+                status.detail = KeptNoStore.detail
             }
             if let detail = self.detail {
                 status.detail = detail
@@ -402,7 +410,8 @@ struct CacheTransaction: Sendable {
     /// copy's validators (a 304 at worst, not a second download).
     mutating func followerWoke(_ stored: Candidate?, joinedAfterAnswerBegan: Bool, now: Date) -> Action {
         guard case .joining(var fetch) = self.state else { preconditionFailure("not joining") }
-        guard let stored else { return self.fetch(fetch) }
+        // A page kept against its no-store answers only while the origin cannot (KeptNoStore).
+        guard let stored, !stored.freshness.keptNoStore else { return self.fetch(fetch) }
         if self.start.strategy == .http, joinedAfterAnswerBegan,
             case .forward = CacheDecision.decide(self.decisionContext, stored: stored.freshness, now: now)
         {
@@ -509,9 +518,13 @@ struct CacheTransaction: Sendable {
     }
 
     /// The stored response a fetch validates, when there is one the strategy may use (never for a
-    /// keyed request: its copy is not validated, nor served for a 5xx).
+    /// keyed request: its copy is not validated, nor served for a 5xx; nor a page kept against its
+    /// `no-store`, which a 304 would make the answer online, ``KeptNoStore``).
     private func validating(_ fetch: Fetch) -> Candidate? {
-        self.start.strategy == .networkOnly || self.start.keyed != nil ? nil : fetch.lookup.candidate
+        guard self.start.strategy != .networkOnly, self.start.keyed == nil, let candidate = fetch.lookup.candidate,
+            !candidate.freshness.keptNoStore
+        else { return nil }
+        return candidate
     }
 
     /// Sends a cacheable request upstream: the host's back-off first, then coalescing of plain
@@ -704,15 +717,24 @@ struct CacheTransaction: Sendable {
             keyed: self.start.keyed != nil,
             status: status,
             headers: headers,
-            requestTime: requestTime
+            requestTime: requestTime,
+            keepsNoStore: self.start.keepsNoStore
         )
         let forwardReason = fetch.reason == .uriMiss ? fetch.lookup.missReason : fetch.reason
-        return .relay(Relay(forwardReason: forwardReason, storeAs: target.storeAs, notStoredReason: target.notStoredReason))
+        // What is stored owned and says no-store can only be kept by the user's choice (KeptNoStore.isKept).
+        let kept = target.storeAs.map {
+            KeptNoStore.isKept(headers: headers, varyRequestHeaders: $0.varyValues, precached: false, keyed: self.start.keyed != nil)
+        }
+        return .relay(
+            Relay(
+                forwardReason: forwardReason, storeAs: target.storeAs, notStoredReason: target.notStoredReason, kept: kept ?? false))
     }
 
     /// Where (and whether) an upstream answer to a GET or HEAD is stored; for a `keyed` request,
     /// any 2xx, whatever its `Cache-Control` says (the user asked for it to be kept). A personal
-    /// answer is stored for `owner` alone (``VaryKey/recordedValues(response:request:owner:)``).
+    /// answer is stored for `owner` alone (``VaryKey/recordedValues(response:request:owner:personal:)``),
+    /// and so is one refused for its `no-store` alone on a site the user chose (`keepsNoStore`,
+    /// ``KeptNoStore``).
     static func storeTarget(
         request: HTTPRequestHead,
         owner: AnswerOwner,
@@ -722,7 +744,8 @@ struct CacheTransaction: Sendable {
         keyed: Bool = false,
         status: Int,
         headers: [HeaderField],
-        requestTime: Date
+        requestTime: Date,
+        keepsNoStore: Bool = false
     ) -> (storeAs: StoreTarget?, notStoredReason: String?) {
         if keyed {
             guard (200..<300).contains(status) else { return (nil, "status-\(status)") }
@@ -736,6 +759,14 @@ struct CacheTransaction: Sendable {
             status: status,
             response: headers
         )
+        if KeptNoStore.keeps(
+            isHead: request.method == .HEAD, strategy: strategy, request: request.headers, status: status, response: headers,
+            siteChosen: keepsNoStore)
+        {
+            // The person who saw it alone, whatever credentials the request carried.
+            let values = VaryKey.recordedValues(response: headers, request: request.headers, owner: owner, personal: true)
+            return (StoreTarget(key: VaryKey.storageKey(key, values: values), url: url, requestTime: requestTime, varyValues: values), nil)
+        }
         guard storability == .storable else {
             if case .notStorable(let reason) = storability { return (nil, reason) }
             return (nil, nil)
@@ -749,7 +780,7 @@ struct CacheTransaction: Sendable {
     enum Absorption {
         /// A 304 to the stored copy's validators: that copy's headers and times are renewed.
         case refresh(CachedEntry)
-        /// The answer is stored where ``storeTarget(request:owner:strategy:url:key:keyed:status:headers:requestTime:)`` says.
+        /// The answer is stored where ``storeTarget(request:owner:strategy:url:key:keyed:status:headers:requestTime:keepsNoStore:)`` says.
         case store(StoreTarget)
         /// Nothing changes: a 5xx (the stored copy stays for when the origin recovers), a method
         /// that is not stored, or an answer that is not storable.
@@ -772,7 +803,7 @@ struct CacheTransaction: Sendable {
     /// request) is stored; a 5xx never replaces anything.
     static func absorption(
         request: HTTPRequestHead, owner: AnswerOwner, url: HTTPURL, key: CacheKey, strategy: CachingStrategy, keyed: Bool,
-        validating: CachedEntry?, status: Int, headers: [HeaderField], requestTime: Date
+        validating: CachedEntry?, status: Int, headers: [HeaderField], requestTime: Date, keepsNoStore: Bool = false
     ) -> Absorption {
         if status == 304 {
             return validating.map { .refresh($0) } ?? .leave
@@ -780,7 +811,7 @@ struct CacheTransaction: Sendable {
         guard request.method == .GET || keyed, status < 500,
             let target = Self.storeTarget(
                 request: request, owner: owner, strategy: strategy, url: url, key: key, keyed: keyed, status: status, headers: headers,
-                requestTime: requestTime
+                requestTime: requestTime, keepsNoStore: keepsNoStore
             ).storeAs
         else { return .leave }
         return .store(target)

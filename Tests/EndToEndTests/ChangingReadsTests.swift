@@ -52,6 +52,61 @@ struct ChangingReadsTests {
         try await self.reads(in: .webKit)
     }
 
+    @Test(
+        "Chromium: a no-store admin page behind a login cookie works offline after Keep this site's pages and one online visit",
+        .enabled(if: Chromium.isInstalled, "chromium is not installed; scripts/setup installs it (apt package chromium)")
+    )
+    func adminPageInChromium() async throws {
+        try await self.adminPage(in: .chromium)
+    }
+
+    @Test(
+        "WebKitGTK: a no-store admin page behind a login cookie works offline after Keep this site's pages and one online visit",
+        .enabled(if: WebKit.isInstalled, "needs a WebKitGTK webview; scripts/setup installs it (gir1.2-webkit2-4.1, python3-gi, xvfb)")
+    )
+    func adminPageInWebKit() async throws {
+        try await self.adminPage(in: .webKit)
+    }
+
+    private func adminPage(in browser: Browser) async throws {
+        let app = try await ChangingReadsApp.start()
+        defer { Task { try? await app.origin.stop() } }
+        let profile = LarderProcess.temporaryDirectory("profile")
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let larder = try await LarderProcess()
+        do {
+            let signedIn = try await browser.report(app.url("/login"), proxy: larder.proxyURL, profile: profile)
+            #expect(signedIn["signedIn"] as? Bool == true, "\(signedIn)")
+            let online = try await browser.report(app.url("/admin"), proxy: larder.proxyURL, profile: profile)
+            #expect(online["admin"] as? String == "Admin: ada (answer 1)", "the cookie came back from the profile: \(online)")
+
+            // /dev/offline names the site that sent no-store; one click keeps its pages.
+            let section = try await self.devOffline(larder)["keptNoStore"] as? [String: Any] ?? [:]
+            let site = URL(string: app.url("/"))!.absoluteString.dropLast()
+            let candidates = (section["candidates"] as? [[String: Any]] ?? []).compactMap { $0["origin"] as? String }
+            #expect(candidates == [String(site)], "\(section)")
+            let pressed = try await AnswerOfflineTests.press("keep-no-store", ["origin=\(site)"], larder: larder)
+            #expect(pressed.status == 303, "\(pressed.status) \(pressed.text)")
+
+            // One online visit (the origin's answer, kept for this user), then offline.
+            let visit = try await browser.report(app.url("/admin"), proxy: larder.proxyURL, profile: profile)
+            #expect(visit["admin"] as? String == "Admin: ada (answer 2)", "\(visit)")
+            try await app.origin.stop()
+            let offline = try await browser.report(app.url("/admin"), proxy: larder.proxyURL, profile: profile, timeout: .seconds(30))
+            #expect(offline["admin"] as? String == "Admin: ada (answer 2)", "the kept page offline: \(offline)")
+
+            // Online again, the origin answers, never the kept copy.
+            try await app.origin.restart()
+            let again = try await browser.report(app.url("/admin"), proxy: larder.proxyURL, profile: profile)
+            #expect(again["admin"] as? String == "Admin: ada (answer 3)", "\(again)")
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            throw error
+        }
+        await larder.tearDown()
+    }
+
     private func reads(in browser: Browser) async throws {
         let app = try await ChangingReadsApp.start()
         defer { Task { try? await app.origin.stop() } }

@@ -151,7 +151,8 @@ public struct DevOfflinePages: OwnPageResponder {
         report.connectivity = self.connectivity(now: now)
         if let answered = self.answeredOffline?.current {
             report.answeredOffline = AnsweredOfflineReport(
-                file: self.answeredOffline?.path ?? "", entries: answered.entries.map { .init(method: $0.method, url: $0.url) },
+                file: self.answeredOffline?.path ?? "",
+                entries: answered.entries.map { .init(method: $0.method, url: $0.url, chosenAt: $0.chosenAt) },
                 problem: answered.problem)
         }
         let shown = { (miss: OfflineMisses.Miss) -> OfflineMisses.Miss in
@@ -161,7 +162,7 @@ public struct DevOfflinePages: OwnPageResponder {
             return shown
         }
         report.add(offlineMisses: self.offlineMisses.snapshot().map(shown), capacity: self.offlineMisses.capacity)
-        report.offlineMisses?.browserMisses = self.browserMisses.map { $0.snapshot().map(shown) }
+        report.offlineMisses?.browserMisses = self.browserMisses.map { $0.snapshot().map { OfflineMissNote.annotatedBrowsers(shown($0)) } }
         report.recentRequests = self.statistics.recentRequests()
         report.pageJobs = self.pageJobs.map(PageJobsReport.init)
         report.writeQueue = try await WriteQueueReport.read(

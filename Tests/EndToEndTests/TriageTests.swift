@@ -1,0 +1,104 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// /dev/offline leads to the fix, and health checks stay honest, through a real `larder serve`
+/// (docs/SERVING.md, "The browser's own requests", "Offline misses", "Health checks").
+@Suite("End to end: triage on /dev/offline and honest health checks")
+struct TriageTests {
+    private static func report(_ larder: LarderProcess) async throws -> [String: Any] {
+        let response = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+        #expect(response.status == 200)
+        return try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+    }
+
+    /// Every offline miss of the app's in the report, of every group.
+    private static func appMisses(_ report: [String: Any]) -> [[String: Any]] {
+        let groups = (report["offlineMisses"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+        return groups.flatMap { $0["misses"] as? [[String: Any]] ?? [] }
+    }
+
+    @Test(
+        "the browser's updater (POSTs with a new cup2key, no Fetch Metadata) is one row of the browser's own, never the app's nor on the badge; the app's misses under cache-busters are one row"
+    )
+    func updaterApart() async throws {
+        let app = try await TestOrigin.start()
+        // A parent proxy that refuses every connection: the updater's host cannot be reached, and
+        // nothing leaves the machine. The app's origin goes direct (no_proxy).
+        let parent = try await TestOrigin.start()
+        try await parent.stop()
+        try await app.stop()
+        let larder = try await LarderProcess(environment: ["http_proxy": parent.baseURL, "no_proxy": "127.0.0.1,localhost"])
+        do {
+            let page = app.url("/")
+            let fetch = ["-H", "Sec-Fetch-Site: same-origin", "-H", "Sec-Fetch-Mode: cors", "-H", "Referer: \(page)"]
+            for stamp in ["1795492696035", "1795492697035", "1795492698035"] {
+                let missed = try await Curl.run(app.url("/api/feed?_=\(stamp)"), proxy: larder.proxyURL, arguments: fetch)
+                #expect(missed.status == 502)
+            }
+            for nonce in ["13:2734987", "13:9911223", "13:5550001"] {
+                let update = "http://update.googleapis.com/service/update2/json?cup2key=\(nonce)&cup2hreq=0f3a"
+                let sent = try await Curl.run(
+                    update, proxy: larder.proxyURL, arguments: ["-X", "POST", "--data", "{}", "-H", "Content-Type: application/json"])
+                #expect(sent.status == 502)
+            }
+
+            let report = try await Self.report(larder)
+            let rows = Self.appMisses(report)
+            #expect(rows.count == 1, "one row for the feed, none for the updater")
+            #expect(rows.first?["endpoint"] as? String == app.url("/api/feed"))
+            #expect(rows.first?["count"] as? Int == 3)
+            let browser = (report["offlineMisses"] as? [String: Any])?["browserMisses"] as? [[String: Any]] ?? []
+            #expect(browser.count == 1)
+            #expect(browser.first?["count"] as? Int == 3)
+            #expect(browser.first?["endpoint"] as? String == "http://update.googleapis.com/service/update2/json")
+            let connectivity = report["connectivity"] as? [String: Any] ?? [:]
+            #expect(connectivity["unreachableOrigins"] as? [String] == [app.baseURL])
+
+            let html = try await Curl.run(larder.proxyURL + "/dev/offline", proxy: nil).text
+            let appSection = html.components(separatedBy: "The browser's own requests").first ?? ""
+            #expect(!appSection.contains("update.googleapis.com"))
+            #expect(!html.contains("actions/answer-offline"), "no Answer offline button for the updater")
+
+            // The app comes back: the badge says Online, though the updater's host still cannot be reached.
+            try await app.restart()
+            #expect(
+                await eventually(within: 10) {
+                    _ = try? await Curl.run(app.url("/"), proxy: larder.proxyURL, arguments: fetch)
+                    let state = (try? await Self.report(larder))?["connectivity"] as? [String: Any]
+                    return state?["state"] as? String == "online"
+                })
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            throw error
+        }
+        await larder.tearDown()
+        try? await app.stop()
+    }
+
+    @Test("a health check is not answered from the cache while its origin is down, where another path is; online both are answered")
+    func healthCheckHonest() async throws {
+        let app = try await TestOrigin.start()
+        for path in ["/api/healthz", "/api/settings"] {
+            app.setRoute(path, .text(#"{"ok":true}"#, contentType: "application/json", headers: [("Cache-Control", "no-cache")]))
+        }
+        try await withLarder { larder in
+            for path in ["/api/healthz", "/api/settings"] {
+                let online = try await Curl.run(app.url(path), proxy: larder.proxyURL)
+                #expect(online.status == 200)
+                #expect(online.header("cache-status")?.contains("health-check") == false)
+            }
+            try await app.stop()
+            let settings = try await Curl.run(app.url("/api/settings"), proxy: larder.proxyURL)
+            #expect(settings.status == 200)
+            #expect(settings.header("cache-status")?.contains("relaxed-no-cache") == true)
+            let health = try await Curl.run(app.url("/api/healthz"), proxy: larder.proxyURL)
+            #expect(health.status == 502)
+            #expect(health.header("cache-status")?.contains("+health-check") == true)
+            #expect(health.text.contains("This is a health check"))
+            let row = Self.appMisses(try await Self.report(larder)).first { $0["url"] as? String == app.url("/api/healthz") }
+            #expect((row?["note"] as? String)?.contains("This is a health check") == true)
+        }
+    }
+}

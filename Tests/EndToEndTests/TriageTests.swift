@@ -101,4 +101,55 @@ struct TriageTests {
             #expect((row?["note"] as? String)?.contains("This is a health check") == true)
         }
     }
+
+    @Test(
+        "a declared answer withheld from a page not in its pageOrigins says so: +declared-withheld, the page and the row name the declared request and pageOrigins"
+    )
+    func declaredWithheld() async throws {
+        let api = try await TestOrigin.start()
+        api.setRoute("/api/today", .text(#"{"today":"puzzle"}"#, contentType: "application/json"))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/larder.json"
+        try #"""
+        {
+          "requests": [
+            {
+              "name": "today",
+              "url": "\#(api.url("/api/today"))",
+              "headers": { "Authorization": "Bearer {{env:TODAY_TOKEN}}" },
+              "body": { "day": "monday" },
+              "bodyKey": "json",
+              "pageOrigins": ["http://listed.example"]
+            }
+          ]
+        }
+        """#.write(toFile: config, atomically: true, encoding: .utf8)
+        let larder = try await LarderProcess(serve: ["--config", config], environment: ["TODAY_TOKEN": "secret"])
+        do {
+            #expect(try await eventually { try await DeclaredRequestTests.declared(larder).first?["state"] as? String == "fresh" })
+            try await api.stop()
+            let page = "http://www.unlisted.example"
+            let sent = try await Curl.run(
+                api.url("/api/today"), proxy: larder.proxyURL,
+                arguments: [
+                    "-X", "POST", "--data", #"{"day": "monday"}"#, "-H", "Content-Type: application/json", "-H", "Origin: \(page)", "-H",
+                    "Referer: \(page)/today",
+                ])
+            #expect(sent.status == 502)
+            #expect(sent.header("cache-status")?.contains("detail=upstream-unreachable+declared-withheld") == true)
+            #expect(sent.text.contains("The declared request &quot;today&quot; has a stored answer for this request, but it was withheld"))
+            #expect(sent.text.contains("pageOrigins"))
+            #expect(!sent.text.contains("puzzle"))
+            let row = Self.appMisses(try await Self.report(larder)).first { $0["url"] as? String == api.url("/api/today") }
+            #expect(row?["declaredRequest"] as? String == "today")
+            let note = row?["note"] as? String ?? ""
+            #expect(note.contains(#"add "\#(page)" to that request's pageOrigins in the config file"#), "\(note)")
+        } catch {
+            print("larder log:\n\(larder.log)")
+            await larder.tearDown()
+            throw error
+        }
+        await larder.tearDown()
+    }
 }

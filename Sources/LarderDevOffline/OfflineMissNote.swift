@@ -48,7 +48,8 @@ struct OfflineMissNote {
     /// `miss` with its fix (from `fixes`) and its note, written at `now`.
     static func annotated(_ miss: OfflineMisses.Miss, fixes: Fixes, now: Date) -> OfflineMisses.Miss {
         var miss = miss
-        miss.fix = fixes.fix(of: miss)
+        // A report read back (`larder status` from a running server) keeps the fix it was given.
+        miss.fix = fixes.fix(of: miss) ?? miss.fix
         miss.note = self.text(miss, now: now)
         return miss
     }

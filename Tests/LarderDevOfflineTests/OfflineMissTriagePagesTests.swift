@@ -96,6 +96,24 @@ struct OfflineMissTriagePagesTests {
         #expect((row["note"] as? String)?.contains("but it has missed since") == true)
     }
 
+    @Test("a health check's miss is the honest answer: the game stays ready, no Add to precache, and its row says why")
+    func healthCheckMiss() async throws {
+        let fixture = try DevOfflineFixture()
+        try await fixture.storeGame(
+            slug: "flip", displayName: "Flip", cached: ["http://games.example/flip/a.js"], lastRun: Date(timeIntervalSinceNow: -60))
+        fixture.offlineMisses.record(
+            url: try HTTPURL(parsing: "http://games.example/flip/api/healthz"), method: "GET", referer: "http://games.example/flip/",
+            reason: .upstreamUnreachable, causes: ["health-check"], now: Date())
+        let report = try DevOfflineFixture.json(await fixture.get("/dev/offline.json"))
+        let game = try #require((report["games"] as? [[String: Any]])?.first)
+        #expect(game["ready"] as? Bool == true)
+        let html = await fixture.get("/dev/offline").body
+        #expect(html.contains("This is a health check"))
+        #expect(!html.contains("actions/add-to-precache"))
+        let page = await fixture.get("/dev/offline/games/flip").body
+        #expect(!page.contains("actions/add-to-precache"), "not among the game's misses either")
+    }
+
     /// The one app miss of a report.
     private static func row(_ response: DevOfflinePages.Response) throws -> [String: Any] {
         let report = try DevOfflineFixture.json(response)

@@ -70,6 +70,16 @@ struct CacheTransactionHealthCheckTests {
         if case .relay = step {} else { Issue.record("expected the 503 relayed, got \(step)") }
     }
 
+    @Test("a declared answer withheld from the request: its error answer says +declared-withheld")
+    func declaredWithheld() throws {
+        var start = CacheTransactionTests.transaction(nil, url: Self.url, offline: true).start
+        start.declaredWithheld = true
+        var withheld = CacheTransaction(start)
+        #expect(try #require(Self.page(Step(withheld.begin()))).cacheStatus == "larder; fwd=uri-miss; detail=offline+declared-withheld")
+        var plain = CacheTransactionTests.transaction(nil, url: Self.url, offline: true)
+        #expect(try #require(Self.page(Step(plain.begin()))).cacheStatus == "larder; fwd=uri-miss; detail=offline")
+    }
+
     static let unusable =
         "This is a health check: Larder never answers it from the cache while the site cannot answer, so the app hears that its server is down."
 }

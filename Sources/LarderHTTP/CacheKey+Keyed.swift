@@ -8,6 +8,13 @@ extension CacheKey {
         CacheKey(storedRawValue: "\(self.rawValue)#\(method)=\(bodyKey.rawValue):\(digest)")
     }
 
+    /// The keys of this URL key's requests of `method` keyed with `bodyKey`, whatever their
+    /// digests: `[<url key>#<METHOD>=<bodyKey>:, <url key>#<METHOD>=<bodyKey>;)`, `;` following `:`.
+    public func keyedRange(method: String, bodyKey: BodyKey) -> Range<String> {
+        let stem = "\(self.rawValue)#\(method)=\(bodyKey.rawValue)"
+        return (stem + ":")..<(stem + ";")
+    }
+
     /// Whether this key names a keyed request (see ``keyed(method:bodyKey:digest:)``), or a variant of one.
     public var isKeyed: Bool {
         guard let hash = self.rawValue.firstIndex(of: "#") else { return false }

@@ -52,7 +52,32 @@ public struct CacheStatus: Sendable, Hashable, CustomStringConvertible {
         if let status = self.forwardStatus { value += "; fwd-status=\(status)" }
         if self.stored { value += "; stored" }
         if let ttl = self.ttl { value += "; ttl=\(ttl)" }
-        if let detail = self.detail { value += "; detail=\(detail)" }
+        if let detail = self.detail { value += "; detail=\(Self.item(detail))" }
         return value
     }
+
+    /// `text` as a Structured Field item (RFC 8941): a token when it is one, else a string
+    /// (quoted, `"` and `\\` escaped, anything outside printable ASCII as `?`).
+    private static func item(_ text: String) -> String {
+        let isToken =
+            text.unicodeScalars.first.map { $0.properties.isAlphabetic && $0.isASCII || $0 == "*" } == true
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII && (Self.tokenCharacters.contains($0) || $0.properties.isAlphabetic || ("0"..."9").contains($0))
+            }
+        guard !isToken else { return text }
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"", "\\": quoted += "\\\(scalar)"
+            case " "..."~": quoted.unicodeScalars.append(scalar)
+            default: quoted += "?"
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// What a token may hold beside letters and digits (RFC 8941 section 3.3.4: `tchar`, `:`, `/`).
+    private static let tokenCharacters: Set<Unicode.Scalar> = [
+        "!", "#", "$", "%", "&", "'", "*", "+", "-", ".", "^", "_", "`", "|", "~", ":", "/",
+    ]
 }

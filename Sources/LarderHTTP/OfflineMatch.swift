@@ -30,22 +30,16 @@ public enum OfflineMatch: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Whether a query parameter only defeats caches: it has no value (`?1795492696035`,
-    /// `?nocache`), or its value looks like a timestamp (10 digits of seconds or 13 of
-    /// milliseconds, between 2000 and 2100) or a random number (`0.` and at least ten digits, as
-    /// `Math.random()` gives), whatever its name (`_=`, `v=`, `t=`, `ts=`...). A small number
-    /// (`v=2`, `page=3`), an id, a word or a coordinate is meaningful.
+    /// `?nocache`), or its value is a timestamp in seconds or milliseconds or a random number
+    /// (``ChangingValue``, a date excepted: `?day=2026-11-28` asks for a day), whatever its name
+    /// (`_=`, `v=`, `t=`, `ts=`...). A small number (`v=2`, `page=3`), an id, a word or a
+    /// coordinate is meaningful.
     public static func isCacheBuster(name: Substring, value: Substring?) -> Bool {
         guard let value else { return true }
-        let bytes = value.utf8
-        if bytes.count == 10 || bytes.count == 13, bytes.allSatisfy(Self.isDigit), let number = UInt64(value) {
-            let seconds = bytes.count == 10 ? number : number / 1000
-            return seconds >= 946_684_800 && seconds < 4_102_444_800
+        switch ChangingValue(value) {
+        case .epochSeconds, .epochMilliseconds, .random: return true
+        case .isoDate, nil: return false
         }
-        return value.hasPrefix("0.") && bytes.count >= 12 && bytes.dropFirst(2).allSatisfy(Self.isDigit)
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
     /// The key's query parameters that are not cache-busters, sorted (their order carries no meaning here).

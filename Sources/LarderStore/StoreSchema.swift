@@ -248,6 +248,10 @@ enum StoreSchema {
         migrator.registerMigration("v14") { db in
             try db.execute(sql: "ALTER TABLE queued_write ADD COLUMN owner TEXT")
         }
+        // v15: the bodies keyed reads were asked with, for stand-ins (Store+RequestBodies.swift).
+        migrator.registerMigration("v15") { db in
+            try db.execute(sql: Self.v15Schema)
+        }
         return migrator
     }
 
@@ -256,6 +260,24 @@ enum StoreSchema {
     static let keyBase = """
         CASE WHEN instr(key, '?') > 0 THEN substr(key, 1, instr(key, '?') - 1) \
         WHEN instr(key, '#') > 0 THEN substr(key, 1, instr(key, '#') - 1) ELSE key END
+        """
+
+    /// Migration v15: `keyed_request_body`, the body each keyed answer was asked with, and the
+    /// trigger that forgets it once no entry (nor variant) is left under its key.
+    private static let v15Schema = """
+        CREATE TABLE keyed_request_body (
+            key TEXT PRIMARY KEY NOT NULL,
+            content_type TEXT,
+            body BLOB NOT NULL,
+            stored_at REAL NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TRIGGER keyed_request_body_entry_deleted AFTER DELETE ON entry WHEN instr(OLD.key, '#') > 0 BEGIN
+            DELETE FROM keyed_request_body
+            WHERE key = (CASE WHEN instr(OLD.key, '#vary=') > 0 THEN substr(OLD.key, 1, instr(OLD.key, '#vary=') - 1) ELSE OLD.key END)
+                AND NOT EXISTS (
+                    SELECT 1 FROM entry WHERE entry.key = keyed_request_body.key
+                        OR (entry.key >= keyed_request_body.key || '#vary=' AND entry.key < keyed_request_body.key || '#vary>'));
+        END;
         """
 
     /// Migration v11: `queued_write_totals` and the triggers that keep it. A row whose count

@@ -147,8 +147,14 @@ def main():
         ]
         print(json.dumps(report))
     finally:
-        browser.kill()
-        browser.wait()
+        # SIGTERM first: Chromium then shuts down in order and writes its cookies to the profile,
+        # which a later load with the same profile reads (a user's browser keeps them too).
+        browser.terminate()
+        try:
+            browser.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            browser.kill()
+            browser.wait()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Loads a page in a WebKitGTK webview through a proxy and prints what the page reported.
 
-Usage: webkit-report.py [--trust CA_PEM] [--report EXPRESSION] PROXY URL TIMEOUT_SECONDS
+Usage: webkit-report.py [--trust CA_PEM] [--report EXPRESSION] [--data-dir DIR] PROXY URL TIMEOUT_SECONDS
 
 Run under `xvfb-run -a` with Debian's python3 (python3-gi, gir1.2-webkit2-4.1). The WebKit
 equivalent of Tests/Fixtures/chromium-report.py: the page reports by setting `window.__report` to
@@ -11,7 +11,9 @@ Prints one JSON object: the report (or the last partial one, with "timedOut": tr
 page threw, gathered by a script injected before the page's own, as WebKit2 4.1 has no console
 signal). Exit status 0 unless WebKit could not be driven.
 
-The webview's website data is ephemeral (nothing on disk, nothing kept between runs) and every
+The webview's website data is ephemeral (nothing on disk, nothing kept between runs) unless
+--data-dir names a folder to keep it in (cookies included, as a user's browser keeps them between
+visits), and every
 request, loopback included, goes through PROXY. With --trust, a certificate the webview rejects
 is checked here against that CA only (chain and host name, by GIO), and only if it passes is it
 allowed for that one host (`WebContext.allow_tls_certificate_for_host`) and the page loaded again:
@@ -48,7 +50,7 @@ MAX_TLS_RELOADS = 8
 
 
 class Driver:
-    def __init__(self, proxy, url, timeout, trusted_ca, expression):
+    def __init__(self, proxy, url, timeout, trusted_ca, expression, data_dir=None):
         self.url = url
         self.expression = expression
         self.deadline = time.monotonic() + timeout
@@ -62,7 +64,11 @@ class Driver:
         self.console_errors = []
         self.evaluating = False
 
-        manager = WebKit2.WebsiteDataManager.new_ephemeral()
+        if data_dir:
+            manager = WebKit2.WebsiteDataManager(
+                base_data_directory=os.path.join(data_dir, "data"), base_cache_directory=os.path.join(data_dir, "cache"))
+        else:
+            manager = WebKit2.WebsiteDataManager.new_ephemeral()
         # No ignore-hosts: 127.0.0.1 and localhost go through the proxy too.
         settings = WebKit2.NetworkProxySettings.new(proxy, None)
         settings.add_proxy_for_scheme("http", proxy)
@@ -72,6 +78,9 @@ class Driver:
         manager.set_network_proxy_settings(WebKit2.NetworkProxyMode.CUSTOM, settings)
         self.context = WebKit2.WebContext.new_with_website_data_manager(manager)
         self.context.set_cache_model(WebKit2.CacheModel.DOCUMENT_VIEWER)
+        if data_dir:
+            self.context.get_cookie_manager().set_persistent_storage(
+                os.path.join(data_dir, "cookies.sqlite"), WebKit2.CookiePersistentStorage.SQLITE)
         content = WebKit2.UserContentManager()
         content.add_script(
             WebKit2.UserScript.new(
@@ -186,11 +195,12 @@ def main():
     parser = argparse.ArgumentParser(description="Loads a page in a WebKitGTK webview and prints its report.")
     parser.add_argument("--trust", metavar="CA_PEM", help="a CA whose certificates the webview accepts")
     parser.add_argument("--report", metavar="EXPRESSION", default="window.__report", help="JavaScript giving the report")
+    parser.add_argument("--data-dir", metavar="DIR", help="keep website data (cookies included) in DIR between runs")
     parser.add_argument("proxy")
     parser.add_argument("url")
     parser.add_argument("timeout", type=float)
     arguments = parser.parse_args()
-    driver = Driver(arguments.proxy, arguments.url, arguments.timeout, arguments.trust, arguments.report)
+    driver = Driver(arguments.proxy, arguments.url, arguments.timeout, arguments.trust, arguments.report, arguments.data_dir)
     print(json.dumps(driver.run()))
 
 

@@ -137,6 +137,18 @@ struct BodyKeyTests {
         #expect(!(try CacheKey(url: "https://api.example/graphql")).variant("00ff").isKeyed)
     }
 
+    @Test("a read's keyed range holds every digest of its method and body key, and nothing of another's")
+    func keyedRange() throws {
+        let url = try CacheKey(url: "https://api.example/q")
+        let range = url.keyedRange(method: "POST", bodyKey: .exact)
+        #expect(range.contains(url.keyed(method: "POST", bodyKey: .exact, digest: "00").rawValue))
+        #expect(range.contains(url.keyed(method: "POST", bodyKey: .exact, digest: "ff").variant("01").rawValue))
+        #expect(!range.contains(url.keyed(method: "POST", bodyKey: .json, digest: "00").rawValue))
+        #expect(!range.contains(url.keyed(method: "QUERY", bodyKey: .exact, digest: "00").rawValue))
+        #expect(!range.contains(try CacheKey(url: "https://api.example/q2").keyed(method: "POST", bodyKey: .exact, digest: "00").rawValue))
+        #expect(!range.contains(url.rawValue))
+    }
+
     @Test("canonical JSON: sorted members, no whitespace, minimal escapes")
     func canonicalJSON() throws {
         let value = try JSONParser.parse(Array(#"{ "b": "a\"\\\n\u0001é", "a": [1, -0.5e+2, false, null], "B": {} }"#.utf8))

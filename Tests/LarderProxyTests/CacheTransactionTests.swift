@@ -53,7 +53,8 @@ struct CacheTransactionTests {
         standIn: CacheTransaction.StandIn? = nil,
         offlineRule: OfflineRule = .relaxed,
         keyed: CacheTransaction.Keyed? = nil,
-        partial: CacheTransaction.Candidate? = nil
+        partial: CacheTransaction.Candidate? = nil,
+        seeksStandInBody: Bool = false
     ) -> CacheTransaction {
         CacheTransaction(
             CacheTransaction.Start(
@@ -71,7 +72,8 @@ struct CacheTransactionTests {
                 backingOff: backingOff,
                 now: now,
                 keyed: keyed,
-                partial: partial
+                partial: partial,
+                seeksStandInBody: seeksStandInBody
             )
         )
     }
@@ -87,6 +89,7 @@ struct CacheTransactionTests {
         case fetch(conditional: Bool, timeout: Duration?)
         case merge
         case relay(forward: CacheStatus.ForwardReason, stores: Bool, notStored: String?)
+        case seekStandIn
 
         init(_ action: CacheTransaction.Action) {
             switch action {
@@ -104,6 +107,8 @@ struct CacheTransactionTests {
                 self = .merge
             case .relay(let relay):
                 self = .relay(forward: relay.forwardReason, stores: relay.storeAs != nil, notStored: relay.notStoredReason)
+            case .seekStandInBody:
+                self = .seekStandIn
             }
         }
     }
@@ -629,6 +634,72 @@ struct CacheTransactionTests {
             CacheTransaction.strategy(
                 url: url, candidate: entry, routeStrategy: route, keyed: keyed, mayUseStore: mayUseStore, declaredGet: declaredGet)
                 == expected)
+    }
+
+    @Test(
+        "a keyed read with no answer of its own: a stand-in body looked for only once the origin cannot answer, and used as the copy would be"
+    )
+    func standInBody() {
+        let stored = Self.entry([("Cache-Control", "no-store")])
+        let standIn = CacheTransaction.StandIn(candidate: stored, reason: "stand-in-body")
+        func fallBack(
+            _ transaction: CacheTransaction, offline: Bool = false, found: CacheTransaction.StandIn?, noneNear: Bool
+        ) -> (first: Step, second: Step?, third: Step?) {
+            var transaction = transaction
+            let first = Step(transaction.begin())
+            var second: Step?
+            if !offline {
+                second = Step(transaction.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+            }
+            let third = Step(transaction.standInSought(found, noneNear: noneNear, now: Self.now))
+            return (first, offline ? nil : second, third)
+        }
+        // Online: fetched as ever, nothing looked for.
+        var online = Self.transaction(method: .POST, keyed: .route, seeksStandInBody: true)
+        #expect(Step(online.begin()) == .fetch(conditional: false, timeout: nil))
+        #expect(
+            Step(online.upstreamAnswered(status: 200, headers: [], requestTime: Self.now, now: Self.now))
+                == .relay(forward: .uriMiss, stores: true, notStored: nil))
+
+        let unreachable = fallBack(
+            Self.transaction(method: .POST, keyed: .route, seeksStandInBody: true), found: standIn, noneNear: false)
+        #expect(unreachable.second == .seekStandIn)
+        #expect(
+            unreachable.third == .stored(detail: "upstream-unreachable+stand-in-body", cacheStatus: nil, refresh: false, disconnected: true)
+        )
+
+        let graphQL = fallBack(
+            Self.transaction(method: .POST, keyed: .graphQLQuery, seeksStandInBody: true), found: standIn, noneNear: false)
+        #expect(
+            graphQL.third
+                == .stored(detail: "upstream-unreachable+graphql-query+stand-in-body", cacheStatus: nil, refresh: false, disconnected: true)
+        )
+
+        let offline = fallBack(
+            Self.transaction(method: .POST, offline: true, keyed: .route, seeksStandInBody: true), offline: true, found: standIn,
+            noneNear: false)
+        #expect(offline.first == .seekStandIn)
+        #expect(offline.third == .stored(detail: "offline+stand-in-body", cacheStatus: nil, refresh: false, disconnected: true))
+
+        let noneNear = fallBack(Self.transaction(method: .POST, keyed: .route, seeksStandInBody: true), found: nil, noneNear: true)
+        #expect(
+            noneNear.third
+                == .page(
+                    .disconnected(status: 502, reason: "refused", unusable: nil),
+                    cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable+body-not-near"))
+        let noneStored = fallBack(Self.transaction(method: .POST, keyed: .route, seeksStandInBody: true), found: nil, noneNear: false)
+        #expect(
+            noneStored.third
+                == .page(
+                    .disconnected(status: 502, reason: "refused", unusable: nil),
+                    cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable"))
+
+        // The read's own answer wins; no stand-in is looked for.
+        var own = Self.transaction(stored, method: .POST, keyed: .route, seeksStandInBody: true)
+        _ = own.begin()
+        #expect(
+            Step(own.upstreamFailed(isTimeout: false, description: "refused", now: Self.now))
+                == .stored(detail: "upstream-unreachable", cacheStatus: nil, refresh: false, disconnected: true))
     }
 
     @Test(

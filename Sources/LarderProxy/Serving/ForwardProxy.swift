@@ -148,6 +148,7 @@ final class ForwardProxy: Sendable {
                 now: now,
                 keyed: keyed?.request.reason,
                 partial: partial,
+                seeksStandInBody: keyed.map(Self.mayStandIn) ?? false,
                 healthCheck: self.configuration.healthChecks.matches(url),
                 declaredWithheld: declaredGet != nil && access == nil
             )
@@ -249,6 +250,10 @@ final class ForwardProxy: Sendable {
                         isTimeout: error.kind == .timeout || error.kind == .connectTimeout, description: error.description,
                         now: self.configuration.now())
                 }
+            case .seekStandInBody:
+                guard let keyed else { preconditionFailure("a stand-in body is sought for a keyed read") }
+                let found = await self.standInBody(for: keyed, request: head, owner: owner)
+                action = transaction.standInSought(found.standIn, noneNear: found.noneNear, now: self.configuration.now())
             case .mergeNotModified(let entry):
                 guard let response else { preconditionFailure("a merge follows an answer") }
                 action = transaction.merged(await self.refresh(entry, with: response, requestTime: self.configuration.now()))
@@ -280,6 +285,9 @@ final class ForwardProxy: Sendable {
                     response, request: head, writer: writer, relay: relay, committing: key, progress: progress,
                     storesForOthers: storesForOthers)
                 stored = outcome.cacheStatus?.stored == true
+                if stored, let keyed, transaction.start.seeksStandInBody {
+                    await self.keepRequestBody(of: keyed, request: head)
+                }
                 return outcome
             }
         }
@@ -364,7 +372,7 @@ final class ForwardProxy: Sendable {
     // MARK: - The cache's side
 
     /// The stored response that answers `request`, with its freshness, or why none does.
-    private func lookup(_ key: CacheKey, request: HTTPRequestHead, owner: AnswerOwner) async -> CacheTransaction.Lookup {
+    func lookup(_ key: CacheKey, request: HTTPRequestHead, owner: AnswerOwner) async -> CacheTransaction.Lookup {
         let candidates: [CachedEntry]
         do {
             candidates = try await self.store.variants(of: key)

@@ -33,7 +33,8 @@ struct CacheTransaction: Sendable {
     /// request with nothing stored of its own.
     struct StandIn: Sendable {
         var candidate: Candidate
-        /// Why it stands in, for `Cache-Status`: `query-ignored` or `navigation-fallback`.
+        /// Why it stands in, for `Cache-Status`: `query-ignored`, `navigation-fallback` or
+        /// `stand-in-body` (and where the bodies differ).
         var reason: String
     }
 
@@ -87,6 +88,10 @@ struct CacheTransaction: Sendable {
         /// The partial response stored for the key (``CacheKey/partial``), looked up for a GET
         /// with no complete copy: it answers a range it holds, and is completed by later ones.
         var partial: Candidate? = nil
+        /// Whether, with no stored answer of its own, a keyed read may be answered while the
+        /// origin cannot by the stored answer to the same read whose body is nearest
+        /// (``StandInBody``): looked for only then (``Action/seekStandInBody``).
+        var seeksStandInBody = false
         /// A health check (``HealthChecks``): never answered from the cache while the origin cannot
         /// answer, its error answer saying `+health-check`.
         var healthCheck = false
@@ -236,6 +241,10 @@ struct CacheTransaction: Sendable {
         case mergeNotModified(CachedEntry)
         /// Stream upstream's answer to the client, storing it when the relay says so. Done.
         case relay(Relay)
+        /// The origin cannot answer a keyed read that has no stored answer: look for the stored
+        /// answer to the same read whose body is nearest, and say what was found with
+        /// ``standInSought(_:noneNear:now:)``.
+        case seekStandInBody
     }
 
     private enum State: Sendable {
@@ -247,6 +256,8 @@ struct CacheTransaction: Sendable {
         case joining(Fetch)
         case fetching(Fetch)
         case merging(Fetch, status: Int, headers: [HeaderField], requestTime: Date)
+        /// Falling back, with a stand-in body to look for first.
+        case seekingStandIn(Lookup, detail: String, reason: String?, status: Int)
         case done
     }
 
@@ -268,6 +279,8 @@ struct CacheTransaction: Sendable {
     private var state = State.idle
     /// Set once the request may go as the back-off's probe: it then fetches as if none were on.
     private var probeAdmitted = false
+    /// Set once a stand-in body was looked for.
+    private var standInSought = false
 
     init(_ start: Start) {
         self.start = start
@@ -471,6 +484,18 @@ struct CacheTransaction: Sendable {
             fetch.lookup, detail: "network-timeout", reason: "no answer within \(fetch.timeout ?? .zero)", status: 504, now: now)
     }
 
+    /// What ``Action/seekStandInBody`` found: the stored answer to stand in, or nil; `noneNear`
+    /// when answers to the read are stored but none has a body near enough (the miss says so).
+    mutating func standInSought(_ standIn: StandIn?, noneNear: Bool, now: Date) -> Action {
+        guard case .seekingStandIn(var lookup, let detail, let reason, let status) = self.state else {
+            preconditionFailure("not seeking a stand-in")
+        }
+        lookup.standIn = standIn
+        self.standInSought = true
+        return self.fallBack(
+            lookup, detail: standIn == nil && noneNear ? detail + "+body-not-near" : detail, reason: reason, status: status, now: now)
+    }
+
     /// The stored answer was given (or the client went away meanwhile).
     mutating func answered() {
         self.state = .done
@@ -532,7 +557,8 @@ struct CacheTransaction: Sendable {
         if self.start.healthCheck { return nil }
         if self.start.keyed != nil {
             // The user asked for this answer to be kept for when the origin cannot give it.
-            return lookup.candidate.map { ($0, .allowed, nil) }
+            if let candidate = lookup.candidate { return (candidate, .allowed, nil) }
+            return lookup.standIn.map { ($0.candidate, .allowed, $0.reason) }
         }
         let lookup = self.answerable(lookup)
         let rule = self.start.offlineRule
@@ -567,6 +593,10 @@ struct CacheTransaction: Sendable {
     /// ``disconnectedAnswer(_:now:)`` finds, else an error page that says why. `reason` nil means
     /// offline mode.
     private mutating func fallBack(_ lookup: Lookup, detail: String, reason: String?, status: Int, now: Date) -> Action {
+        if self.start.seeksStandInBody, !self.standInSought, lookup.candidate == nil {
+            self.state = .seekingStandIn(lookup, detail: detail, reason: reason, status: status)
+            return .seekStandInBody
+        }
         if let answer = self.disconnectedAnswer(lookup, now: now) {
             self.state = .answering(then: .unreadableFallback(detail: detail, reason: reason))
             var detail =

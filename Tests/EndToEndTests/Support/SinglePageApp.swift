@@ -130,7 +130,10 @@ final class SinglePageApp: Sendable {
 extension Chromium {
     /// Loads `url` in a fresh profile through `proxy` and returns what the page put in
     /// `window.__report` (Tests/Fixtures/chromium-report.py), once it says `done` or `timeout` passed.
-    static func report(_ url: String, proxy: String, timeout: Duration = .seconds(60)) async throws -> [String: Any] {
+    /// With `profile`, the profile is that folder, kept from one load to the next.
+    static func report(_ url: String, proxy: String, profile: String? = nil, timeout: Duration = .seconds(60)) async throws
+        -> [String: Any]
+    {
         guard let path = Self.path else { throw E2EError("chromium is not installed") }
         let home = LarderProcess.temporaryDirectory("chromium-home")
         defer { try? FileManager.default.removeItem(atPath: home) }
@@ -138,7 +141,7 @@ extension Chromium {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "python3", LarderProcess.packageRoot.appendingPathComponent("Tests/Fixtures/chromium-report.py").path, path,
-            home + "/profile", proxy, url, String(Int(timeout.seconds)),
+            profile ?? home + "/profile", proxy, url, String(Int(timeout.seconds)),
         ]
         // The driver stops Chromium itself; the extra time only bounds a driver that hangs.
         let result = try await Chromium.run(process, home: home, timeout: timeout + .seconds(60))

@@ -29,12 +29,15 @@ enum WebKit {
     /// loopback included, goes through `proxy`, and returns what `report` (JavaScript; by default
     /// the page's `window.__report`) gave once it says `done` or `timeout` passed.
     /// With `trustedCA`, a certificate that chains to that PEM CA and names its host is accepted
-    /// for that host (webkit-report.py says how); TLS checks are never turned off.
+    /// for that host (webkit-report.py says how); TLS checks are never turned off. With
+    /// `profile`, website data (cookies included) is kept in that folder between loads, as a
+    /// user's browser keeps it.
     static func report(
         _ url: String,
         proxy: String,
         trustedCA: String? = nil,
         report: String? = nil,
+        profile: String? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> [String: Any] {
         let home = LarderProcess.temporaryDirectory("webkit-home")
@@ -43,6 +46,7 @@ enum WebKit {
         var driver = [Self.python, LarderProcess.packageRoot.appendingPathComponent("Tests/Fixtures/webkit-report.py").path]
         if let trustedCA { driver += ["--trust", trustedCA] }
         if let report { driver += ["--report", report] }
+        if let profile { driver += ["--data-dir", profile] }
         let process = ChildProcess()
         // `timeout` kills its whole process group (xvfb-run, Xvfb, the driver and WebKit's own
         // processes) if the driver hangs; the driver stops by itself at `timeout`.

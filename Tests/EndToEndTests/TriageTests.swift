@@ -152,4 +152,34 @@ struct TriageTests {
         }
         await larder.tearDown()
     }
+
+    @Test(
+        "a keyed read with answers stored for its URL but none near its body: the miss says +body-not-near, and its row says why in words")
+    func bodyNotNear() async throws {
+        let app = try await TestOrigin.start()
+        app.setRoute("/api/chart", .text(#"{"points":[3,1,4]}"#, contentType: "application/json"))
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/larder.json"
+        try #"{"routes": [{"match": "\#(app.url("/api/chart"))", "cacheMethods": ["POST"], "bodyKey": "exact"}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        try await withLarder(["--config", config]) { larder in
+            let post = { (body: String) in
+                try await Curl.run(
+                    app.url("/api/chart"), proxy: larder.proxyURL,
+                    arguments: ["-X", "POST", "--data", body, "-H", "Content-Type: application/json", "-H", "Referer: \(app.url("/"))"])
+            }
+            #expect(try await post(#"{"series":"cpu"}"#).status == 200)
+            try await app.stop()
+            let missed = try await post(#"{"series":"memory"}"#)
+            #expect(missed.status == 502)
+            #expect(missed.header("cache-status")?.contains("+body-not-near") == true, "\(missed.headers)")
+            let row = Self.appMisses(try await Self.report(larder)).first { $0["url"] as? String == app.url("/api/chart") }
+            #expect((row?["causes"] as? [String]) == ["body-not-near"])
+            #expect(
+                (row?["note"] as? String)?.contains(
+                    "Larder keeps answers for this URL, but none for a request like this one: its body differs in more than times, counters or a form boundary."
+                ) == true, "\(row ?? [:])")
+        }
+    }
 }

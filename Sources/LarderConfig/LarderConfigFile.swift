@@ -8,7 +8,7 @@ public struct LarderConfigFile: Sendable {
     /// The top-level settings, in the order messages list them.
     public static let knownKeys = [
         "routes", "navigationFallback", "requests", "ignoreQueryParameters", "tunnel", "maxSize", "precache", "allowCrossOrigin",
-        "statusOrigins", "queue", "upstreamProxy", "lan", "$schema",
+        "statusOrigins", "queue", "upstreamProxy", "lan", "healthChecks", "$schema",
     ]
 
     /// `routes`: per-route strategies, in file order (the first matching a cache key applies).
@@ -39,6 +39,9 @@ public struct LarderConfigFile: Sendable {
     /// `lan.allowUpstream`: the box's own loopback and link-local addresses clients on other
     /// machines may still make Larder reach (docs/SERVING.md, "A shared box (LAN mode)").
     public var lanReach = UpstreamReach()
+    /// `healthChecks`: the endpoints never answered from the cache while their origin cannot
+    /// answer, replacing the common names (``HealthChecks/default``); nil when not set.
+    public var healthChecks: HealthChecks?
 
     /// The settings of an empty file: Larder's defaults.
     public init() {}
@@ -163,6 +166,22 @@ public struct LarderConfigFile: Sendable {
             } catch {
                 throw reader.error("\(error)", at: path, line: upstreamProxy.value.line)
             }
+        }
+        if let healthChecks = members["healthChecks"] {
+            let path = root.appending(member: "healthChecks")
+            let expected = "a health check's path name such as \"healthz\", or a path such as \"/api/status\" (* for any characters)"
+            var patterns: [String] = []
+            for (index, element) in try reader.elements(
+                of: healthChecks.value, at: path, expected: "an array of health-check names or paths"
+            )
+            .enumerated() {
+                let text = try reader.string(element, at: path.appending(index: index), expected: expected)
+                guard HealthChecks.isValid(text) else {
+                    throw reader.mismatch(element, at: path.appending(index: index), expected: expected)
+                }
+                patterns.append(text)
+            }
+            self.healthChecks = HealthChecks(patterns: patterns)
         }
         if let queue = members["queue"] {
             self.writeQueue = try WriteQueueConfiguration(configValue: queue.value, at: root.appending(member: "queue"), reader: reader)

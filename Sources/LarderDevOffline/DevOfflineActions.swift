@@ -106,7 +106,10 @@ struct DevOfflineActions {
             }
             do {
                 if name == "answer-offline" {
-                    let added = try routes.add(entry)
+                    var chosen = entry
+                    // Kept so /dev/offline can say whether the misses stopped since.
+                    chosen.chosenAt = self.pages.now()
+                    let added = try routes.add(chosen)
                     return Self.redirect(
                         back,
                         flash: added

@@ -152,11 +152,7 @@ public struct DevOfflinePages: OwnPageResponder {
         }
         report.upstream = self.hostReports(now: now)
         report.connectivity = self.connectivity(now: now)
-        if let answered = self.answeredOffline?.current {
-            report.answeredOffline = AnsweredOfflineReport(
-                file: self.answeredOffline?.path ?? "", entries: answered.entries.map { .init(method: $0.method, url: $0.url) },
-                problem: answered.problem)
-        }
+        report.answeredOffline = self.answeredOfflineReport()
         if let sites = self.keptNoStore?.current {
             report.keptNoStore = KeptNoStoreReport(
                 file: self.keptNoStore?.path ?? "", kept: sites.kept,
@@ -171,7 +167,7 @@ public struct DevOfflinePages: OwnPageResponder {
             return shown
         }
         report.add(offlineMisses: self.offlineMisses.snapshot().map(shown), capacity: self.offlineMisses.capacity)
-        report.offlineMisses?.browserMisses = self.browserMisses.map { $0.snapshot().map(shown) }
+        report.offlineMisses?.browserMisses = self.browserMisses.map { $0.snapshot().map { OfflineMissNote.annotatedBrowsers(shown($0)) } }
         report.recentRequests = self.statistics.recentRequests()
         report.pageJobs = self.pageJobs.map(PageJobsReport.init)
         report.writeQueue = try await WriteQueueReport.read(
@@ -179,6 +175,15 @@ public struct DevOfflinePages: OwnPageResponder {
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
         report.entries = EntryListReport(query: nil, sort: .recent, page: self.shown(page))
         return report
+    }
+
+    /// The routes **Answer offline** added, as reported (nil without them).
+    func answeredOfflineReport() -> AnsweredOfflineReport? {
+        guard let routes = self.answeredOffline else { return nil }
+        let answered = routes.current
+        return AnsweredOfflineReport(
+            file: routes.path, entries: answered.entries.map { .init(method: $0.method, url: $0.url, chosenAt: $0.chosenAt) },
+            problem: answered.problem)
     }
 
     private func overview(query: FormFields, json: Bool, origin: String? = nil) async throws -> Response {
@@ -239,10 +244,15 @@ public struct DevOfflinePages: OwnPageResponder {
         // Which misses are this game's depends on every game's root (the deepest wins).
         let games = try await self.store.games().map { GameReport($0, missing: []) }
         let attribution = OfflineMissAttribution(games: games)
-        game.add(offlineMisses: self.offlineMisses.snapshot().filter { attribution.game(of: $0)?.slug == slug })
-        try await OfflineReport.checkPage(of: &game, record: record, in: self.store, subresources: self.subresources)
         let pages = try await OfflineReport.pages(from: self.store, subresources: self.subresources)
-        let extraURLs = try await OfflineReport.extraURLs(from: self.store, pages: pages).filter { $0.game == slug }
+        let allExtraURLs = try await OfflineReport.extraURLs(from: self.store, pages: pages)
+        // Its rows say what the overview's say, fixes included.
+        let fixes = OfflineMissNote.Fixes(answeredOffline: self.answeredOfflineReport(), extraURLs: allExtraURLs)
+        game.add(
+            offlineMisses: self.offlineMisses.snapshot().filter { attribution.game(of: $0)?.slug == slug }
+                .map { OfflineMissNote.annotated($0, fixes: fixes, now: self.now()) })
+        try await OfflineReport.checkPage(of: &game, record: record, in: self.store, subresources: self.subresources)
+        let extraURLs = allExtraURLs.filter { $0.game == slug }
         return GameDetailReport(game: game, files: files, extraURLs: extraURLs, job: jobID.flatMap { self.jobs.status($0) })
     }
 

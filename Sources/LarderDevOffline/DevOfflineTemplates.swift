@@ -252,7 +252,7 @@ struct DevOfflineTemplates: Sendable {
         <div class="scroll"><table>
         <thead><tr><th>Last missed</th><th>Method</th><th>URL</th><th class="num">Count</th><th>Why</th></tr></thead>
         <tbody>
-        {{#browserMissRows}}<tr><td><time datetime="{{lastSeenISO}}" title="{{lastSeenExact}}">{{lastSeenRelative}}</time></td><td>{{method}}</td><td class="url mono">{{url}}</td><td class="num">{{count}}</td><td><span class="pill offline-miss">{{reason}}</span></td></tr>
+        {{#browserMissRows}}<tr><td><time datetime="{{lastSeenISO}}" title="{{lastSeenExact}}">{{lastSeenRelative}}</time></td><td>{{method}}</td><td class="url mono">{{url}}{{#note}}<div class="small">{{note}}</div>{{/note}}</td><td class="num">{{count}}</td><td><span class="pill offline-miss">{{reason}}</span></td></tr>
         {{/browserMissRows}}
         </tbody></table></div>
         {{/hasBrowserMisses}}

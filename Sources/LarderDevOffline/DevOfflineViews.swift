@@ -240,12 +240,17 @@ struct DevOfflineViews {
         row["game"] = game ?? ""
         row["method"] = miss.upgrade.map { "\(miss.method) (\($0))" } ?? miss.method
         row["count"] = HumanFormat.count(miss.count)
-        row["reason"] = miss.reason.rawValue
+        row["reason"] = OfflineMissNote.label(miss.reason)
         row["referer"] = miss.referer ?? ""
-        // Precache fetches with GET; another method's miss, or a stream's, cannot be cured that way.
-        row["canPrecache"] = (miss.method == "GET" || miss.method == "HEAD") && miss.upgrade == nil
-        // A read sent as POST (the method's miss, not a queued write): offered to Answer offline.
-        row["canAnswerOffline"] = miss.note != nil && AnsweredOffline.Entry(url: miss.url, method: miss.method) != nil
+        let healthCheck = miss.causes?.contains("health-check") == true
+        // Precache fetches with GET; another method's miss, or a stream's, cannot be cured that
+        // way, nor a health check, which is never answered from the cache while the site is down.
+        row["canPrecache"] = (miss.method == "GET" || miss.method == "HEAD") && miss.upgrade == nil && !healthCheck
+        // A read sent as POST (the method's miss, not a queued write): offered to Answer offline,
+        // until it is.
+        row["canAnswerOffline"] =
+            miss.methodNotStored == true && miss.fix == nil && miss.causes?.contains("declared-withheld") != true
+            && AnsweredOffline.Entry(url: miss.url, method: miss.method) != nil
         row["note"] = miss.note ?? ""
         return row
     }
@@ -256,7 +261,8 @@ struct DevOfflineViews {
         row["url"] = miss.url
         row["method"] = miss.method
         row["count"] = HumanFormat.count(miss.count)
-        row["reason"] = miss.reason.rawValue
+        row["reason"] = OfflineMissNote.label(miss.reason)
+        row["note"] = miss.note ?? ""
         return row
     }
 

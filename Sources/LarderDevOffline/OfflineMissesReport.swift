@@ -78,7 +78,11 @@ struct OfflineMissAttribution {
 extension OfflineReport {
     /// Adds the proxy's offline misses (newest first): the groups, and on each game the misses since
     /// its last precache, which keep it from being reported as working offline.
+    /// Each miss gets its note, and the fix the user applied to it (from ``answeredOffline`` and
+    /// ``extraURLs``, so set them first).
     public mutating func add(offlineMisses misses: [OfflineMisses.Miss], capacity: Int) {
+        let fixes = OfflineMissNote.Fixes(answeredOffline: self.answeredOffline, extraURLs: self.extraURLs)
+        let misses = misses.map { OfflineMissNote.annotated($0, fixes: fixes, now: self.generatedAt) }
         let report = OfflineMissesReport(misses: misses, capacity: capacity, games: self.games)
         self.offlineMisses = report
         var byGame: [String: [OfflineMisses.Miss]] = [:]
@@ -98,8 +102,12 @@ extension GameReport {
     /// nor does the browser's own request for `/favicon.ico` (made from the game's page when the
     /// page names no icon), which is listed but breaks nothing.
     mutating func add(offlineMisses misses: [OfflineMisses.Miss]) {
-        let since = misses.filter { $0.lastSeen > self.lastPrecache && ["GET", "HEAD"].contains($0.method) && $0.upgrade == nil }
-            .sorted { $0.lastSeen > $1.lastSeen }
+        // A health check's miss is the honest answer Larder chose to give (docs/SERVING.md, "Health checks").
+        let since = misses.filter {
+            $0.lastSeen > self.lastPrecache && ["GET", "HEAD"].contains($0.method) && $0.upgrade == nil
+                && $0.causes?.contains("health-check") != true
+        }
+        .sorted { $0.lastSeen > $1.lastSeen }
         self.offlineMisses = since
         let counted = since.count { !Self.isBrowsersIconRequest($0.url) }
         guard counted > 0, self.ready else { return }

@@ -12,15 +12,23 @@ public enum RequestInitiator: String, Sendable, Codable, Hashable {
 /// the app's, and what it learns from each request. Kept bounded: past ``capacity`` the origin
 /// seen longest ago is forgotten.
 ///
-/// A request is the app's when any of these holds:
-/// - it has a `Referer` (a page asked for it);
-/// - it is a navigation (`Sec-Fetch-Mode: navigate`): the user opened it;
-/// - it has no `Sec-Fetch-Site` (curl, scripts, a client without Fetch Metadata): nothing says it
-///   is the browser's, so it is not hidden;
-/// - its origin is one an app's request went to before (a page loaded from it).
+/// In this order:
+/// - a navigation (`Sec-Fetch-Mode: navigate`) is the app's: the user opened it;
+/// - a request with a `Referer` is the app's: a page asked for it;
+/// - a request to one of the browsers' own services (``BrowserServiceHosts``) is the browser's,
+///   whatever origins the app used and whether or not it carries Fetch Metadata (Chromium's
+///   updater sends none);
+/// - a POST with `Sec-Fetch-Site: none` is the browser's background work: no page sent it, and
+///   the user does not type a POST;
+/// - a request without `Sec-Fetch-Site` (curl, an app's native code, a client without Fetch
+///   Metadata) is the app's: nothing says it is the browser's, so it is not hidden;
+/// - a request to an origin an app's request went to before (a page loaded from it) is the app's;
+/// - anything else is the browser's own: Chromium sends its background requests without a
+///   `Referer`, with `Sec-Fetch-Site: none` and a mode other than `navigate`.
 ///
-/// Anything else is the browser's own: Chromium sends its background requests without a
-/// `Referer`, with `Sec-Fetch-Site: none` and a mode other than `navigate`.
+/// The browsers' services are never kept as the app's origins, even when a page asked for one
+/// (a sign-in button loading from `accounts.google.com`): the browser's own requests to them
+/// would then count as the app's, and drive the badge.
 public struct AppOrigins: Sendable {
     /// The origins, the one named longest ago forgotten first.
     private var origins: LeastRecentlyUsedCache<String, Void>
@@ -46,19 +54,33 @@ public struct AppOrigins: Sendable {
         Array(self.origins.contents.keys)
     }
 
-    /// Who a request to `origin` is for, from its `Referer`, `Sec-Fetch-Site` and `Sec-Fetch-Mode`
-    /// (the rule above); nothing is learned.
-    public func initiator(origin: String, referer: String?, fetchSite: String?, fetchMode: String?) -> RequestInitiator {
-        if referer?.isEmpty == false || fetchSite == nil || fetchMode?.lowercased() == "navigate" || self.contains(origin) {
+    /// The browsers' own services, never the app's.
+    public var browserHosts: BrowserServiceHosts = .default
+
+    /// Who a request of `method` to `origin` is for, from its `Referer`, `Sec-Fetch-Site` and
+    /// `Sec-Fetch-Mode` (the rule above); nothing is learned.
+    public func initiator(
+        origin: String, referer: String?, fetchSite: String?, fetchMode: String?, method: String = "GET"
+    ) -> RequestInitiator {
+        if fetchMode?.lowercased() == "navigate" || referer?.isEmpty == false {
             return .app
         }
-        return .browser
+        if self.browserHosts.contains(origin: origin) {
+            return .browser
+        }
+        if method.uppercased() == "POST", fetchSite?.lowercased() == "none" {
+            return .browser
+        }
+        return fetchSite == nil || self.contains(origin) ? .app : .browser
     }
 
-    /// Classifies a request to `origin` as ``initiator(origin:referer:fetchSite:fetchMode:)`` does and,
-    /// when it is the app's, keeps its origin and its `Referer`'s origin as the app's.
-    public mutating func classify(origin: String, referer: String?, fetchSite: String?, fetchMode: String?) -> RequestInitiator {
-        let initiator = self.initiator(origin: origin, referer: referer, fetchSite: fetchSite, fetchMode: fetchMode)
+    /// Classifies a request as ``initiator(origin:referer:fetchSite:fetchMode:method:)`` does and,
+    /// when it is the app's, keeps its origin and its `Referer`'s origin as the app's (never a
+    /// browser's service).
+    public mutating func classify(
+        origin: String, referer: String?, fetchSite: String?, fetchMode: String?, method: String = "GET"
+    ) -> RequestInitiator {
+        let initiator = self.initiator(origin: origin, referer: referer, fetchSite: fetchSite, fetchMode: fetchMode, method: method)
         guard initiator == .app else { return initiator }
         self.keep(origin)
         if let referer, let page = try? HTTPURL(parsing: referer) {
@@ -68,6 +90,7 @@ public struct AppOrigins: Sendable {
     }
 
     private mutating func keep(_ origin: String) {
+        guard !self.browserHosts.contains(origin: origin) else { return }
         self.origins.insert((), for: origin)
     }
 }

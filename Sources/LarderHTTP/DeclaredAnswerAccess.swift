@@ -43,7 +43,7 @@ public enum DeclaredAnswerAccess: Sendable, Hashable {
     }
 
     /// The origin of the page that made `request`: its `Origin`, else its `Referer`'s origin.
-    static func pageOrigin(of request: some HeaderFields) -> String? {
+    public static func pageOrigin(of request: some HeaderFields) -> String? {
         if request.contains(name: "origin") {
             return CORSGrant.pageOrigin(of: request)
         }

@@ -51,6 +51,9 @@ public struct ProxyConfiguration: Sendable {
     /// Origins whose pages may read `/dev/offline.json` besides those of the precached games and
     /// pages (normalised, e.g. `https://app.example`).
     public var statusOrigins: [String] = []
+    /// The endpoints that report a server's health (config `healthChecks`), never answered from the
+    /// cache while their origin cannot answer (docs/SERVING.md, "Health checks").
+    public var healthChecks: HealthChecks = .default
 
     /// App shells for navigations with nothing stored while the origin cannot answer (config
     /// `navigationFallback`); the first covering a URL applies.

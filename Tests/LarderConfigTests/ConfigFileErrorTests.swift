@@ -28,7 +28,7 @@ struct ConfigFileErrorTests {
                   "unknownKey": 1
                 }
                 """,
-                "larder.json:3: unknownKey: not a Larder setting (known: routes, navigationFallback, requests, ignoreQueryParameters, tunnel, maxSize, precache, allowCrossOrigin, statusOrigins, queue, upstreamProxy, lan, $schema)"
+                "larder.json:3: unknownKey: not a Larder setting (known: routes, navigationFallback, requests, ignoreQueryParameters, tunnel, maxSize, precache, allowCrossOrigin, statusOrigins, queue, upstreamProxy, lan, healthChecks, $schema)"
             ),
             (
                 "unknown key inside a route",
@@ -57,7 +57,7 @@ struct ConfigFileErrorTests {
             (
                 "a key that is not an identifier is quoted",
                 #"{"max size": 1}"#,
-                #"larder.json:1: ["max size"]: not a Larder setting (known: routes, navigationFallback, requests, ignoreQueryParameters, tunnel, maxSize, precache, allowCrossOrigin, statusOrigins, queue, upstreamProxy, lan, $schema)"#
+                #"larder.json:1: ["max size"]: not a Larder setting (known: routes, navigationFallback, requests, ignoreQueryParameters, tunnel, maxSize, precache, allowCrossOrigin, statusOrigins, queue, upstreamProxy, lan, healthChecks, $schema)"#
             ),
             (
                 "a key given twice",

@@ -17,6 +17,10 @@ final class DevOfflineFixture: Sendable {
     let offline = OfflineSwitch(false)
     let jobs = QueuedPrecacheJobs()
     let offlineMisses = OfflineMisses(capacity: 5)
+    /// The browser's own, grouped as the proxy groups them.
+    let browserMisses = OfflineMisses(capacity: 5, grouping: .ignoreQuery)
+    /// The routes **Answer offline** adds, in the fixture's directory.
+    let answeredOffline: AnsweredOfflineRoutes
     /// The registry /metrics emits; the proxy's counters are made with its factory, as
     /// `ProxyServer` makes them.
     let metrics = MetricsExposition()
@@ -28,7 +32,8 @@ final class DevOfflineFixture: Sendable {
         self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("devoffline-\(UUID().uuidString)").path
         self.store = try Store(directory: self.directory)
         _ = ProxyMetrics(factory: self.metrics.factory)
-        self.pages = DevOfflinePages(
+        self.answeredOffline = AnsweredOfflineRoutes(directory: self.directory, logger: Logger(label: "test"))
+        var pages = DevOfflinePages(
             store: self.store,
             statistics: self.statistics,
             health: self.health,
@@ -46,6 +51,9 @@ final class DevOfflineFixture: Sendable {
             templates: try DevOfflineTemplates(),
             now: now
         )
+        pages.browserMisses = self.browserMisses
+        pages.answeredOffline = self.answeredOffline
+        self.pages = pages
     }
 
     deinit {

@@ -61,6 +61,48 @@ struct OfflineMissesTests {
         #expect(misses.snapshot().isEmpty)
     }
 
+    @Test("one record per method and endpoint: new cache-busters count on the same row; the latest URL is kept; bounded per endpoint")
+    func endpoints() throws {
+        let misses = OfflineMisses(capacity: 2)
+        for (index, stamp) in ["1795492696035", "1795492697035", "1795492698035"].enumerated() {
+            try Self.record(misses, "http://app.example/api/feed?_=\(stamp)", at: Double(index))
+        }
+        misses.record(url: try Self.url("http://app.example/api/feed"), method: "POST", referer: nil, reason: .offline, now: Self.start + 5)
+        let snapshot = misses.snapshot()
+        #expect(snapshot.map(\.method) == ["POST", "GET"])
+        let feed = try #require(snapshot.last)
+        #expect(feed.count == 3)
+        #expect(feed.url == "http://app.example/api/feed?_=1795492698035")
+        #expect(feed.endpoint == "http://app.example/api/feed")
+        #expect(feed.firstSeen == Self.start)
+        misses.forget(url: "http://app.example/api/feed?_=1795492699999")
+        #expect(misses.snapshot().isEmpty, "added to precache: the endpoint is forgotten, of any method")
+
+        let browser = OfflineMisses(capacity: 2, grouping: .ignoreQuery)
+        for nonce in ["13:1", "13:2", "13:3"] {
+            browser.record(
+                url: try Self.url("http://update.googleapis.com/service/update2/json?cup2key=\(nonce)"), method: "POST", referer: nil,
+                reason: .upstreamUnreachable, now: Self.start)
+        }
+        #expect(browser.snapshot().map(\.count) == [3])
+    }
+
+    @Test("what the detail says after the reason is kept on the miss, and the declared request withheld from it")
+    func causes() throws {
+        let misses = OfflineMisses()
+        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "http://api.example/graphql", headers: [:])
+        misses.record(
+            head, url: try Self.url("http://api.example/graphql"),
+            cacheStatus: .forward(.method, detail: "upstream-unreachable+declared-withheld"), declaredRequest: "today", now: Date())
+        let miss = try #require(misses.snapshot().first)
+        #expect(miss.reason == .upstreamUnreachable)
+        #expect(miss.causes == ["declared-withheld"])
+        #expect(miss.declaredRequest == "today")
+        #expect(miss.methodNotStored == true)
+        #expect(OfflineMisses.Reason.causes(.forward(.uriMiss, detail: "offline+health-check")) == ["health-check"])
+        #expect(OfflineMisses.Reason.causes(.forward(.uriMiss, detail: "offline")).isEmpty)
+    }
+
     @Test("only answers the origin could not give and nothing stored could replace are recorded")
     func whatCounts() throws {
         let misses = OfflineMisses()

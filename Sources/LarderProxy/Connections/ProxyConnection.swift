@@ -186,10 +186,14 @@ struct ProxyConnection {
                         head, url: url, client: self.client, body: body, rule: rule, writer: writer)
                 }
                 let learned = self.configuration.declaredRequests.isEmpty ? [:] : await self.learnedQueries.current()
-                guard
-                    let keyed = self.configuration.keyedServing(
-                        method: method, url: url, body: body, headers: head.headers, client: self.client, learned: learned)
-                else {
+                let lookup = self.configuration.keyedLookup(
+                    method: method, url: url, body: body, headers: head.headers, client: self.client, learned: learned)
+                guard case .keyed(let keyed) = lookup else {
+                    if case .withheld(let declared) = lookup {
+                        // Its error answer says a declared answer exists and why it was withheld.
+                        return try await self.forward.serveUncacheable(
+                            head, url: url, client: self.client, body: .bytes(body), writer: writer, withheldDeclared: declared)
+                    }
                     // A JSON body that is not a GraphQL query says why it is never answered from the store.
                     let detail = JSONMediaType.names(contentType) ? GraphQLRead(body: Array(body.readableBytesView)).notKeyedDetail : nil
                     return try await self.forward.serveUncacheable(

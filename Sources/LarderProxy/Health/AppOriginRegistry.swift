@@ -11,13 +11,17 @@ public final class AppOriginRegistry: Sendable {
     /// Who `request` (to `url`) is for; when it is the app's, its origins are kept as the app's.
     func classify(_ request: HTTPRequestHead, url: HTTPURL) -> RequestInitiator {
         let (referer, site, mode) = Self.fields(request)
-        return self.origins.withLock { $0.classify(origin: url.origin, referer: referer, fetchSite: site, fetchMode: mode) }
+        return self.origins.withLock {
+            $0.classify(origin: url.origin, referer: referer, fetchSite: site, fetchMode: mode, method: request.method.wireName)
+        }
     }
 
     /// Who `request` (to `url`) is for, learning nothing.
     func initiator(of request: HTTPRequestHead, url: HTTPURL) -> RequestInitiator {
         let (referer, site, mode) = Self.fields(request)
-        return self.origins.withLock { $0.initiator(origin: url.origin, referer: referer, fetchSite: site, fetchMode: mode) }
+        return self.origins.withLock {
+            $0.initiator(origin: url.origin, referer: referer, fetchSite: site, fetchMode: mode, method: request.method.wireName)
+        }
     }
 
     /// The fields that tell who a request is for: `Referer`, `Sec-Fetch-Site`, `Sec-Fetch-Mode`.

@@ -12,9 +12,10 @@ struct OfflineMissLog: Sendable {
     /// The clock misses are dated by (the proxy's).
     let now: @Sendable () -> Date
 
-    /// Records `request` when its answer (`cacheStatus`) is an offline miss.
-    func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?) {
+    /// Records `request` when its answer (`cacheStatus`) is an offline miss; `declaredRequest`
+    /// names a declared request whose answer was withheld from it.
+    func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?, declaredRequest: String? = nil) {
         let misses = self.appOrigins.initiator(of: request, url: url) == .app ? self.app : self.browser
-        misses.record(request, url: url, cacheStatus: cacheStatus, now: self.now())
+        misses.record(request, url: url, cacheStatus: cacheStatus, declaredRequest: declaredRequest, now: self.now())
     }
 }

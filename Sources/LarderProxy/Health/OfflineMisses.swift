@@ -7,8 +7,10 @@ import Synchronization
 /// backing off, or offline mode) and nothing stored could be used: the URLs to precache so that an
 /// app works offline. Kept in memory since the proxy started, for /dev/offline.
 ///
-/// One record per URL (a repeat counts and moves it to the front), newest first, at most
-/// ``capacity`` of them: when full, the URL missed longest ago gives way. URLs are at most
+/// One record per endpoint: a method and a URL without the query parameters ``grouping`` ignores
+/// (``OfflineMatch/endpoint(of:)``: the cache-busters an app adds to each call, so one API
+/// missed a hundred times is one row). A repeat counts and moves it to the front, newest first,
+/// at most ``capacity`` of them: when full, the endpoint missed longest ago gives way. URLs are at most
 /// `HTTPURL.maximumLength` bytes and referrers are cut to ``maximumRefererLength``, so memory stays
 /// flat however long the origin is down.
 public final class OfflineMisses: Sendable {
@@ -37,12 +39,20 @@ public final class OfflineMisses: Sendable {
             guard cacheStatus.forward != .bypass || parts.dropFirst().contains("websocket"), let first = parts.first else { return nil }
             self.init(rawValue: String(first))
         }
+
+        /// The `+` parts of the detail after the reason: what else the answer says of the miss.
+        public static func causes(_ cacheStatus: CacheStatus?) -> [String] {
+            guard let detail = cacheStatus?.detail else { return [] }
+            return detail.split(separator: "+").dropFirst().map(String.init)
+        }
     }
 
-    /// One URL the cache could not answer.
+    /// One endpoint the cache could not answer.
     public struct Miss: Sendable, Codable, Hashable {
-        /// The requested URL.
+        /// The latest requested URL.
         public var url: String
+        /// The URL the record stands for: ``url`` without what ``grouping`` ignores of its query.
+        public var endpoint: String?
         /// Its origin (`scheme://host[:port]`).
         public var origin: String
         /// The method of the latest request (only GET and HEAD can be precached).
@@ -61,8 +71,22 @@ public final class OfflineMisses: Sendable {
         /// could not open, which no copy can stand in for; nil for a plain request.
         public var upgrade: String?
         /// What the miss was, when its method is one Larder does not store on defaults (a POST that
-        /// no route keys): not a network problem but a request with no copy to answer it.
+        /// no route keys): not a network problem but a request with no copy to answer it. The
+        /// report replaces it with what happened in a user's words (`LarderDevOffline`'s
+        /// `OfflineMissNote`).
         public var note: String?
+        /// What else the latest error answer's `Cache-Status` detail said, after the reason: its
+        /// `+` parts (`websocket`, `declared-withheld`, `health-check`, `body-not-near`...), from
+        /// which the report writes the note; nil when there were none.
+        public var causes: [String]?
+        /// Whether the latest request's method is one Larder does not store on defaults
+        /// (`fwd=method`): a read sent so is offered **Answer offline**.
+        public var methodNotStored: Bool?
+        /// The declared request (config `requests`) whose stored answer was withheld from the
+        /// latest request, because its page is not among the `pageOrigins` listed for it.
+        public var declaredRequest: String?
+        /// The fix the user applied to it, and whether it missed since; set by the report.
+        public var fix: OfflineMissFix?
     }
 
     private struct State {
@@ -71,57 +95,72 @@ public final class OfflineMisses: Sendable {
         var nextSequence: UInt64 = 0
     }
 
-    /// How many URLs are kept.
+    /// How many endpoints are kept.
     public let capacity: Int
+    /// What of a query tells endpoints apart.
+    public let grouping: OfflineMatch
     /// The longest `Referer` kept, in bytes of UTF-8 (a longer one is cut).
     public static let maximumRefererLength = 2048
     private let state = Mutex(State())
 
-    /// Creates an empty record keeping at most `capacity` URLs.
-    public init(capacity: Int = 200) {
+    /// Creates an empty record keeping at most `capacity` endpoints, told apart by `grouping`.
+    public init(capacity: Int = 200, grouping: OfflineMatch = .ignoreCacheBusters) {
         precondition(capacity > 0, "an offline miss record keeps at least one URL")
         self.capacity = capacity
+        self.grouping = grouping
     }
 
-    /// Records one request for `url` that could not be answered.
+    /// Records one request for `url` that could not be answered. `causes` are the `+` parts of
+    /// the answer's `Cache-Status` detail after the reason; `declaredRequest` names a declared
+    /// request whose answer was withheld from it.
     public func record(
-        url: HTTPURL, method: String, referer: String?, reason: Reason, upgrade: String? = nil, note: String? = nil, now: Date
+        url: HTTPURL, method: String, referer: String?, reason: Reason, upgrade: String? = nil, note: String? = nil,
+        causes: [String] = [], methodNotStored: Bool = false, declaredRequest: String? = nil, now: Date
     ) {
-        var key = url
-        key.fragment = nil
-        let text = key.absoluteString
+        var full = url
+        full.fragment = nil
+        let text = full.absoluteString
+        let endpoint = self.grouping.endpoint(of: url).absoluteString
+        let key = method + " " + endpoint
         let referer = referer.map { String(decoding: $0.utf8.prefix(Self.maximumRefererLength), as: UTF8.self) }
+        let causes = causes.isEmpty ? nil : causes
         self.state.withLock { state in
             state.nextSequence += 1
-            if var known = state.misses[text]?.miss {
+            if var known = state.misses[key]?.miss {
                 known.count += 1
-                known.method = method
+                known.url = text
                 known.referer = referer ?? known.referer
                 known.reason = reason
                 known.upgrade = upgrade
                 known.note = note
+                known.causes = causes
+                known.methodNotStored = methodNotStored ? true : nil
+                known.declaredRequest = declaredRequest
                 known.lastSeen = max(known.lastSeen, now)
-                state.misses[text] = (known, state.nextSequence)
+                state.misses[key] = (known, state.nextSequence)
                 return
             }
             if state.misses.count >= self.capacity, let oldest = state.misses.min(by: { $0.value.sequence < $1.value.sequence })?.key {
                 state.misses.removeValue(forKey: oldest)
             }
             let miss = Miss(
-                url: text, origin: url.origin, method: method, referer: referer, reason: reason, count: 1, firstSeen: now, lastSeen: now,
-                upgrade: upgrade, note: note)
-            state.misses[text] = (miss, state.nextSequence)
+                url: text, endpoint: endpoint, origin: url.origin, method: method, referer: referer, reason: reason, count: 1,
+                firstSeen: now, lastSeen: now, upgrade: upgrade, note: note, causes: causes, methodNotStored: methodNotStored ? true : nil,
+                declaredRequest: declaredRequest)
+            state.misses[key] = (miss, state.nextSequence)
         }
     }
 
     /// Records `request` when its answer (`cacheStatus`) is an offline miss; any other answer is
     /// ignored.
-    func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?, now: Date) {
+    func record(_ request: HTTPRequestHead, url: HTTPURL, cacheStatus: CacheStatus?, declaredRequest: String? = nil, now: Date) {
         guard let reason = Reason(cacheStatus: cacheStatus) else { return }
+        let methodNotStored = cacheStatus?.forward == .method
         self.record(
             url: url, method: request.method.wireName, referer: request.headers.first(name: "referer"), reason: reason,
             upgrade: WebSocketHandshake.isUpgrade(request) ? "websocket" : nil,
-            note: cacheStatus?.forward == .method ? Self.uncachedMethodNote(request.method.wireName) : nil, now: now)
+            note: methodNotStored ? Self.uncachedMethodNote(request.method.wireName) : nil, causes: Reason.causes(cacheStatus),
+            methodNotStored: methodNotStored, declaredRequest: declaredRequest, now: now)
     }
 
     /// Why a request of `method` that no route keys or queues had nothing to answer it.
@@ -129,9 +168,13 @@ public final class OfflineMisses: Sendable {
         "\(method) requests are not stored on defaults, so Larder has no copy to answer with: a read sent as \(method) is answered offline once a keyed route (cacheMethods) covers its URL and it was sent online (docs/SERVING.md, \"Requests with bodies\")."
     }
 
-    /// Forgets `url` (it was added to precache).
+    /// Forgets the endpoint of `url`, of any method (it was added to precache).
     public func forget(url: String) {
-        _ = self.state.withLock { $0.misses.removeValue(forKey: url) }
+        guard let parsed = try? HTTPURL(parsing: url) else { return }
+        let endpoint = self.grouping.endpoint(of: parsed).absoluteString
+        self.state.withLock { state in
+            state.misses = state.misses.filter { $0.value.miss.endpoint != endpoint }
+        }
     }
 
     /// Every URL kept, the latest missed first.

@@ -10,27 +10,36 @@ extension ForwardProxy {
     /// Forwards a request that the cache does not answer (unsafe methods, requests with bodies).
     /// `detail`, when given, is added to the answer's `Cache-Status` detail (after a `+` when
     /// there is one already). `client` says what it may make Larder reach (``reach(for:)``).
+    /// `withheldDeclared` names a declared request whose stored answer this request may not have:
+    /// an error answer says so.
     func serveUncacheable(
         _ head: HTTPRequestHead,
         url: HTTPURL,
         client: AnswerOwner.Client,
         body: UpstreamRequestBody?,
         writer: ResponseWriter,
-        detail: String? = nil
+        detail: String? = nil,
+        withheldDeclared: String? = nil
     ) async throws -> Outcome {
+        let withheld = withheldDeclared.map {
+            StatusPage.declaredWithheld($0, pageOrigin: DeclaredAnswerAccess.pageOrigin(of: head.headers))
+        }
         let isHead = head.method == .HEAD
         func details(_ own: String) -> String {
-            detail.map { own + "+" + $0 } ?? own
+            let text = detail.map { own + "+" + $0 } ?? own
+            // Only on the error answer: online the origin's answer is all there is to say.
+            return withheldDeclared == nil ? text : text + "+declared-withheld"
         }
         if self.offline.isOffline {
             let status = CacheStatus.forward(.method, detail: details("offline"))
             let page = StatusPage(
                 status: .gatewayTimeout,
                 title: "Offline",
-                paragraphs: ["Larder is in offline mode; \(head.method.wireName) requests need the network."],
+                paragraphs: ["Larder is in offline mode; \(head.method.wireName) requests need the network."]
+                    + (withheld.map { [$0] } ?? []),
                 url: url.absoluteString
             )
-            self.offlineMissLog.record(head, url: url, cacheStatus: status)
+            self.offlineMissLog.record(head, url: url, cacheStatus: status, declaredRequest: withheldDeclared)
             try await writer.page(
                 page, cacheStatus: status, close: false, isHead: isHead, extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))
             return Outcome(status: 504, cacheStatus: status, reusable: true)
@@ -49,8 +58,9 @@ extension ForwardProxy {
         } catch let error as UpstreamError {
             let status = CacheStatus.forward(.method, detail: details("upstream-unreachable"))
             let code: HTTPResponseStatus = error.kind == .timeout || error.kind == .connectTimeout ? .gatewayTimeout : .badGateway
-            let page = StatusPage.upstreamFailure(url: url.absoluteString, status: code, reason: error.description, cachedButUnusable: "")
-            self.offlineMissLog.record(head, url: url, cacheStatus: status)
+            let page = StatusPage.upstreamFailure(
+                url: url.absoluteString, status: code, reason: error.description, cachedButUnusable: withheld ?? "")
+            self.offlineMissLog.record(head, url: url, cacheStatus: status, declaredRequest: withheldDeclared)
             try await writer.page(
                 page, cacheStatus: status, close: body != nil, isHead: isHead,
                 extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))

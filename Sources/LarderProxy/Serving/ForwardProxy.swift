@@ -43,7 +43,8 @@ final class ForwardProxy: Sendable {
     /// What the cache could not answer while the origin could not, for /dev/offline.
     let offlineMisses = OfflineMisses()
     /// The same for the browser's own requests, kept apart so they neither fill nor push out the app's.
-    let browserMisses = OfflineMisses(capacity: 50)
+    /// Their queries are dropped whole: the browser's updater signs each request with a new one.
+    let browserMisses = OfflineMisses(capacity: 50, grouping: .ignoreQuery)
     /// Which requests are the app's and which the browser's own.
     let appOrigins = AppOriginRegistry()
     /// Where offline misses go: ``offlineMisses`` or ``browserMisses``.
@@ -149,7 +150,9 @@ final class ForwardProxy: Sendable {
                 keyed: keyed?.request.reason,
                 partial: partial,
                 seeksStandInBody: keyed.map(Self.mayStandIn) ?? false,
-                keepsNoStore: keyed == nil && self.configuration.keptNoStore?.keeps(origin: url.origin) == true
+                keepsNoStore: keyed == nil && self.configuration.keptNoStore?.keeps(origin: url.origin) == true,
+                healthCheck: self.configuration.healthChecks.matches(url),
+                declaredWithheld: declaredGet != nil && access == nil
             )
         )
         // Followers of a fetch this request leads are woken whatever happens: a failed fetch, a
@@ -186,8 +189,13 @@ final class ForwardProxy: Sendable {
                 {
                     return answered
                 }
-                self.offlineMissLog.record(head, url: url, cacheStatus: cacheStatus)
-                let page = Self.statusPage(page, url: url)
+                self.offlineMissLog.record(
+                    head, url: url, cacheStatus: cacheStatus, declaredRequest: access == nil ? declaredGet?.name : nil)
+                var page = Self.statusPage(page, url: url)
+                if let declaredGet, access == nil {
+                    page.paragraphs.append(
+                        StatusPage.declaredWithheld(declaredGet.name, pageOrigin: DeclaredAnswerAccess.pageOrigin(of: head.headers)))
+                }
                 try await writer.page(
                     page, cacheStatus: cacheStatus, close: false, isHead: head.method == .HEAD,
                     extraHeaders: await self.corsFieldsInOriginsPlace(head, url: url))

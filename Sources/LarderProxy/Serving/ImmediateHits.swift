@@ -122,7 +122,9 @@ struct ImmediateHits: Sendable {
             ?? RequestRoute.classify(head, own: self.own, rules: self.rules)).limited(to: self.reach)
         guard case .forward(let url) = route else { return nil }
         let key = CacheKey(url: url, filter: self.configuration.queryFilter)
-        guard self.configuration.route(for: key)?.changesOnlineAnswers != true,
+        // A health check goes the ordinary way, which does not answer it from the cache while its
+        // origin is backing off (docs/SERVING.md, "Health checks"); online the answer is the same.
+        guard self.configuration.route(for: key)?.changesOnlineAnswers != true, !self.configuration.healthChecks.matches(url),
             let lookup = self.store.rememberedLookup(of: key),
             lookup.entries.count == 1, let entry = lookup.entries.first, Self.isSelectedWhateverTheRequest(entry),
             entry.status == 200

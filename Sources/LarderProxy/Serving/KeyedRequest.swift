@@ -84,6 +84,20 @@ extension ProxyConfiguration {
         method: String, url: HTTPURL, body: ByteBuffer?, headers: some HeaderFields, client: AnswerOwner.Client,
         learned: [String: JSONValue] = [:]
     ) -> KeyedServing? {
+        guard
+            case .keyed(let serving) = self.keyedLookup(
+                method: method, url: url, body: body, headers: headers, client: client, learned: learned)
+        else { return nil }
+        return serving
+    }
+
+    /// What ``keyedServing(method:url:body:headers:client:learned:)`` finds, and when it finds no
+    /// keying because a declared request's answer may not answer this request, which one: its
+    /// error answer says so (docs/SERVING.md, "Declared answers are the user's").
+    func keyedLookup(
+        method: String, url: HTTPURL, body: ByteBuffer?, headers: some HeaderFields, client: AnswerOwner.Client,
+        learned: [String: JSONValue] = [:]
+    ) -> KeyedLookup {
         let isGet = method == "GET"
         let urlKey = CacheKey(url: isGet ? url.withoutGraphQLParameters : url, filter: self.queryFilter)
         func digest(_ bodyKey: BodyKey) -> String? {
@@ -110,22 +124,24 @@ extension ProxyConfiguration {
             guard
                 let access = DeclaredAnswerAccess.decide(
                     declared: declared, resolvedHeaders: resolved.headers, request: headers, client: client)
-            else { return nil }
+            else { return .withheld(declared: declared.name) }
             var serving = KeyedServing(
                 KeyedRequest(urlKey: urlKey, bodyKey: declared.bodyKey, reason: .declared), method: method, digest: digest, body: body)
             serving.access = access
             serving.learning = learning
-            return serving
+            return .keyed(serving)
         }
         if let bodyKey = self.route(for: urlKey)?.bodyKey(forMethod: method, hasGraphQLQuery: isGet) {
-            guard let digest = digest(bodyKey) else { return nil }
-            return KeyedServing(KeyedRequest(urlKey: urlKey, bodyKey: bodyKey, reason: .route), method: method, digest: digest, body: body)
+            guard let digest = digest(bodyKey) else { return .notKeyed }
+            return .keyed(
+                KeyedServing(KeyedRequest(urlKey: urlKey, bodyKey: bodyKey, reason: .route), method: method, digest: digest, body: body))
         }
-        guard self.keysGraphQLQueries(method: method, urlKey: urlKey, contentType: headers["content-type"].first) else { return nil }
+        guard self.keysGraphQLQueries(method: method, urlKey: urlKey, contentType: headers["content-type"].first) else { return .notKeyed }
         let read = isGet ? GraphQLRead(queryOf: url) : body.map { GraphQLRead(body: Array($0.readableBytesView)) }
-        guard case .query(let digest)? = read else { return nil }
-        return KeyedServing(
-            KeyedRequest(urlKey: urlKey, bodyKey: .graphql, reason: .graphQLQuery), method: method, digest: digest, body: body)
+        guard case .query(let digest)? = read else { return .notKeyed }
+        return .keyed(
+            KeyedServing(
+                KeyedRequest(urlKey: urlKey, bodyKey: .graphql, reason: .graphQLQuery), method: method, digest: digest, body: body))
     }
 }
 
@@ -159,6 +175,16 @@ extension ProxyConfiguration {
             return CacheKey(url: declaredURL, filter: self.queryFilter) == key
         }
     }
+}
+
+/// Whether and how a request with a body is keyed (``ProxyConfiguration/keyedLookup(method:url:body:headers:client:learned:)``).
+enum KeyedLookup: Sendable {
+    /// Keyed so.
+    case keyed(KeyedServing)
+    /// Not keyed: it matches the declared request named `declared`, whose answer it may not have.
+    case withheld(declared: String)
+    /// Not keyed.
+    case notKeyed
 }
 
 /// A keyed request with its body read: what ``ForwardProxy/serveCacheable(_:url:writer:keyed:)`` serves.

@@ -95,6 +95,12 @@ struct CacheTransaction: Sendable {
         /// Whether the user chose to keep the URL's site's `no-store` pages (``KeptNoStore``): an
         /// answer refused for its `no-store` alone is then stored for `owner`.
         var keepsNoStore = false
+        /// A health check (``HealthChecks``): never answered from the cache while the origin cannot
+        /// answer, its error answer saying `+health-check`.
+        var healthCheck = false
+        /// A declared request's answer was withheld from this request (its page is not among the
+        /// `pageOrigins` listed): its error answer says `+declared-withheld`.
+        var declaredWithheld = false
     }
 
     /// What the upstream request says of ranges (``UpstreamRequestPlan/Range``).
@@ -307,6 +313,10 @@ struct CacheTransaction: Sendable {
             let reason: CacheStatus.ForwardReason = start.lookup.candidate == nil ? .uriMiss : .request
             return self.forward(start.lookup, reason: reason, timeout: start.lookup.candidate == nil ? nil : start.networkTimeout)
         }
+        if start.healthCheck, start.backingOff {
+            // Even a fresh copy is not the server's health now: ask (as the probe) or say it is down.
+            return self.forward(start.lookup, reason: start.lookup.candidate == nil ? start.lookup.missReason : .request, timeout: nil)
+        }
         let candidate = start.lookup.candidate
         if candidate == nil, let partial = start.partial, self.partialHolds(partial),
             case .answerFromCache = CacheDecision.decide(self.decisionContext, stored: partial.freshness, now: start.now)
@@ -429,7 +439,7 @@ struct CacheTransaction: Sendable {
         let validating = self.validating(fetch)
         // stale-if-error (RFC 5861 section 4; docs/SERVING.md): a 5xx with a usable copy serves the copy.
         // The origin did answer, so RFC 9111's rule holds here whatever the route's offline rule.
-        if status >= 500, let candidate = validating,
+        if status >= 500, !self.start.healthCheck, let candidate = validating,
             CacheDecision.disconnectedUse(candidate.freshness, precached: candidate.entry.kind == .precached, rule: .strict, now: now)
                 == .allowed
         {
@@ -556,6 +566,8 @@ struct CacheTransaction: Sendable {
     /// offline rule lets it; nil when nothing may. A network-only route answers from the cache
     /// only in offline mode, where the user asked for whatever is there.
     private func disconnectedAnswer(_ lookup: Lookup, now: Date) -> (candidate: Candidate, use: DisconnectedUse, standIn: String?)? {
+        // A stored "up" would tell the app its server is up when it is not.
+        if self.start.healthCheck { return nil }
         if self.start.keyed != nil {
             // The user asked for this answer to be kept for when the origin cannot give it.
             if let candidate = lookup.candidate { return (candidate, .allowed, nil) }
@@ -594,7 +606,8 @@ struct CacheTransaction: Sendable {
     /// ``disconnectedAnswer(_:now:)`` finds, else an error page that says why. `reason` nil means
     /// offline mode.
     private mutating func fallBack(_ lookup: Lookup, detail: String, reason: String?, status: Int, now: Date) -> Action {
-        if self.start.seeksStandInBody, !self.standInSought, lookup.candidate == nil {
+        // A health check is never answered from the cache: no stand-in is looked for either.
+        if self.start.seeksStandInBody, !self.start.healthCheck, !self.standInSought, lookup.candidate == nil {
             self.state = .seekingStandIn(lookup, detail: detail, reason: reason, status: status)
             return .seekStandInBody
         }
@@ -624,6 +637,13 @@ struct CacheTransaction: Sendable {
             status = 504
         }
         self.state = .done
+        var detail = detail
+        if self.start.declaredWithheld { detail += "+declared-withheld" }
+        if self.start.healthCheck {
+            detail += "+health-check"
+            unusable =
+                "This is a health check: Larder never answers it from the cache while the site cannot answer, so the app hears that its server is down."
+        }
         let cacheStatus = CacheStatus.forward(lookup.candidate == nil ? lookup.missReason : .stale, detail: detail)
         return .answerPage(.disconnected(status: status, reason: reason, unusable: unusable), cacheStatus: cacheStatus)
     }

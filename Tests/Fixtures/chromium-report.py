@@ -108,6 +108,7 @@ def main():
         "about:blank",
     ]
     browser = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port = None
     try:
         deadline = time.time() + 30
         while not os.path.exists(port_file) or len(open(port_file).read().splitlines()) < 2:
@@ -147,14 +148,26 @@ def main():
         ]
         print(json.dumps(report))
     finally:
-        # SIGTERM first: Chromium then shuts down in order and writes its cookies to the profile,
-        # which a later load with the same profile reads (a user's browser keeps them too).
-        browser.terminate()
+        close(browser, port)
+
+
+def close(browser, port):
+    """Closes Chromium in order (DevTools' Browser.close), so it writes its cookies to the profile
+    for a later load with the same profile (as a user's browser keeps them); kills it if that fails."""
+    if port is not None:
+        try:
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            version = json.loads(opener.open(f"http://127.0.0.1:{port}/json/version", timeout=5).read())
+            DevTools(version["webSocketDebuggerUrl"]).call("Browser.close", timeout=5)
+        except Exception:  # the browser may be gone already, or closing as it answers
+            pass
         try:
             browser.wait(timeout=10)
+            return
         except subprocess.TimeoutExpired:
-            browser.kill()
-            browser.wait()
+            pass
+    browser.kill()
+    browser.wait()
 
 
 if __name__ == "__main__":

@@ -694,6 +694,19 @@ struct CacheTransactionTests {
                     .disconnected(status: 502, reason: "refused", unusable: nil),
                     cacheStatus: "larder; fwd=uri-miss; detail=upstream-unreachable"))
 
+        // A health check sent as a keyed read: the error answer, no stand-in looked for.
+        var healthStart = Self.transaction(method: .POST, offline: true, keyed: .route, seeksStandInBody: true).start
+        healthStart.healthCheck = true
+        var health = CacheTransaction(healthStart)
+        #expect(
+            Step(health.begin())
+                == .page(
+                    .disconnected(
+                        status: 504, reason: nil,
+                        unusable:
+                            "This is a health check: Larder never answers it from the cache while the site cannot answer, so the app hears that its server is down."
+                    ), cacheStatus: "larder; fwd=uri-miss; detail=offline+health-check"))
+
         // The read's own answer wins; no stand-in is looked for.
         var own = Self.transaction(stored, method: .POST, keyed: .route, seeksStandInBody: true)
         _ = own.begin()

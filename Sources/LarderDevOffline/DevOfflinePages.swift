@@ -153,13 +153,7 @@ public struct DevOfflinePages: OwnPageResponder {
         report.upstream = self.hostReports(now: now)
         report.connectivity = self.connectivity(now: now)
         report.answeredOffline = self.answeredOfflineReport()
-        if let sites = self.keptNoStore?.current {
-            report.keptNoStore = KeptNoStoreReport(
-                file: self.keptNoStore?.path ?? "", kept: sites.kept,
-                candidates: sites.candidates.map {
-                    .init(origin: $0.origin, count: $0.count, latestURL: self.secrets.redacting($0.latestURL), lastSeen: $0.lastSeen)
-                }, problem: sites.problem)
-        }
+        report.keptNoStore = self.keptNoStoreReport()
         let shown = { (miss: OfflineMisses.Miss) -> OfflineMisses.Miss in
             var shown = miss
             shown.url = self.secrets.redacting(miss.url)
@@ -178,6 +172,17 @@ public struct DevOfflinePages: OwnPageResponder {
     }
 
     /// The routes **Answer offline** added, as reported (nil without them).
+    /// The sites whose `no-store` pages are kept, and those seen sending it, for the report.
+    func keptNoStoreReport() -> KeptNoStoreReport? {
+        guard let registry = self.keptNoStore else { return nil }
+        let sites = registry.current
+        return KeptNoStoreReport(
+            file: registry.path, kept: sites.kept, chosenAt: sites.chosenAt,
+            candidates: sites.candidates.map {
+                .init(origin: $0.origin, count: $0.count, latestURL: self.secrets.redacting($0.latestURL), lastSeen: $0.lastSeen)
+            }, problem: sites.problem)
+    }
+
     func answeredOfflineReport() -> AnsweredOfflineReport? {
         guard let routes = self.answeredOffline else { return nil }
         let answered = routes.current
@@ -247,7 +252,8 @@ public struct DevOfflinePages: OwnPageResponder {
         let pages = try await OfflineReport.pages(from: self.store, subresources: self.subresources)
         let allExtraURLs = try await OfflineReport.extraURLs(from: self.store, pages: pages)
         // Its rows say what the overview's say, fixes included.
-        let fixes = OfflineMissNote.Fixes(answeredOffline: self.answeredOfflineReport(), extraURLs: allExtraURLs)
+        let fixes = OfflineMissNote.Fixes(
+            answeredOffline: self.answeredOfflineReport(), extraURLs: allExtraURLs, keptNoStore: self.keptNoStoreReport())
         game.add(
             offlineMisses: self.offlineMisses.snapshot().filter { attribution.game(of: $0)?.slug == slug }
                 .map { OfflineMissNote.annotated($0, fixes: fixes, now: self.now()) })

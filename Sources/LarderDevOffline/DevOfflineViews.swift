@@ -243,9 +243,11 @@ struct DevOfflineViews {
         row["reason"] = OfflineMissNote.label(miss.reason)
         row["referer"] = miss.referer ?? ""
         let healthCheck = miss.causes?.contains("health-check") == true
+        let noStore = miss.causes?.contains(OfflineMissNote.notStoredNoStore) == true
         // Precache fetches with GET; another method's miss, or a stream's, cannot be cured that
-        // way, nor a health check, which is never answered from the cache while the site is down.
-        row["canPrecache"] = (miss.method == "GET" || miss.method == "HEAD") && miss.upgrade == nil && !healthCheck
+        // way, nor a health check, which is never answered from the cache while the site is down,
+        // nor a page its site marks no-store (precache would fetch it without the user's cookie).
+        row["canPrecache"] = (miss.method == "GET" || miss.method == "HEAD") && miss.upgrade == nil && !healthCheck && !noStore
         // A read sent as POST (the method's miss, not a queued write): offered to Answer offline,
         // until it is.
         row["canAnswerOffline"] =

@@ -22,6 +22,8 @@ public struct KeptNoStoreReport: Sendable, Codable {
     public var file: String
     /// The chosen sites, the first chosen first.
     public var kept: [String]
+    /// When each chosen site was chosen, where known.
+    public var chosenAt: [String: Date]? = nil
     /// The sites seen sending `no-store` that are not chosen, the most recent first.
     public var candidates: [Candidate]
     /// Why the file could not be read (nil when it was, or there is none).

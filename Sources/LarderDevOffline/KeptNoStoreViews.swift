@@ -59,7 +59,7 @@ extension DevOfflineActions {
         }
         do {
             if name == "keep-no-store" {
-                let added = try sites.keep(origin: origin)
+                let added = try sites.keep(origin: origin, at: self.pages.now())
                 return Self.redirect(
                     back,
                     flash: added

@@ -15,8 +15,16 @@ struct OfflineMissNote {
         var answeredOffline: [String: Date?] = [:]
         /// **Add to precache** URLs, as endpoints (``OfflineMatch/endpoint(of:)``), to when.
         var addedToPrecache: [String: Date] = [:]
+        /// **Keep this site's pages for offline use**: origins to when (nil: not known).
+        var keptNoStore: [String: Date?] = [:]
+        /// The sites seen sending `no-store` to the app, not chosen: their pages were not kept.
+        var sendsNoStore: Set<String> = []
 
-        init(answeredOffline: AnsweredOfflineReport?, extraURLs: [ExtraURLReport]) {
+        init(answeredOffline: AnsweredOfflineReport?, extraURLs: [ExtraURLReport], keptNoStore: KeptNoStoreReport? = nil) {
+            for origin in keptNoStore?.kept ?? [] {
+                self.keptNoStore[origin] = .some(keptNoStore?.chosenAt?[origin])
+            }
+            self.sendsNoStore = Set(keptNoStore?.candidates.map(\.origin) ?? [])
             for entry in answeredOffline?.entries ?? [] {
                 self.answeredOffline["\(entry.method) \(entry.url)"] = .some(entry.chosenAt)
             }
@@ -37,6 +45,9 @@ struct OfflineMissNote {
             if let chosen = self.answeredOffline["\(miss.method) \(withoutQuery.absoluteString)"] {
                 return OfflineMissFix(kind: .answerOffline, at: chosen, missedSince: chosen.map { miss.lastSeen > $0 } ?? true)
             }
+            if ["GET", "HEAD"].contains(miss.method), let chosen = self.keptNoStore[url.origin] {
+                return OfflineMissFix(kind: .keepNoStore, at: chosen, missedSince: chosen.map { miss.lastSeen > $0 } ?? true)
+            }
             let endpoint = miss.endpoint ?? OfflineMatch.ignoreCacheBusters.endpoint(of: url).absoluteString
             if ["GET", "HEAD"].contains(miss.method), let added = self.addedToPrecache[endpoint] {
                 return OfflineMissFix(kind: .addToPrecache, at: added, missedSince: miss.lastSeen > added)
@@ -50,6 +61,13 @@ struct OfflineMissNote {
         var miss = miss
         // A report read back (`larder status` from a running server) keeps the fix it was given.
         miss.fix = fixes.fix(of: miss) ?? miss.fix
+        let origin = (try? HTTPURL(parsing: miss.url))?.origin
+        if miss.fix == nil, ["GET", "HEAD"].contains(miss.method), let origin, fixes.sendsNoStore.contains(origin),
+            miss.causes?.contains(Self.notStoredNoStore) != true
+        {
+            // Why nothing stored answered: the site's pages were not kept (a cause as the detail's are).
+            miss.causes = (miss.causes ?? []) + [Self.notStoredNoStore]
+        }
         miss.note = self.text(miss, now: now)
         return miss
     }
@@ -83,6 +101,10 @@ struct OfflineMissNote {
         }
     }
 
+    /// The cause of a miss whose site was seen sending `no-store` while the user has not chosen
+    /// to keep its pages: nothing of it was stored.
+    static let notStoredNoStore = "not-stored-no-store"
+
     /// The whole note of `miss` (with its ``OfflineMisses/Miss/fix`` set) at `now`.
     static func text(_ miss: OfflineMisses.Miss, now: Date) -> String {
         let causes = Set(miss.causes ?? [])
@@ -108,6 +130,10 @@ struct OfflineMissNote {
         } else if causes.contains("body-not-near") {
             sentences.append(
                 "Larder keeps answers for this URL, but none for a request like this one: its body differs in more than times, counters or a form boundary."
+            )
+        } else if causes.contains(Self.notStoredNoStore) {
+            sentences.append(
+                "This site marks its pages no-store (asks that they never be kept), so Larder kept none. Keep this site's pages for offline use (under Pages marked no-store) keeps them for you alone, to show only while the site cannot answer, from your next online visit."
             )
         } else if miss.fix == nil, miss.methodNotStored == true {
             sentences.append(
@@ -136,6 +162,12 @@ struct OfflineMissNote {
             }
             return
                 "Answer offline was chosen\(when), but it has missed since (latest \(latest)): an answer is kept for each body once the site answers it, so use the page online once more."
+        case .keepNoStore:
+            guard fix.missedSince else {
+                return "Keep this site's pages for offline use was chosen\(when); it has not missed since."
+            }
+            return
+                "Keep this site's pages for offline use was chosen\(when), but it has missed since (latest \(latest)): a page is kept once it is visited online after the choice, so visit it online once more."
         case .addToPrecache:
             guard fix.missedSince else {
                 return "It was added to precache\(when); it has not missed since."

@@ -78,10 +78,10 @@ struct OfflineMissAttribution {
 extension OfflineReport {
     /// Adds the proxy's offline misses (newest first): the groups, and on each game the misses since
     /// its last precache, which keep it from being reported as working offline.
-    /// Each miss gets its note, and the fix the user applied to it (from ``answeredOffline`` and
-    /// ``extraURLs``, so set them first).
+    /// Each miss gets its note, and the fix the user applied to it (from ``answeredOffline``,
+    /// ``extraURLs`` and ``keptNoStore``, so set them first).
     public mutating func add(offlineMisses misses: [OfflineMisses.Miss], capacity: Int) {
-        let fixes = OfflineMissNote.Fixes(answeredOffline: self.answeredOffline, extraURLs: self.extraURLs)
+        let fixes = OfflineMissNote.Fixes(answeredOffline: self.answeredOffline, extraURLs: self.extraURLs, keptNoStore: self.keptNoStore)
         let misses = misses.map { OfflineMissNote.annotated($0, fixes: fixes, now: self.generatedAt) }
         let report = OfflineMissesReport(misses: misses, capacity: capacity, games: self.games)
         self.offlineMisses = report

@@ -1,17 +1,25 @@
+import Foundation
+
 /// The sites whose `no-store` pages the user chose to keep for offline use from /dev/offline
 /// (**Keep this site's pages for offline use**, ``KeptNoStore``): Larder's own file,
 /// `keep-no-store.json` in the cache directory (docs/FORMATS.md). None is kept until chosen.
 ///
 /// ```json
-/// {"sites": ["https://admin.example"]}
+/// {"sites": [{"chosenAt": "2026-11-28T22:00:00Z", "origin": "https://admin.example"}]}
 /// ```
+///
+/// `chosenAt`, when the user pressed the button (/dev/offline says whether the misses stopped
+/// since), is optional: a site may also be written as its origin alone (`"https://admin.example"`).
 public struct KeptNoStoreSites: Sendable, Hashable {
     /// The origins (as ``HTTPURL/origin`` spells them), the first chosen first.
     public var origins: [String]
+    /// When each origin was chosen, for those whose time is known.
+    public var chosenAt: [String: Date]
 
-    /// The list of `origins`.
-    public init(origins: [String] = []) {
+    /// The list of `origins`, chosen at `chosenAt`.
+    public init(origins: [String] = [], chosenAt: [String: Date] = [:]) {
         self.origins = origins
+        self.chosenAt = chosenAt
     }
 
     /// Why a file is not one Larder wrote.
@@ -33,19 +41,47 @@ public struct KeptNoStoreSites: Sendable, Hashable {
             throw Problem(description: "\(file): expected an object with one member, \"sites\", an array of origins")
         }
         var origins: [String] = []
+        var chosenAt: [String: Date] = [:]
         for (index, site) in sites.enumerated() {
-            guard case .string(let text) = site.kind, let origin = HTTPURL.canonicalOrigin(text) else {
+            var text: String?
+            var chosen: Date?
+            switch site.kind {
+            case .string(let origin):
+                text = origin
+            case .object(let members) where Set(members.map(\.name)).isSubset(of: ["origin", "chosenAt"]):
+                if case .string(let origin)? = site[member: "origin"]?.kind { text = origin }
+                if let value = site[member: "chosenAt"] {
+                    guard case .string(let time) = value.kind, let date = try? Date(time, strategy: .iso8601) else {
+                        throw Problem(description: "\(file):\(value.line): sites[\(index)].chosenAt: expected an ISO 8601 time")
+                    }
+                    chosen = date
+                }
+            default:
+                break
+            }
+            guard let origin = text.flatMap(HTTPURL.canonicalOrigin) else {
                 throw Problem(
-                    description: "\(file):\(site.line): sites[\(index)]: expected an http(s) origin such as \"https://app.example\"")
+                    description:
+                        "\(file):\(site.line): sites[\(index)]: expected an http(s) origin such as \"https://app.example\", or {\"origin\": ..., \"chosenAt\": an ISO 8601 time}"
+                )
             }
             if !origins.contains(origin) { origins.append(origin) }
+            if let chosen { chosenAt[origin] = chosen }
         }
         self.origins = origins
+        self.chosenAt = chosenAt
     }
 
     /// The file's bytes.
     public var bytes: [UInt8] {
-        let sites = self.origins.map { JSONValue(.string($0), line: 1) }
+        let sites = self.origins.map { origin in
+            guard let chosen = self.chosenAt[origin] else { return JSONValue(.string(origin), line: 1) }
+            return JSONValue(
+                .object([
+                    JSONMember(name: "origin", line: 1, value: JSONValue(.string(origin), line: 1)),
+                    JSONMember(name: "chosenAt", line: 1, value: JSONValue(.string(chosen.formatted(.iso8601)), line: 1)),
+                ]), line: 1)
+        }
         return CanonicalJSON.bytes(
             of: JSONValue(.object([JSONMember(name: "sites", line: 1, value: JSONValue(.array(sites), line: 1))]), line: 1))
             + Array("\n".utf8)

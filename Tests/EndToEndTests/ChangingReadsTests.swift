@@ -18,6 +18,12 @@ struct ChangingReadsTests {
         return try JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any] ?? [:]
     }
 
+    /// The app's offline misses on /dev/offline.json.
+    private func appMisses(_ larder: LarderProcess) async throws -> [[String: Any]] {
+        let groups = (try await self.devOffline(larder)["offlineMisses"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
+        return groups.flatMap { $0["misses"] as? [[String: Any]] ?? [] }
+    }
+
     /// The URLs among the app's offline misses on /dev/offline.json.
     private func appMissURLs(_ report: [String: Any]) -> [String] {
         let groups = (report["offlineMisses"] as? [String: Any])?["groups"] as? [[String: Any]] ?? []
@@ -80,6 +86,17 @@ struct ChangingReadsTests {
             let online = try await browser.report(app.url("/admin"), proxy: larder.proxyURL, profile: profile)
             #expect(online["admin"] as? String == "Admin: ada (answer 1)", "the cookie came back from the profile: \(online)")
 
+            // Offline before the click: the miss's note says the site asked that its pages never be
+            // kept, and how to keep them (curl with the browser's cookie: a browser would wait on the error page).
+            try await app.origin.stop()
+            let missed = try await Curl.run(
+                app.url("/admin"), proxy: larder.proxyURL, arguments: ["-H", "Cookie: session=\(ChangingReadsApp.session)"])
+            #expect(missed.status == 502, "\(missed.headers)")
+            let misses = try await self.appMisses(larder)
+            let adminMiss = misses.first { ($0["url"] as? String) == app.url("/admin") } ?? [:]
+            #expect((adminMiss["note"] as? String)?.contains("marks its pages no-store") == true, "\(adminMiss)")
+            try await app.origin.restart()
+
             // /dev/offline names the site that sent no-store; one click keeps its pages.
             let section = try await self.devOffline(larder)["keptNoStore"] as? [String: Any] ?? [:]
             let site = URL(string: app.url("/"))!.absoluteString.dropLast()
@@ -94,6 +111,10 @@ struct ChangingReadsTests {
             try await app.origin.stop()
             let offline = try await browser.report(app.url("/admin"), proxy: larder.proxyURL, profile: profile, timeout: .seconds(30))
             #expect(offline["admin"] as? String == "Admin: ada (answer 2)", "the kept page offline: \(offline)")
+            let fixed = try await self.appMisses(larder).first { ($0["url"] as? String) == app.url("/admin") } ?? [:]
+            #expect(
+                (fixed["note"] as? String)?.contains("Keep this site's pages for offline use was chosen") == true
+                    && (fixed["note"] as? String)?.contains("it has not missed since") == true, "\(fixed)")
 
             // Online again, the origin answers, never the kept copy.
             try await app.origin.restart()

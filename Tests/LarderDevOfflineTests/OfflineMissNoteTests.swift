@@ -89,3 +89,45 @@ struct OfflineMissNoteTests {
         #expect(precached.note.contains("but it has missed since"))
     }
 }
+
+@Suite("Offline misses: a page its site marks no-store")
+struct OfflineMissNoStoreNoteTests {
+    static let now = OfflineMissNoteTests.now
+
+    private static func annotated(_ keptNoStore: KeptNoStoreReport, method: String = "GET", missedAt: Date) throws -> OfflineMisses.Miss {
+        let misses = OfflineMisses()
+        misses.record(
+            url: try HTTPURL(parsing: "https://admin.example/users"), method: method, referer: nil, reason: .upstreamUnreachable,
+            now: missedAt)
+        let fixes = OfflineMissNote.Fixes(answeredOffline: nil, extraURLs: [], keptNoStore: keptNoStore)
+        return OfflineMissNote.annotated(try #require(misses.snapshot().first), fixes: fixes, now: Self.now)
+    }
+
+    @Test(
+        "not chosen: the note says the site asked that its pages never be kept and how to keep them; chosen: when, and whether it missed since"
+    )
+    func noStoreSite() throws {
+        let seen = KeptNoStoreReport(
+            file: "keep-no-store.json", kept: [],
+            candidates: [.init(origin: "https://admin.example", count: 3, latestURL: "https://admin.example/users", lastSeen: Self.now)])
+        let before = try Self.annotated(seen, missedAt: Self.now - 60)
+        #expect(before.note?.contains("This site marks its pages no-store") == true, "\(before.note ?? "")")
+        #expect(before.note?.contains("Keep this site's pages for offline use") == true)
+        #expect(before.causes == [OfflineMissNote.notStoredNoStore])
+        #expect(before.fix == nil)
+        let post = try Self.annotated(seen, method: "POST", missedAt: Self.now - 60)
+        #expect(post.note?.contains("no-store") == false, "a POST is no page: \(post.note ?? "")")
+
+        let chosenAt = Self.now - 120
+        let chosen = KeptNoStoreReport(
+            file: "keep-no-store.json", kept: ["https://admin.example"], chosenAt: ["https://admin.example": chosenAt], candidates: [])
+        let since = try Self.annotated(chosen, missedAt: Self.now - 60)
+        #expect(since.fix == OfflineMissFix(kind: .keepNoStore, at: chosenAt, missedSince: true))
+        #expect(since.note?.contains("Keep this site's pages for offline use was chosen") == true, "\(since.note ?? "")")
+        #expect(since.note?.contains("but it has missed since") == true)
+        #expect(since.note?.contains("marks its pages no-store") == false, "the old note goes once the fix is applied")
+        let earlier = try Self.annotated(chosen, missedAt: Self.now - 600)
+        #expect(earlier.fix?.missedSince == false)
+        #expect(earlier.note?.contains("it has not missed since") == true, "\(earlier.note ?? "")")
+    }
+}

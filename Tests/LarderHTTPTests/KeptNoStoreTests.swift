@@ -130,7 +130,19 @@ struct KeptNoStoreTests {
             file: "keep-no-store.json")
         #expect(sites.origins == ["https://admin.example", "http://127.0.0.1:8899"])
         #expect(try KeptNoStoreSites(parsing: sites.bytes, file: "x") == sites)
-        for broken in [#"{"sites": ["https://admin.example/page"]}"#, #"{"site": []}"#, "{", #"{"sites": [1]}"#] {
+        // When a site was chosen is kept with it, and read back.
+        var timed = sites
+        timed.chosenAt["https://admin.example"] = Date(timeIntervalSince1970: 1_795_000_000)
+        #expect(String(decoding: timed.bytes, as: UTF8.self).contains(#"{"chosenAt":"2026-11-18T"#))
+        #expect(try KeptNoStoreSites(parsing: timed.bytes, file: "x") == timed)
+        let object = try KeptNoStoreSites(
+            parsing: Array(#"{"sites": [{"origin": "https://admin.example", "chosenAt": "2026-11-28T22:00:00Z"}]}"#.utf8), file: "x")
+        #expect(object.chosenAt["https://admin.example"] == Date(timeIntervalSince1970: 1_795_903_200))
+        for broken in [
+            #"{"sites": ["https://admin.example/page"]}"#, #"{"site": []}"#, "{", #"{"sites": [1]}"#,
+            #"{"sites": [{"origin": "https://admin.example", "chosenAt": "yesterday"}]}"#,
+            #"{"sites": [{"origin": "https://admin.example", "by": "me"}]}"#,
+        ] {
             do {
                 _ = try KeptNoStoreSites(parsing: Array(broken.utf8), file: "/cache/keep-no-store.json")
                 Issue.record("\(broken) was read")

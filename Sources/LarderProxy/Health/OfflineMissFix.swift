@@ -10,6 +10,8 @@ public struct OfflineMissFix: Sendable, Codable, Hashable {
         case answerOffline = "answer-offline"
         /// **Add to precache**: the URL is fetched with every precache run.
         case addToPrecache = "add-to-precache"
+        /// **Keep this site's pages for offline use**: the site's `no-store` pages are kept.
+        case keepNoStore = "keep-no-store"
     }
 
     /// What the user did.

@@ -50,11 +50,15 @@ public final class KeptNoStoreRegistry: Sendable {
         self.state.withLock { $0.sightings.record(origin: url.origin, url: url.absoluteString, at: now) }
     }
 
-    /// The chosen sites (the first chosen first), the sites seen sending `no-store` that are not
-    /// chosen (the most recent first), and why the file could not be read.
-    public var current: (kept: [String], candidates: [NoStoreSightings.Site], problem: String?) {
+    /// The chosen sites (the first chosen first) and when each was chosen (where known), the
+    /// sites seen sending `no-store` that are not chosen (the most recent first), and why the
+    /// file could not be read.
+    public var current: (kept: [String], chosenAt: [String: Date], candidates: [NoStoreSightings.Site], problem: String?) {
         self.state.withLock { state in
-            (state.sites.origins, state.sightings.all.filter { !state.chosen.contains($0.origin) }, state.problem)
+            (
+                state.sites.origins, state.sites.chosenAt, state.sightings.all.filter { !state.chosen.contains($0.origin) },
+                state.problem
+            )
         }
     }
 
@@ -63,11 +67,13 @@ public final class KeptNoStoreRegistry: Sendable {
         public var description: String
     }
 
-    /// Keeps `origin`'s pages from now on (false: they were kept already) and writes the file.
-    public func keep(origin: String) throws(ChangeError) -> Bool {
+    /// Keeps `origin`'s pages from now on (false: they were kept already), chosen at `now`, and
+    /// writes the file.
+    public func keep(origin: String, at now: Date) throws(ChangeError) -> Bool {
         try self.change { sites in
             guard !sites.origins.contains(origin) else { return false }
             sites.origins.append(origin)
+            sites.chosenAt[origin] = now
             return true
         }
     }
@@ -78,6 +84,7 @@ public final class KeptNoStoreRegistry: Sendable {
         try self.change { sites in
             guard let index = sites.origins.firstIndex(of: origin) else { return false }
             sites.origins.remove(at: index)
+            sites.chosenAt[origin] = nil
             return true
         }
     }

@@ -154,14 +154,10 @@ public struct DevOfflinePages: OwnPageResponder {
         report.connectivity = self.connectivity(now: now)
         report.answeredOffline = self.answeredOfflineReport()
         report.keptNoStore = self.keptNoStoreReport()
-        let shown = { (miss: OfflineMisses.Miss) -> OfflineMisses.Miss in
-            var shown = miss
-            shown.url = self.secrets.redacting(miss.url)
-            shown.referer = miss.referer.map(self.secrets.redacting)
-            return shown
+        report.add(offlineMisses: self.offlineMisses.snapshot().map(self.shown), capacity: self.offlineMisses.capacity)
+        report.offlineMisses?.browserMisses = self.browserMisses.map {
+            $0.snapshot().map { OfflineMissNote.annotatedBrowsers(self.shown($0)) }
         }
-        report.add(offlineMisses: self.offlineMisses.snapshot().map(shown), capacity: self.offlineMisses.capacity)
-        report.offlineMisses?.browserMisses = self.browserMisses.map { $0.snapshot().map { OfflineMissNote.annotatedBrowsers(shown($0)) } }
         report.recentRequests = self.statistics.recentRequests()
         report.pageJobs = self.pageJobs.map(PageJobsReport.init)
         report.writeQueue = try await WriteQueueReport.read(
@@ -172,6 +168,15 @@ public struct DevOfflinePages: OwnPageResponder {
     }
 
     /// The routes **Answer offline** added, as reported (nil without them).
+    /// `miss` as the pages show it: its URLs with secrets as their placeholders.
+    func shown(_ miss: OfflineMisses.Miss) -> OfflineMisses.Miss {
+        var shown = miss
+        shown.url = self.secrets.redacting(miss.url)
+        shown.endpoint = miss.endpoint.map(self.secrets.redacting)
+        shown.referer = miss.referer.map(self.secrets.redacting)
+        return shown
+    }
+
     /// The sites whose `no-store` pages are kept, and those seen sending it, for the report.
     func keptNoStoreReport() -> KeptNoStoreReport? {
         guard let registry = self.keptNoStore else { return nil }
@@ -256,7 +261,7 @@ public struct DevOfflinePages: OwnPageResponder {
             answeredOffline: self.answeredOfflineReport(), extraURLs: allExtraURLs, keptNoStore: self.keptNoStoreReport())
         game.add(
             offlineMisses: self.offlineMisses.snapshot().filter { attribution.game(of: $0)?.slug == slug }
-                .map { OfflineMissNote.annotated($0, fixes: fixes, now: self.now()) })
+                .map { OfflineMissNote.annotated(self.shown($0), fixes: fixes, now: self.now()) })
         try await OfflineReport.checkPage(of: &game, record: record, in: self.store, subresources: self.subresources)
         let extraURLs = allExtraURLs.filter { $0.game == slug }
         return GameDetailReport(game: game, files: files, extraURLs: extraURLs, job: jobID.flatMap { self.jobs.status($0) })

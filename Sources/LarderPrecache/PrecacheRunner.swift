@@ -521,7 +521,9 @@ public final class PrecacheRunner: Sendable {
                 // indexed: the connection is free again by then, and the next file can come down it.
                 try await self.withHostSlot(fetch.url, position: position, limiter: limiter) {
                     () throws(DownloadFailure) -> [ReceivedBody] in
-                    try await self.receive(fetch)
+                    // Its answer has begun: downloads further on may start (HostLimiter).
+                    let host = fetch.url.authority
+                    return try await self.receive(fetch, answered: { limiter.answered(host, position: position) })
                 }
             }
             return .success(received)
@@ -539,13 +541,17 @@ public final class PrecacheRunner: Sendable {
         /// that receives it.
         let limit: Int64?
         private var received: Int64 = 0
+        /// Told once, when the first bytes come.
+        private let answered: (@Sendable () -> Void)?
 
-        init(_ writer: BodyWriter, limit: Int64?) {
+        init(_ writer: BodyWriter, limit: Int64?, answered: (@Sendable () -> Void)? = nil) {
             self.writer = writer
             self.limit = limit
+            self.answered = answered
         }
 
         func write(_ bytes: UnsafeRawBufferPointer) throws {
+            if self.received == 0, !bytes.isEmpty { self.answered?() }
             self.received += Int64(bytes.count)
             if let limit = self.limit, self.received > limit {
                 throw BodyOverLimit(limit: limit)
@@ -573,7 +579,7 @@ public final class PrecacheRunner: Sendable {
     /// receives it; the caller holds a host slot. A page on its own follows redirects, each step
     /// received under its own URL's key (docs/SERVING.md, "Redirects"); anything else must
     /// answer 200.
-    private func receive(_ fetch: PlannedFetch) async throws(DownloadFailure) -> [ReceivedBody] {
+    private func receive(_ fetch: PlannedFetch, answered: @escaping @Sendable () -> Void) async throws(DownloadFailure) -> [ReceivedBody] {
         // Pages change between deploys: always ask the origin, never an intermediary's copy.
         let headers = fetch.kind == .page || fetch.url.isPage ? [HeaderField(name: "Cache-Control", value: "no-cache")] : []
         let followsRedirects = fetch.kind == .page && fetch.games.isEmpty
@@ -583,7 +589,7 @@ public final class PrecacheRunner: Sendable {
         var steps: [ReceivedBody] = []
         do throws(DownloadFailure) {
             while true {
-                let received = try await self.receiveBody(url, key: key, headers: headers)
+                let received = try await self.receiveBody(url, key: key, headers: headers, answered: answered)
                 let status = received.head.status
                 let redirects = followsRedirects && RedirectChain.statuses.contains(status)
                 guard status == 200 || redirects else {
@@ -618,12 +624,13 @@ public final class PrecacheRunner: Sendable {
 
     /// One GET, its body written to a temporary file of the store (and hashed) on the thread that
     /// receives it (``ReceivingBody``), handed back whole and of its declared length.
+    /// `answered` is called on the receiving thread when the body's first bytes come.
     private func receiveBody(
-        _ url: HTTPURL, key: CacheKey, headers: [HeaderField]
+        _ url: HTTPURL, key: CacheKey, headers: [HeaderField], answered: (@Sendable () -> Void)? = nil
     ) async throws(DownloadFailure) -> ReceivedBody {
         let body: ReceivingBody
         do {
-            body = ReceivingBody(try self.store.makeBodyWriter(), limit: self.options.byteAllowance)
+            body = ReceivingBody(try self.store.makeBodyWriter(), limit: self.options.byteAllowance, answered: answered)
         } catch {
             throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
         }
@@ -756,10 +763,10 @@ public final class PrecacheRunner: Sendable {
         await limiter.acquire(host, position: position)
         do {
             let value = try await body()
-            limiter.release(host)
+            limiter.release(host, position: position)
             return value
         } catch {
-            limiter.release(host)
+            limiter.release(host, position: position)
             throw error
         }
     }

@@ -21,6 +21,8 @@ public final class TestOrigin: Sendable {
         /// False from `stop()` until the next `restart()`.
         var isListening = false
         var connections: [ObjectIdentifier: any Channel] = [:]
+        /// How long each new connection's first request waits before it arrives.
+        var newConnectionDelay: Duration?
     }
 
     private let state: Mutex<State>
@@ -126,6 +128,18 @@ public final class TestOrigin: Sendable {
                 Self.target(of: record, matches: path) ? count + 1 : count
             }
         }
+    }
+
+    /// Makes each new connection's first request arrive `delay` late (nil: at once), as a TLS
+    /// handshake over a real network delays it, while a request on a connection already open
+    /// arrives at once.
+    public func setNewConnectionDelay(_ delay: Duration?) {
+        self.state.withLock { $0.newConnectionDelay = delay }
+    }
+
+    /// How long a new connection's first request waits before it arrives.
+    var newConnectionDelay: Duration? {
+        self.state.withLock { $0.newConnectionDelay }
     }
 
     /// Forgets the recorded requests (routes stay).

@@ -24,6 +24,7 @@ struct TestOriginConnection {
             try await self.channel.executeThenClose { inbound, _ in
                 var head: HTTPRequestHead?
                 var body: [UInt8] = []
+                var first = true
                 for try await part in inbound {
                     switch part {
                     case .head(let requestHead):
@@ -39,6 +40,10 @@ struct TestOriginConnection {
                         guard let requestHead = head else {
                             continue
                         }
+                        if first, let delay = self.origin.newConnectionDelay {
+                            try await Task.sleep(for: delay)
+                        }
+                        first = false
                         let request = RecordedRequest(
                             method: requestHead.method.rawValue,
                             uri: requestHead.uri,

@@ -64,6 +64,35 @@ struct SeriesPrecacheTests {
         await larder.stop()
     }
 
+    @Test(
+        "at the default concurrency a backlog reaches the origin newest first, new connections slow and open ones fast: no day more than the per-host connection count out of place"
+    )
+    func backlogOrderInParallel() async throws {
+        let origin = try await TestOrigin.start()
+        // A new connection's first request arrives late (a handshake over a real network), a
+        // request on today's connection at once: started in order is then not arriving in order.
+        origin.setNewConnectionDelay(.milliseconds(300))
+        let today = Self.today()
+        let days = (-40...0).map { today.adding(days: $0) }
+        Self.serveSeries(origin, days: days)
+        let directory = LarderProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let list = try Self.write("series \(origin.url("/p/puzzles.json")) tz=UTC\n", in: directory)
+
+        let run = try await LarderCLI.run(["precache", list, "--cache-dir", directory + "/cache"])
+        #expect(run.exitCode == 0, "stdout:\n\(run.stdout)\nstderr:\n\(run.stderr)")
+        let requested = origin.requests().map(\.path).filter { $0.hasSuffix(".bin") }
+        #expect(requested.first == "/p/\(today).bin", "today first: \(requested)")
+        let arrived = requested.dropFirst().compactMap { path in
+            days.firstIndex { "/p/\($0).bin" == path }.map { today.days(to: days[$0]) }
+        }
+        #expect(arrived.count == 40)
+        // Arrival position of each day against its place newest first (-1, -2, ...).
+        let misplaced = arrived.enumerated().map { abs($0.offset - (-$0.element - 1)) }
+        #expect(misplaced.max() ?? 0 <= 6, "days out of place by up to \(misplaced.max() ?? 0): \(arrived)")
+        try await origin.stop()
+    }
+
     @Test("a 2,000-day backlog listed after a game waits for today's file and every file of the game")
     func backlogWaits() async throws {
         let origin = try await TestOrigin.start()

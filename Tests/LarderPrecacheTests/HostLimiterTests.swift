@@ -17,7 +17,7 @@ struct HostLimiterTests {
                     await limiter.acquire("a", position: position)
                     started.record(position)
                     try? await Task.sleep(for: .milliseconds(5))
-                    limiter.release("a")
+                    limiter.release("a", position: position)
                 }
                 // Later positions arrive first.
                 try? await Task.sleep(for: .milliseconds(10))
@@ -26,7 +26,7 @@ struct HostLimiterTests {
                 // Host b's turn does not wait for host a's.
                 await limiter.acquire("b", position: 6)
                 started.record(6)
-                limiter.release("b")
+                limiter.release("b", position: 6)
             }
         }
         let order = started.positions
@@ -39,14 +39,39 @@ struct HostLimiterTests {
         let limiter = HostLimiter(connectionsPerHost: 1, spacing: .zero)
         limiter.expect([(host: "a", position: 0), (host: "a", position: 1)])
         await limiter.acquire("a", position: 0)
-        limiter.release("a")
+        limiter.release("a", position: 0)
         // Position 1 has not arrived: the retry of 0 and a manifest go anyway.
         await limiter.acquire("a", position: 0)
-        limiter.release("a")
+        limiter.release("a", position: 0)
         await limiter.acquire("a")
-        limiter.release("a")
+        limiter.release("a", position: nil)
         await limiter.acquire("a", position: 1)
-        limiter.release("a")
+        limiter.release("a", position: 1)
+    }
+
+    @Test(
+        "a download starts only within connectionsPerHost places of the earliest one not answered yet, so none arrives further out of order"
+    )
+    func answeredWindow() async throws {
+        let limiter = HostLimiter(connectionsPerHost: 2, spacing: .zero)
+        limiter.expect((0..<3).map { (host: "a", position: $0) })
+        await limiter.acquire("a", position: 0)
+        await limiter.acquire("a", position: 1)
+        // 1 came back at once (a warm connection) while 0 waits for its handshake: a slot is free,
+        // but 2 would be two places past 0.
+        limiter.release("a", position: 1)
+        let started = StartOrder()
+        let third = Task {
+            await limiter.acquire("a", position: 2)
+            started.record(2)
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(started.positions.isEmpty, "2 started before 0 was answered")
+        limiter.answered("a", position: 0)
+        await third.value
+        #expect(started.positions == [2])
+        limiter.release("a", position: 2)
+        limiter.release("a", position: 0)
     }
 }
 

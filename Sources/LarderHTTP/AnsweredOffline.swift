@@ -12,7 +12,7 @@ import Foundation
 ///
 /// `chosenAt`, when the user pressed the button (/dev/offline says whether the misses stopped
 /// since), is optional: files written before it was kept still load.
-public struct AnsweredOffline: Sendable, Hashable {
+public struct AnsweredOffline: OwnListFileContents, Hashable {
     /// One URL's requests of one method, keyed by their bodies.
     public struct Entry: Sendable, Hashable {
         /// The URL, without its query (the route matches the cache key's path too).
@@ -57,28 +57,21 @@ public struct AnsweredOffline: Sendable, Hashable {
     public var entries: [Entry]
 
     /// The list of `entries`.
-    public init(entries: [Entry] = []) {
+    public init(entries: [Entry]) {
         self.entries = entries
     }
 
     /// Why a file is not one Larder wrote.
-    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
-        public var description: String
+    public typealias Problem = OwnListFile.Problem
+
+    /// The list of no entries.
+    public init() {
+        self.entries = []
     }
 
     /// Reads the file's bytes; `file` names it in errors.
     public init(parsing bytes: [UInt8], file: String) throws(Problem) {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes)
-        } catch {
-            throw Problem(description: "\(file): \(error)")
-        }
-        guard case .object(let members) = value.kind, members.allSatisfy({ $0.name == "routes" }),
-            case .array(let routes)? = value[member: "routes"]?.kind
-        else {
-            throw Problem(description: "\(file): expected an object with one member, \"routes\", an array")
-        }
+        let routes = try OwnListFile.elements(of: bytes, member: "routes", file: file)
         var entries: [Entry] = []
         for (index, route) in routes.enumerated() {
             let at = "\(file):\(route.line): routes[\(index)]"
@@ -122,8 +115,6 @@ public struct AnsweredOffline: Sendable, Hashable {
             }
             return JSONValue(.object(members), line: 1)
         }
-        return CanonicalJSON.bytes(
-            of: JSONValue(.object([JSONMember(name: "routes", line: 1, value: JSONValue(.array(routes), line: 1))]), line: 1))
-            + Array("\n".utf8)
+        return OwnListFile.bytes(member: "routes", elements: routes)
     }
 }

@@ -10,36 +10,29 @@ import Foundation
 ///
 /// `chosenAt`, when the user pressed the button (/dev/offline says whether the misses stopped
 /// since), is optional: a site may also be written as its origin alone (`"https://admin.example"`).
-public struct KeptNoStoreSites: Sendable, Hashable {
+public struct KeptNoStoreSites: OwnListFileContents, Hashable {
     /// The origins (as ``HTTPURL/origin`` spells them), the first chosen first.
     public var origins: [String]
     /// When each origin was chosen, for those whose time is known.
     public var chosenAt: [String: Date]
 
     /// The list of `origins`, chosen at `chosenAt`.
-    public init(origins: [String] = [], chosenAt: [String: Date] = [:]) {
+    public init(origins: [String], chosenAt: [String: Date] = [:]) {
         self.origins = origins
         self.chosenAt = chosenAt
     }
 
     /// Why a file is not one Larder wrote.
-    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
-        public var description: String
+    public typealias Problem = OwnListFile.Problem
+
+    /// No site chosen.
+    public init() {
+        self.init(origins: [])
     }
 
     /// Reads the file's bytes; `file` names it in errors.
     public init(parsing bytes: [UInt8], file: String) throws(Problem) {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes)
-        } catch {
-            throw Problem(description: "\(file): \(error)")
-        }
-        guard case .object(let members) = value.kind, members.allSatisfy({ $0.name == "sites" }),
-            case .array(let sites)? = value[member: "sites"]?.kind
-        else {
-            throw Problem(description: "\(file): expected an object with one member, \"sites\", an array of origins")
-        }
+        let sites = try OwnListFile.elements(of: bytes, member: "sites", holding: "of origins", file: file)
         var origins: [String] = []
         var chosenAt: [String: Date] = [:]
         for (index, site) in sites.enumerated() {
@@ -82,8 +75,6 @@ public struct KeptNoStoreSites: Sendable, Hashable {
                     JSONMember(name: "chosenAt", line: 1, value: JSONValue(.string(chosen.formatted(.iso8601)), line: 1)),
                 ]), line: 1)
         }
-        return CanonicalJSON.bytes(
-            of: JSONValue(.object([JSONMember(name: "sites", line: 1, value: JSONValue(.array(sites), line: 1))]), line: 1))
-            + Array("\n".utf8)
+        return OwnListFile.bytes(member: "sites", elements: sites)
     }
 }

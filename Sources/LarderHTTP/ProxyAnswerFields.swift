@@ -14,15 +14,16 @@ public enum ProxyAnswerFields {
     }
 
     /// Calls `field` with each field that follows an answer's own, in wire order, making no array
-    /// of them (the immediate hit path writes them straight out).
+    /// of them (the immediate hit path writes them straight out). `cacheStatus` is the field's
+    /// value (``CacheStatus/description``), made once by a caller that also logs it.
     public static func forEach(
-        age: Int?, cacheStatus: CacheStatus?, disconnected: Bool = false, close: Bool = false, _ field: (String, String) -> Void
+        age: Int?, cacheStatus: String?, disconnected: Bool = false, close: Bool = false, _ field: (String, String) -> Void
     ) {
         if let age {
             field("age", String(age))
         }
         if let cacheStatus {
-            field("Cache-Status", cacheStatus.description)
+            field("Cache-Status", cacheStatus)
         }
         if disconnected {
             field("Larder-Offline", "1")
@@ -44,7 +45,7 @@ public enum ProxyAnswerFields {
             headers.remove(name: "via")
             headers.add(name: field.name, value: field.value)
         }
-        Self.forEach(age: age, cacheStatus: cacheStatus, disconnected: disconnected, close: close) { name, value in
+        Self.forEach(age: age, cacheStatus: cacheStatus?.description, disconnected: disconnected, close: close) { name, value in
             headers.add(name: name, value: value)
         }
     }

@@ -81,7 +81,9 @@ public struct StoredAnswer: Sendable, Hashable {
     /// every answer (``ProxyAnswerFields/forEach(age:cacheStatus:disconnected:close:_:)``).
     public var headers: [HeaderField] {
         var headers = self.storedPart
-        ProxyAnswerFields.forEach(age: self.age, cacheStatus: self.cacheStatus, disconnected: self.disconnected, close: self.close) {
+        ProxyAnswerFields.forEach(
+            age: self.age, cacheStatus: self.cacheStatus.description, disconnected: self.disconnected, close: self.close
+        ) {
             headers.append(HeaderField(name: $0, value: $1))
         }
         return headers

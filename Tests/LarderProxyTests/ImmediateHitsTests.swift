@@ -113,13 +113,17 @@ struct ImmediateHitsTests {
             requestHeaders.add(contentsOf: headers)
             let request = HTTPRequestHead(version: version, method: method, uri: uri, headers: requestHeaders)
             guard let answer = self.hits.answer(request, tunnel: tunnel, allocator: ByteBufferAllocator()) else { return nil }
+            // A small body comes in the head's buffer, after the blank line.
+            let written = String(buffer: answer.head)
+            let end = try #require(written.range(of: "\r\n\r\n")).upperBound
+            let (head, inline) = (String(written[..<end]), String(written[end...]))
             switch answer.body {
             case .bytes(let body):
-                return (String(buffer: answer.head), String(buffer: body))
+                return (head, inline + String(buffer: body))
             case .file(let file):
-                return (String(buffer: answer.head), try Self.read(file))
+                return (head, inline + (try Self.read(file)))
             case nil:
-                return (String(buffer: answer.head), "")
+                return (head, inline)
             }
         }
 

@@ -5,6 +5,9 @@ import NIOCore
 enum ClientConnectionEvent: Sendable {
     /// A whole request head arrived.
     case requestHeadReceived
+    /// A whole request head arrived and its answer was written at once (an immediate hit): both
+    /// of the events before, in one trip through the pipeline.
+    case requestAnswered
     /// Every response so far has been written.
     case responsesComplete
     /// The connection is a tunnel from now on (its HTTP codec is gone).
@@ -96,6 +99,9 @@ final class ClientTimeouts: ChannelDuplexHandler, RemovableChannelHandler {
         switch event {
         case .requestHeadReceived:
             self.state.requestHeadReceived()
+        case .requestAnswered:
+            self.state.requestHeadReceived()
+            self.state.responsesComplete(now: now)
         case .responsesComplete:
             self.state.responsesComplete(now: now)
         case .tunnelStarted:

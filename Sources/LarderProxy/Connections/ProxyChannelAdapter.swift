@@ -56,7 +56,6 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             if case .head(let head) = part {
-                context.triggerUserOutboundEvent(ClientConnectionEvent.requestHeadReceived, promise: nil)
                 // Only with nothing in flight (answers keep request order) and room to write (a
                 // client that does not read must meet the task's backpressure).
                 if self.requestsInFlight == 0, context.channel.isWritable,
@@ -64,9 +63,15 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                 {
                     self.droppingRequest = true
                     self.write(answer, context: context)
-                    self.responsesComplete(context: context)
+                    if self.filesInFlight > 0 {
+                        context.triggerUserOutboundEvent(ClientConnectionEvent.requestHeadReceived, promise: nil)
+                        self.completeAfterFiles = true
+                    } else {
+                        context.triggerUserOutboundEvent(ClientConnectionEvent.requestAnswered, promise: nil)
+                    }
                     return
                 }
+                context.triggerUserOutboundEvent(ClientConnectionEvent.requestHeadReceived, promise: nil)
                 self.requestsInFlight += 1
             }
             context.fireChannelRead(self.wrapInboundOut(.http(part)))

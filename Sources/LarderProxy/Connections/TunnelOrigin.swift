@@ -2,11 +2,12 @@ import LarderHTTP
 
 /// Where the requests on a `CONNECT` tunnel served as HTTP go: origin-form targets are
 /// `scheme://host:port` URLs (`https` inside intercepted TLS, `http` for plain HTTP). Only
-/// `https` ones pass through TLS.
-public struct TunnelOrigin: Sendable {
-    var scheme: String
-    var host: String
-    var port: Int
+/// `https` ones pass through TLS. A class: the connection hands it to every immediate hit, and a
+/// reference is one retain where a struct of three strings is three.
+public final class TunnelOrigin: Sendable {
+    let scheme: String
+    let host: String
+    let port: Int
     /// `scheme://authority`, without the port when it is the scheme's default: an origin-form
     /// target inside the tunnel is this followed by the target.
     let base: String

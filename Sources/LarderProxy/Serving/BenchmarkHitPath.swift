@@ -62,9 +62,10 @@ public struct BenchmarkHitPath: Sendable {
         return outcome.status
     }
 
-    /// The immediate answer to `head` (``ImmediateHits/answer(_:allocator:)``): the bytes of its
-    /// head and of its body, or nil when the request must go the ordinary way. A body sent from
-    /// its file (larger than the small-body limit) is not read: `body` is nil.
+    /// The immediate answer to `head` (``ImmediateHits/answer(_:allocator:)``): the bytes written
+    /// first (its head, and a body of at most 4 KiB after it) and a larger body from memory, or
+    /// nil when the request must go the ordinary way. A body sent from its file (larger than the
+    /// small-body limit) is not read: `body` is nil.
     /// - Parameter preparing: answer as the target's first immediate hit, which prepares it
     ///   (with a new, empty table of prepared hits), rather than from the prepared answer.
     public func immediateAnswer(

@@ -8,8 +8,9 @@ import NIOHTTP1
 /// of an absolute URL (or of an origin-form target inside intercepted TLS, see ``TunnelOrigin``),
 /// with no conditional, range or cache directive, for a response whose lookup Larder holds in memory (and its body, when small enough to keep there; a larger one goes from
 /// its file by `sendfile`), varying on no request header, that the default strategy serves without the network. Everything else, and anything in doubt, goes the ordinary way; answers are the
-/// same either way.
-struct ImmediateHits: Sendable {
+/// same either way. A class: the connection's handler calls it for every request, and copying a
+/// struct of this many references out of the handler cost a retain and release of each.
+final class ImmediateHits: Sendable {
     let store: Store
     /// The proxy's configuration (with its answered-offline routes): routes, the query filter,
     /// declared GETs, the clock.
@@ -26,7 +27,26 @@ struct ImmediateHits: Sendable {
     let log: RequestLog
     let prepared: PreparedHits
 
-    /// A complete answer: its serialised head, which goes to the socket as it is, and its body.
+    init(
+        store: Store, configuration: ProxyConfiguration, offline: OfflineSwitch, usage: UsageRecorder, smallBodies: SmallBodyCache,
+        freshnessMemo: FreshnessMemo, own: RequestRoute.OwnAuthorities, rules: RequestRoute.Rules, reach: UpstreamReach?,
+        log: RequestLog, prepared: PreparedHits
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.offline = offline
+        self.usage = usage
+        self.smallBodies = smallBodies
+        self.freshnessMemo = freshnessMemo
+        self.own = own
+        self.rules = rules
+        self.reach = reach
+        self.log = log
+        self.prepared = prepared
+    }
+
+    /// A complete answer: its serialised head (a small body written after it), which goes to the
+    /// socket as it is, and its body otherwise.
     struct Answer {
         var head: ByteBuffer
         var body: Body?
@@ -34,12 +54,15 @@ struct ImmediateHits: Sendable {
 
         /// An answer's body.
         enum Body {
-            /// Bytes in memory.
+            /// Bytes in memory (a small one is in ``head`` instead).
             case bytes(ByteBuffer)
             /// The whole of an open body file.
             case file(StoredBodyFile)
         }
     }
+
+    /// The largest body written in its head's buffer rather than after it.
+    static let inlineBodyLimit = 4096
 
     /// Request headers that need the ordinary path (cache directives, conditionals, ranges, bodies).
     private static let ordinaryPathHeaders: [String] = [
@@ -64,8 +87,9 @@ struct ImmediateHits: Sendable {
             guard head.uri.hasPrefix("http") else { return nil }
             target = head.uri
         }
-        // NIO compares names without case and without making lower-cased copies.
-        for name in Self.ordinaryPathHeaders where head.headers.contains(name: name) {
+        // One pass over the request's fields, each compared by length first (NIO's
+        // `contains(name:)` for each of the names walked them all eleven times).
+        for (name, _) in head.headers where Self.ordinaryPathHeaders.contains(where: { Self.sameName(name, $0) }) {
             return nil
         }
         guard let hit = self.preparedHit(for: head, target: target, tunnel: tunnel) else { return nil }
@@ -95,18 +119,29 @@ struct ImmediateHits: Sendable {
         let (age, cacheStatus) = self.usage.answered(hit.key, freshness: hit.freshness, now: now, detail: detail)
         let close = !head.isKeepAlive
 
-        var bytes = allocator.buffer(capacity: hit.headerBlock.readableBytes + 128)
+        // A small body goes in the head's buffer: one write through the pipeline and one iovec,
+        // for a copy of at most `inlineBodyLimit` bytes.
+        var inlineBody: ByteBuffer?
+        if case .bytes(let bytes) = body, bytes.readableBytes <= Self.inlineBodyLimit {
+            inlineBody = bytes
+            body = nil
+        }
+        var bytes = allocator.buffer(capacity: hit.headerBlock.readableBytes + 128 + (inlineBody?.readableBytes ?? 0))
         if head.version == .http1_1 {
             bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
         } else {
             bytes.writeString("HTTP/\(head.version.major).\(head.version.minor) 200 OK\r\n")
         }
         bytes.writeImmutableBuffer(hit.headerBlock)
-        ProxyAnswerFields.forEach(age: age, cacheStatus: cacheStatus, close: close) { name, value in
+        let cacheStatusValue = cacheStatus.description
+        ProxyAnswerFields.forEach(age: age, cacheStatus: cacheStatusValue, close: close) { name, value in
             Self.writeHeaderLine(name: name, value: value, to: &bytes)
         }
         bytes.writeStaticString("\r\n")
-        self.log.record(head, target: target, status: 200, cacheStatus: cacheStatus, since: started)
+        if let inlineBody {
+            bytes.writeImmutableBuffer(inlineBody)
+        }
+        self.log.record(head, target: target, status: 200, cacheStatus: cacheStatus, cacheStatusValue: cacheStatusValue, since: started)
         return Answer(head: bytes, body: body, close: close)
     }
 
@@ -184,6 +219,11 @@ struct ImmediateHits: Sendable {
     /// (always selected, see ``VaryKey/selects(storedHeaders:varyRequestHeaders:precached:for:owner:)``).
     private static func isSelectedWhateverTheRequest(_ entry: CachedEntry) -> Bool {
         !entry.isPersonal && (entry.kind == .precached || VaryKey.names(entry.headers.filter { $0.hasName("vary") }.map(\.value)) == [])
+    }
+
+    /// Whether `name` is `lowercased`, ignoring ASCII case.
+    private static func sameName(_ name: String, _ lowercased: String) -> Bool {
+        name.utf8.count == lowercased.utf8.count && name.utf8.elementsEqual(lowercased.utf8) { asciiLowercased($0) == $1 }
     }
 
     /// Writes `name: value\r\n` for each field, as NIO's response encoder does.

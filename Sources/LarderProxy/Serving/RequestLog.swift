@@ -14,10 +14,13 @@ struct RequestLog: Sendable {
     var secrets = SubstitutedSecrets.none
 
     /// Counts and logs `head`'s answer, under `target` when given (the absolute URL of an
-    /// origin-form request inside a tunnel), else under its request target.
+    /// origin-form request inside a tunnel), else under its request target. `cacheStatusValue` is
+    /// `cacheStatus`'s field value when the caller wrote it already (made once per answer).
     func record(
-        _ head: HTTPRequestHead, target: String? = nil, status: Int, cacheStatus: CacheStatus?, since started: ContinuousClock.Instant
+        _ head: HTTPRequestHead, target: String? = nil, status: Int, cacheStatus: CacheStatus?, cacheStatusValue: String? = nil,
+        since started: ContinuousClock.Instant
     ) {
+        let value = cacheStatusValue ?? cacheStatus?.description
         let url = self.secrets.redacting(target ?? head.uri)
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -27,7 +30,7 @@ struct RequestLog: Sendable {
                 method: head.method.wireName,
                 url: url,
                 status: status,
-                cacheStatus: cacheStatus?.description,
+                cacheStatus: value,
                 outcome: .classify(status: status, cacheStatus: cacheStatus),
                 milliseconds: milliseconds
             )
@@ -35,7 +38,7 @@ struct RequestLog: Sendable {
         self.logger.info(
             "\(head.method.wireName) \(url) \(status)",
             metadata: [
-                "cache": "\(cacheStatus?.description ?? "-")",
+                "cache": "\(value ?? "-")",
                 "ms": "\(String(format: "%.1f", milliseconds))",
             ]
         )

@@ -98,6 +98,22 @@ struct ClientTimeoutStateTests {
         #expect(!channel.isActive)
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)  // an idle close says nothing
     }
+
+    @Test("a request answered at once (an immediate hit) leaves the connection idle from then")
+    func handlerRequestAnswered() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(loop: loop)
+        try channel.pipeline.syncOperations.addHandler(ClientTimeouts(limits: Self.limits, now: loop.now))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        loop.advanceTime(by: .seconds(5))
+        try channel.writeInbound(ByteBuffer(string: "GET / HTTP/1.1\r\n\r\n"))
+        channel.pipeline.syncOperations.triggerUserOutboundEvent(ClientConnectionEvent.requestAnswered, promise: nil)
+        loop.advanceTime(by: .seconds(59))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive)
+        #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
+    }
 }
 
 @Suite("Connection registry: limits")

@@ -364,7 +364,8 @@ MEASURE = """JSON.stringify((() => {
   const nav = performance.getEntriesByType('navigation')[0];
   const res = performance.getEntriesByType('resource').map(r => ({
     name: r.name, status: r.responseStatus, protocol: r.nextHopProtocol, size: r.encodedBodySize,
-    end: r.responseEnd, start: r.startTime}));
+    end: r.responseEnd, start: r.startTime, wait: r.responseStart - r.requestStart,
+    queued: r.requestStart - r.startTime, body: r.responseEnd - r.responseStart}));
   return {nav: nav ? {load: nav.loadEventEnd, dcl: nav.domContentLoadedEventEnd, response: nav.responseEnd,
     status: nav.responseStatus, protocol: nav.nextHopProtocol} : null, resources: res,
     scripts: window.__pageScripts || 0, sheets: document.styleSheets.length,
@@ -500,6 +501,14 @@ def cmd_load(args):
                   bytes=sum(r["size"] or 0 for r in resources), document_status=nav.get("status"))
     if late:
         record["late"] = len(late)
+    # Where a load's time goes, per resource (medians): queued before its request was sent (a free
+    # connection, a tunnel, a handshake), waiting for the first byte of the answer, the body.
+    timed = [r for r in resources if r.get("wait") is not None and r["wait"] >= 0 and r["start"] > 0]
+    for field in ("queued", "wait", "body"):
+        values = [r[field] for r in timed if r.get(field) is not None and r[field] >= 0]
+        if values:
+            record[f"{field}_median_ms"] = round(statistics.median(values), 2)
+            record[f"{field}_p90_ms"] = round(sorted(values)[int(0.9 * (len(values) - 1))], 2)
     problems = []
     if nav.get("status") not in (0, 200):
         problems.append(f"the page answered {nav.get('status')}")
@@ -563,8 +572,8 @@ REFERENCE = {"pageload-http": "direct-warm", "pageload-https": "direct-h1-warm"}
 def cmd_table(args):
     records = [json.loads(l) for l in open(args.results) if l.strip()]
     records = [r for r in records if r.get("scenario", "").startswith("pageload")]
-    print("| Scenario | Load | Navigation start to load event (median) | min–max | ÷ direct warm (median of rounds) | resources | origin requests (connections) | protocol | failed |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    print("| Scenario | Load | Navigation start to load event (median) | min–max | ÷ direct warm (median of rounds) | per file: queued / first byte / body (ms, medians) | resources | origin requests (connections) | protocol | failed |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
     for scenario in ("pageload-http", "pageload-https"):
         rows = [r for r in records if r["scenario"] == scenario]
         if not rows:
@@ -587,9 +596,57 @@ def cmd_table(args):
             print(f"| {title} | {rs[0].get('label', peer)} | {f'{med:.0f} ms' if med else 'failed'} | "
                   f"{f'{min(values):.0f}–{max(values):.0f}' if values else ''} | "
                   f"{f'{statistics.median(quotients):.2f}x' if quotients else ''} | "
+                  f"{per_file(rs)} | "
                   f"{statistics.median(resources):.0f} | "
                   f"{statistics.median(origin):.0f}" + (f" ({statistics.median(conns):.0f})" if conns else "") + " | "
                   f"{', '.join(protocols)} | {sum(1 for r in rs if r.get('error'))} of {len(rs)} |")
+
+
+    https = [r for r in records if r["scenario"] == "pageload-https"]
+    if https:
+        print()
+        for line in connection_lines(https):
+            print(f"- {line}")
+
+
+def per_file(rs):
+    cells = []
+    for field in ("queued", "wait", "body"):
+        values = [r[f"{field}_median_ms"] for r in rs if r.get(f"{field}_median_ms") is not None and r.get("value")]
+        cells.append(f"{statistics.median(values):.1f}" if values else "–")
+    return " / ".join(cells)
+
+
+def quotient(rows, a, b):
+    """The median over rounds of peer a's load time divided by peer b's in the same round."""
+    by = {}
+    for r in rows:
+        if r.get("value"):
+            by.setdefault(r["peer"], {})[r["round"]] = r["value"]
+    q = [by[a][n] / by[b][n] for n in by.get(a, {}) if n in by.get(b, {})]
+    return statistics.median(q) if q else None
+
+
+def connection_lines(rows):
+    """Whether Chromium's 6 connections per host are the limit over HTTPS, and what HTTP/2 inside
+    Larder's intercepted TLS would gain (estimated from the origin direct over HTTP/2)."""
+    med = lambda peer: statistics.median([r["value"] for r in rows if r["peer"] == peer and r.get("value")] or [0]) or None
+    out = []
+    h2 = quotient(rows, "direct-h2-warm", "direct-h1-warm")
+    shard = quotient(rows, "direct-h1-sharded", "direct-h1-warm")
+    larder_shard = quotient(rows, "larder-sharded-warm", "larder-warm")
+    warm = quotient(rows, "larder-warm", "direct-h1-warm")
+    if h2 is not None:
+        out.append(f"Origin direct over HTTP/2 (one connection) ÷ over HTTP/1.1 (6 connections): {h2:.2f}x")
+    if shard is not None:
+        out.append(f"Origin direct over HTTP/1.1 with the files over 4 hosts (up to 30 connections) ÷ one host: {shard:.2f}x")
+    if larder_shard is not None:
+        out.append(f"Larder warm with the files over 4 hosts (up to 30 tunnels) ÷ one host (6 tunnels): {larder_shard:.2f}x")
+    if h2 is not None and warm is not None and med("larder-warm"):
+        out.append(f"Estimate, Larder warm with ALPN h2 inside the intercepted TLS (its warm load times the origin's "
+                   f"HTTP/2 ÷ HTTP/1.1): {med('larder-warm') * h2:.0f} ms, {warm * h2:.2f}x the direct HTTP/1.1 warm load "
+                   f"(now {warm:.2f}x)")
+    return out
 
 
 # --------------------------------------------------------------------------------------------

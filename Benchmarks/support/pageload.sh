@@ -70,6 +70,7 @@ pl_larder() {
   local name="$1" dir="$pl/larder-$1"; shift
   mkdir -m 700 -p "$dir"
   cp -a "$(dirname "$pl_larder_ca")" "$dir/"
+  : >"$work/serve-pl-$name.log"   # start_larder reads it at once; the background job may not have made it yet
   launcher=("${pl_in_hosts[@]}")
   start_larder "pl-$name" "$dir" --upstream-ca "$pl_tls/ca.pem" "$@"
   launcher=()
@@ -102,6 +103,7 @@ for r in $(seq 1 "$rounds"); do
         mkdir -m 700 -p "$pl/larder-pc-$r"
         "$larder" precache "$pl/games.txt" --cache-dir "$pl/larder-pc-$r" >>"$pl/precache.log" 2>&1 \
           || { tail -20 "$pl/precache.log" >&2; die "larder precache of the page failed"; }
+        : >"$work/serve-pl-pc-$r.log"
         start_larder "pl-pc-$r" "$pl/larder-pc-$r"
         pl_load pageload-http larder-precached "$r" "$http_page" --proxy "http://127.0.0.1:${larder_port[pl-pc-$r]}" \
           --label "larder, after larder precache of the game"

@@ -639,9 +639,9 @@ def connection_lines(rows):
     if h2 is not None:
         out.append(f"Origin direct over HTTP/2 (one connection) ÷ over HTTP/1.1 (6 connections): {h2:.2f}x")
     if shard is not None:
-        out.append(f"Origin direct over HTTP/1.1 with the files over 4 hosts (up to 30 connections) ÷ one host: {shard:.2f}x")
+        out.append(f"Origin direct over HTTP/1.1 with the files over 4 hosts (6 connections to each) ÷ one host: {shard:.2f}x")
     if larder_shard is not None:
-        out.append(f"Larder warm with the files over 4 hosts (up to 30 tunnels) ÷ one host (6 tunnels): {larder_shard:.2f}x")
+        out.append(f"Larder warm with the files over 4 hosts (6 tunnels to each) ÷ one host (6 tunnels): {larder_shard:.2f}x")
     if h2 is not None and warm is not None and med("larder-warm"):
         out.append(f"Estimate, Larder warm with ALPN h2 inside the intercepted TLS (its warm load times the origin's "
                    f"HTTP/2 ÷ HTTP/1.1): {med('larder-warm') * h2:.0f} ms, {warm * h2:.2f}x the direct HTTP/1.1 warm load "

@@ -581,6 +581,9 @@ SCENARIOS = [
     ("https-8c-1k", "HTTPS: 1 KiB hits, 8 keep-alive connections (tlsload)"),
     ("https-rss-200", "HTTPS: RSS after 200 new hosts"),
     ("https-peak-rss", "HTTPS: peak RSS over the round"),
+    # Issue 43, item 5 (Benchmarks/support/pageload.py): the subject is Larder's warm load.
+    ("pageload-http", "Page load in headless Chromium, HTTP (navigation start to load event)"),
+    ("pageload-https", "Page load in headless Chromium, HTTPS (navigation start to load event)"),
 ]
 
 
@@ -849,6 +852,21 @@ def per_core_shortfalls(table, floor):
     return out
 
 
+def targets_pageload(table):
+    """[(target, measured, met or None)] for issue 43, item 5: Larder's warm and offline page loads
+    against the origin direct's warm load, within rounds."""
+    out = []
+    for scenario, reference, title in (("pageload-http", "direct-warm", "HTTP"), ("pageload-https", "direct-h1-warm", "HTTPS")):
+        base = get(table, scenario, reference)
+        for peer, what in (("larder-warm", "warm cache"), ("larder-offline", "origin stopped")):
+            a = get(table, scenario, peer)
+            r = round_ratio(a, base)
+            out.append((f"Page load in Chromium, {title}, Larder {what}: at most 1.1x the origin direct's warm load",
+                        "not measured" if r is None else f"{r:.2f}x ({a['value']:.0f} vs {base['value']:.0f} ms)",
+                        None if r is None else r <= 1.1))
+    return out
+
+
 def cmd_summary(args):
     records = []
     with open(args.results) as f:
@@ -860,7 +878,7 @@ def cmd_summary(args):
     header, rows = build_table(table)
     micro = json.load(open(args.micro)) if args.micro else []
     goals = targets(table, micro)
-    goals_34 = targets_34(table)
+    goals_34 = targets_34(table) + targets_pageload(table)
     print()
     print(text_table(header, rows))
     for matrix in (per_core_matrix(table), https_matrix(table)):

@@ -53,3 +53,38 @@ struct BodyBarrier: Sendable {
         }
     )
 }
+
+extension BodyBarrier {
+    /// How many body files ``flushPlaced(_:)`` holds open at once.
+    static let placedFilesAtOnce = 256
+
+    /// Makes body files already in `bodies/` durable, their contents then their folders (each
+    /// once): the barrier of bodies staged without one of their own, which their game version's
+    /// switch takes for them all (docs/FORMATS.md, "Crash safety"). Returns the paths flushed; a
+    /// file that is missing is left out. Throws ``StoreError`` when a flush fails.
+    func flushPlaced(_ paths: [String]) throws -> Set<String> {
+        guard !paths.isEmpty else { return [] }
+        var flushed = Set<String>()
+        for chunk in paths.batches(of: Self.placedFilesAtOnce) {
+            var files: [(descriptor: Int32, path: String)] = []
+            defer {
+                for file in files {
+                    close(file.descriptor)
+                }
+            }
+            for path in chunk {
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    guard errno == ENOENT else { throw StoreError.io(path: path, operation: "open", errno: errno) }
+                    continue
+                }
+                files.append((descriptor, path))
+            }
+            try self.flushContents(files)
+            flushed.formUnion(files.map(\.path))
+        }
+        let folders = Set(flushed.map { path in path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "." })
+        try self.flushNames(folders.sorted())
+        return flushed
+    }
+}

@@ -252,6 +252,13 @@ enum StoreSchema {
         migrator.registerMigration("v15") { db in
             try db.execute(sql: Self.v15Schema)
         }
+        // v16: a staged body is made durable by its game version's switch, one barrier for the
+        // version rather than one per install batch (Store+GameVersions.swift): `durable` is 0 until
+        // then, so a run that finds such a row after an unclean stop fetches its body again rather
+        // than trusting it. Rows staged before had their barrier. Only adds a column.
+        migrator.registerMigration("v16") { db in
+            try db.execute(sql: "ALTER TABLE staged_entry ADD COLUMN durable INTEGER NOT NULL DEFAULT 1")
+        }
         return migrator
     }
 

@@ -31,12 +31,7 @@ struct BodyBarrier: Sendable {
     /// body's write-back is started first (`sync_file_range`), so the disk works on all at once.
     static let system = BodyBarrier(
         flushContents: { files in
-            #if os(Linux)
-                for file in files {
-                    // Only a head start: any failure shows again in the fdatasync below.
-                    _ = larder_start_writeback(file.descriptor)
-                }
-            #endif
+            Self.startWriteback(files)
             try FlushPool.shared.forEach(files) { file in
                 #if os(Linux)
                     let flushed = fdatasync(file.descriptor)
@@ -55,6 +50,17 @@ struct BodyBarrier: Sendable {
 }
 
 extension BodyBarrier {
+    /// Starts writing `files` back (on Linux, `sync_file_range`), without waiting: a head start
+    /// for the flush that makes them durable later (a staged body's at its version's switch, so
+    /// that the disk writes it while the downloads go on). Any failure shows again in that flush.
+    static func startWriteback(_ files: [(descriptor: Int32, path: String)]) {
+        #if os(Linux)
+            for file in files {
+                _ = larder_start_writeback(file.descriptor)
+            }
+        #endif
+    }
+
     /// How many body files ``flushPlaced(_:)`` holds open at once.
     static let placedFilesAtOnce = 256
 

@@ -127,6 +127,7 @@ extension Store {
     /// Staged bodies skip the barrier: their rows say they are not durable yet, and their game
     /// version's switch makes them all durable at once (``Store/saveGameVersion(_:files:installing:replaces:)``).
     private func commit(_ batch: [PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>] {
+        BodyBarrier.startWriteback(batch.filter(\.isStaged).map { (descriptor: $0.descriptor, path: $0.temporaryPath) })
         let files = batch.filter { !$0.isStaged }.map { (descriptor: $0.descriptor, path: $0.temporaryPath) }
         if !files.isEmpty {
             do {

@@ -31,12 +31,7 @@ struct BodyBarrier: Sendable {
     /// body's write-back is started first (`sync_file_range`), so the disk works on all at once.
     static let system = BodyBarrier(
         flushContents: { files in
-            #if os(Linux)
-                for file in files {
-                    // Only a head start: any failure shows again in the fdatasync below.
-                    _ = larder_start_writeback(file.descriptor)
-                }
-            #endif
+            Self.startWriteback(files)
             try FlushPool.shared.forEach(files) { file in
                 #if os(Linux)
                     let flushed = fdatasync(file.descriptor)
@@ -52,4 +47,50 @@ struct BodyBarrier: Sendable {
             try FlushPool.shared.forEach(folders) { try POSIXFile.syncDirectory($0) }
         }
     )
+}
+
+extension BodyBarrier {
+    /// Starts writing `files` back (on Linux, `sync_file_range`), without waiting: a head start
+    /// for the flush that makes them durable later (a staged body's at its version's switch, so
+    /// that the disk writes it while the downloads go on). Any failure shows again in that flush.
+    static func startWriteback(_ files: [(descriptor: Int32, path: String)]) {
+        #if os(Linux)
+            for file in files {
+                _ = larder_start_writeback(file.descriptor)
+            }
+        #endif
+    }
+
+    /// How many body files ``flushPlaced(_:)`` holds open at once.
+    static let placedFilesAtOnce = 256
+
+    /// Makes body files already in `bodies/` durable, their contents then their folders (each
+    /// once): the barrier of bodies staged without one of their own, which their game version's
+    /// switch takes for them all (docs/FORMATS.md, "Crash safety"). Returns the paths flushed; a
+    /// file that is missing is left out. Throws ``StoreError`` when a flush fails.
+    func flushPlaced(_ paths: [String]) throws -> Set<String> {
+        guard !paths.isEmpty else { return [] }
+        var flushed = Set<String>()
+        for chunk in paths.batches(of: Self.placedFilesAtOnce) {
+            var files: [(descriptor: Int32, path: String)] = []
+            defer {
+                for file in files {
+                    close(file.descriptor)
+                }
+            }
+            for path in chunk {
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    guard errno == ENOENT else { throw StoreError.io(path: path, operation: "open", errno: errno) }
+                    continue
+                }
+                files.append((descriptor, path))
+            }
+            try self.flushContents(files)
+            flushed.formUnion(files.map(\.path))
+        }
+        let folders = Set(flushed.map { path in path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "." })
+        try self.flushNames(folders.sorted())
+        return flushed
+    }
 }

@@ -87,7 +87,9 @@ public final class BodyWriter {
     /// Stores the body as staged for `key`: kept (and counted as referenced) but never served, until
     /// ``Store/saveGameVersion(_:files:installing:)`` installs it as a precached entry. A body staged
     /// for `key` before is replaced; the entry for `key`, if any, is left as it is. Checks and
-    /// installs as ``commit(key:head:kind:expectedLength:revision:expectedHash:)`` does; returns the staged body's size.
+    /// installs as ``commit(key:head:kind:expectedLength:revision:expectedHash:)`` does but without
+    /// a barrier: the row says the body is not durable yet, and the version's switch flushes it with
+    /// the version's other bodies. Returns the staged body's size.
     public func stage(
         key: CacheKey, head: StoredResponseHead, expectedLength: Int64?, revision: String? = nil, expectedHash: String? = nil
     ) async throws -> Int64 {

@@ -8,8 +8,10 @@ import Synchronization
 /// flushes (the kernel merges them). Threads of its own, because the task threads are few and
 /// must never wait for a disk.
 final class FlushPool: @unchecked Sendable {
-    /// The pool the store's barrier uses.
-    static let shared = FlushPool(threads: 8)
+    /// The pool the store's barrier uses: enough flushes in flight for a game version's barrier
+    /// (thousands of bodies at its switch) to share journal commits (8 left it a quarter slower
+    /// on a journaled ext4, Benchmarks/RESULTS.md).
+    static let shared = FlushPool(threads: 32)
 
     // `@unchecked Sendable`: `jobs` is only touched with `condition` locked.
     private let condition = NSCondition()

@@ -52,35 +52,44 @@ extension Store {
         var revision: String?
         var bodyHash: String
         var bodySize: Int64
+        /// False for a staged row its version's barrier has not made durable yet.
+        var isDurable: Bool
     }
 
     /// The rows of `keys` (at most ``keysPerQuery``) in `table` (`entry`, or `staged_entry`, whose
     /// rows are all precached), in one indexed query.
     static func storedRows(_ db: Database, table: String = "entry", keys: [String]) throws -> [StoredRow] {
         try Self.storedRows(
-            db, table: table, where: "WHERE key IN (\(Self.parameters(count: keys.count)))", arguments: StatementArguments(keys))
+            db, table: table, where: "key IN (\(Self.parameters(count: keys.count)))", limit: "", arguments: StatementArguments(keys))
     }
 
     /// The first `limit` rows of `table`.
     static func storedRows(_ db: Database, table: String, limit: Int) throws -> [StoredRow] {
-        try Self.storedRows(db, table: table, where: "LIMIT ?", arguments: [limit])
+        try Self.storedRows(db, table: table, where: nil, limit: "LIMIT ?", arguments: [limit])
     }
 
-    private static func storedRows(_ db: Database, table: String, where clause: String, arguments: StatementArguments) throws -> [StoredRow]
-    {
+    private static func storedRows(
+        _ db: Database, table: String, where condition: String?, limit: String, arguments: StatementArguments
+    ) throws -> [StoredRow] {
         let kind = table == "entry" ? "kind" : "'\(EntryKind.precached.rawValue)'"
+        let durable = table == "entry" ? "1" : "durable"
+        let clause = (condition.map { "WHERE \($0) " } ?? "") + limit
         // Columns by position: thousands of rows, and a lookup by name compares names for each.
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT key, \(kind), revision, body_hash, body_size FROM \(table) \(clause)", arguments: arguments)
+            db, sql: "SELECT key, \(kind), revision, body_hash, body_size, \(durable) FROM \(table) \(clause)", arguments: arguments)
         var stored: [StoredRow] = []
         while let row = try rows.next() {
-            stored.append(StoredRow(key: row[0], kind: row[1], revision: row[2], bodyHash: row[3], bodySize: row[4]))
+            stored.append(
+                StoredRow(key: row[0], kind: row[1], revision: row[2], bodyHash: row[3], bodySize: row[4], isDurable: row[5]))
         }
         return stored
     }
 
     /// The row's state when it can be served: nil for a malformed row (logged), or when its body
-    /// file is missing or has another size than the index says (one `stat`).
+    /// file is missing or has another size than the index says (one `stat`). A staged row not
+    /// durable yet (staged without its version's barrier, and found by a later run: its version's
+    /// switch never came) is trusted only when its body hashes to its name; otherwise its body is
+    /// fetched again (docs/FORMATS.md, "Crash safety").
     func servableState(_ row: StoredRow) throws -> StoredKeyState? {
         guard let kind = EntryKind(rawValue: row.kind), Self.isSHA256Hex(row.bodyHash) else {
             self.logger.error(
@@ -89,7 +98,11 @@ extension Store {
             )
             return nil
         }
-        guard try POSIXFile.regularFileSize(self.bodyPath(forHash: row.bodyHash)) == row.bodySize else {
+        let path = self.bodyPath(forHash: row.bodyHash)
+        guard try POSIXFile.regularFileSize(path) == row.bodySize else {
+            return nil
+        }
+        guard row.isDurable || (try? BodyFileHash.sha256Hex(ofFileAt: path)) == row.bodyHash else {
             return nil
         }
         return StoredKeyState(kind: kind, revision: row.revision, bodySize: row.bodySize)

@@ -56,6 +56,9 @@ extension Store {
                 isQueryTooShort: true
             )
         }
+        if search != nil {
+            try await self.indexWaitingSearchText()
+        }
         return try await self.pool.read { db in
             guard let search else {
                 let total = try Self.readTotals(db).entries
@@ -121,6 +124,27 @@ extension Store {
                 isTotalExact: isTotalExact
             )
         }
+    }
+
+    /// Indexes the search text of the entries added since the last search, which waits in
+    /// `entry_search_pending` (the writes that add entries, a game version's switch among them,
+    /// leave it there): a write transaction only when some wait.
+    func indexWaitingSearchText() async throws {
+        let waits = try await self.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM entry_search_pending)") ?? false
+        }
+        guard waits else { return }
+        try await self.pool.write { db in try Self.indexWaitingSearchText(db) }
+    }
+
+    /// ``indexWaitingSearchText()`` in the caller's write transaction.
+    static func indexWaitingSearchText(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO entry_search (rowid, url)
+                    SELECT entry.id, entry.url FROM entry_search_pending JOIN entry ON entry.id = entry_search_pending.id;
+                DELETE FROM entry_search_pending;
+                """)
     }
 
     /// The totals counters, read in the caller's transaction.

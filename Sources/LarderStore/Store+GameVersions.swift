@@ -42,6 +42,10 @@ extension Store {
     /// game) sees the previous version or the new one, never a mix. Replaced bodies are deleted once
     /// it has committed, if nothing references them.
     ///
+    /// It is the version's one durability barrier: the staged bodies not durable yet (staged
+    /// without a barrier of their own) are flushed, contents then each of their folders once,
+    /// before the transaction; when that fails, this throws and nothing changes.
+    ///
     /// When the new version is not complete (a file failed, or vanished) and the recorded one is
     /// (``GameRecord/isComplete``), nothing switches: the previous version stays ready and served,
     /// its record keeping everything but `lastRun` and `lastError` (saying why it was not updated),
@@ -59,11 +63,22 @@ extension Store {
         installing staged: Set<CacheKey>,
         replaces: (@Sendable (GameRecord?) -> Bool)? = nil
     ) async throws -> GameVersionOutcome {
-        try await self.write { db, released in
+        // The version's one barrier, before its transaction (the write lock is not held while the
+        // disk works).
+        let flushed = try await self.flushStaged(staged)
+        return try await self.write { db, released in
             if let replaces {
                 let stored = try self.game(db, slug: game.slug)
                 if !replaces(stored) {
                     return GameVersionOutcome(keptPrevious: true, record: stored ?? game)
+                }
+            }
+            // A row staged again since the barrier (by a run beside this one) is not covered by it:
+            // not installed, as if it had not been staged.
+            var staged = staged
+            for batch in staged.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
+                for (key, hash) in try Self.stagedNotDurable(db, keys: batch) where flushed[key] != hash {
+                    staged.remove(CacheKey(storedRawValue: key))
                 }
             }
             var game = game
@@ -120,6 +135,11 @@ extension Store {
                     sql: "UPDATE game SET last_run = ?, last_error = ? WHERE slug = ?",
                     arguments: [previous.lastRun.timeIntervalSince1970, previous.lastError, game.slug]
                 )
+                // The staged bodies wait for a later run, as durable as installed ones would be.
+                for (key, hash) in flushed where staged.contains(CacheKey(storedRawValue: key)) {
+                    try db.execute(
+                        sql: "UPDATE staged_entry SET durable = 1 WHERE key = ? AND body_hash = ?", arguments: [key, hash])
+                }
                 return GameVersionOutcome(keptPrevious: true, record: previous, vanished: vanished, removed: [])
             }
 
@@ -178,6 +198,33 @@ extension Store {
         }
     }
 
+    /// The barrier of a game version (docs/FORMATS.md, "Crash safety"): the bodies staged for `keys`
+    /// without one are flushed, contents then their folders (each once). Returns the hash of each
+    /// key whose body it covered; a staged row whose body file is missing is left out.
+    private func flushStaged(_ keys: Set<CacheKey>) async throws -> [String: String] {
+        var pending: [String: String] = [:]
+        for batch in keys.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
+            let rows = try await self.pool.read { db in try Self.stagedNotDurable(db, keys: batch) }
+            pending.merge(rows) { $1 }
+        }
+        guard !pending.isEmpty else { return [:] }
+        let paths = Set(pending.values.map { self.bodyPath(forHash: $0) }).sorted()
+        let flushedPaths = try await POSIXFile.onSyncThread { [barrier] in try barrier.flushPlaced(paths) }
+        return pending.filter { flushedPaths.contains(self.bodyPath(forHash: $0.value)) }
+    }
+
+    /// The body hash of each of `keys` staged and not durable yet, by key.
+    private static func stagedNotDurable(_ db: Database, keys: ArraySlice<String>) throws -> [String: String] {
+        var rows: [String: String] = [:]
+        let cursor = try Row.fetchCursor(
+            db, sql: "SELECT key, body_hash FROM staged_entry WHERE durable = 0 AND key IN (\(Self.parameters(count: keys.count)))",
+            arguments: StatementArguments(Array(keys)))
+        while let row = try cursor.next() {
+            rows[row[0]] = row[1]
+        }
+        return rows
+    }
+
     /// What is staged for each of `keys` and can be installed: keys without a staged row, with a
     /// malformed one, or whose body file is missing or has another size are left out. `kind` is
     /// always precached (what installing makes it).
@@ -225,7 +272,7 @@ extension Store {
     }
 
     /// Records a staged body's row, replacing the one staged under its key before (whose body is
-    /// released), inside the install transaction.
+    /// released), inside the install transaction; not durable until its version's switch.
     static func upsertStaged(_ row: IndexRow, contentType: String?, _ db: Database, releasing released: inout Set<String>) throws {
         if let previous = try String.fetchOne(
             db.cachedStatement(sql: "SELECT body_hash FROM staged_entry WHERE key = ?"),
@@ -236,12 +283,13 @@ extension Store {
         try db.cachedStatement(
             sql: """
                 INSERT INTO staged_entry (\(Self.stagedColumns))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
                 ON CONFLICT(key) DO UPDATE SET
                     url = excluded.url, status = excluded.status, headers = excluded.headers, vary = excluded.vary,
                     body_hash = excluded.body_hash, body_size = excluded.body_size,
                     request_time = excluded.request_time, response_time = excluded.response_time,
-                    revision = excluded.revision, content_type = excluded.content_type, staged_at = excluded.staged_at
+                    revision = excluded.revision, content_type = excluded.content_type, staged_at = excluded.staged_at,
+                    durable = 0
                 """
         ).execute(arguments: [
             row.key, row.url, row.status, row.headers, row.vary, row.bodyHash, row.bodySize, row.requestTime,
@@ -252,7 +300,7 @@ extension Store {
     /// The columns of `staged_entry`, in the order ``upsertStaged(_:contentType:_:releasing:)`` binds them.
     private static let stagedColumns = """
         key, url, status, headers, vary, body_hash, body_size, request_time, response_time, revision, content_type, \
-        staged_at
+        staged_at, durable
         """
 
     /// Moves the staged rows of `keys` into `entry` as precached entries stored at `now`, replacing

@@ -52,8 +52,8 @@ extension Store {
     }
 
     /// Stages finished bodies (each as ``BodyWriter/stage(key:head:expectedLength:revision:expectedHash:)``
-    /// does) in one install batch, so that they share its barrier, its body folders' flushes and
-    /// its transaction's log pages, and their caller waits once for all. Each succeeds or fails
+    /// does) in one install batch, so that they share its transaction's log pages, and their caller
+    /// waits once for all. Each succeeds or fails
     /// on its own; returns each one's size or failure, in order. A body that fails its length or
     /// hash check is discarded and never reaches the batch.
     public func stage(_ bodies: [StagedBody]) async -> [Result<Int64, any Error>] {
@@ -123,21 +123,39 @@ extension Store {
     /// barrier's second step) and writes the rows in one savepoint (each in a savepoint of its own
     /// when one of them fails). A body whose rename or row fails fails alone; when a step of the
     /// barrier fails, the whole batch does and no row is written.
+    ///
+    /// Staged bodies skip the barrier: their rows say they are not durable yet, and their game
+    /// version's switch makes them all durable at once (``Store/saveGameVersion(_:files:installing:replaces:)``).
     private func commit(_ batch: [PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>] {
-        let files = batch.map { (descriptor: $0.descriptor, path: $0.temporaryPath) }
-        do {
-            try await POSIXFile.onSyncThread { [barrier] in try barrier.flushContents(files) }
-        } catch {
-            return batch.map { _ in .failure(error) }
+        BodyBarrier.startWriteback(batch.filter(\.isStaged).map { (descriptor: $0.descriptor, path: $0.temporaryPath) })
+        let files = batch.filter { !$0.isStaged }.map { (descriptor: $0.descriptor, path: $0.temporaryPath) }
+        if !files.isEmpty {
+            do {
+                try await POSIXFile.onSyncThread { [barrier] in try barrier.flushContents(files) }
+            } catch {
+                return batch.map { _ in .failure(error) }
+            }
         }
         return try await self.write { db, released in
             // The file work happens under the write lock: another writer cannot delete a body (as
             // the last reference of its old entry) between its rename and its row.
             let placements = batch.map { install in Result { try self.place(install) } }
             let renamed = zip(batch, placements).filter { (try? $1.get()) == true }.map(\.0)
-            if !renamed.isEmpty {
+            // An entry's body found stored already may be a staged one not durable yet (staged
+            // before, or in this batch): this row relies on it, so it is flushed now rather than
+            // at its version's switch.
+            let stagedNow = Set(renamed.filter(\.isStaged).map(\.row.bodyHash))
+            let reused = try zip(batch, placements).filter { install, placement in
+                guard !install.isStaged, case .success(false) = placement else { return false }
+                return try stagedNow.contains(install.row.bodyHash) || Self.isStagedNotDurable(db, hash: install.row.bodyHash)
+            }.map(\.0)
+            let flushedNames = Set(renamed.filter { !$0.isStaged }.map(\.bodyFolder)).sorted()
+            if !flushedNames.isEmpty || !reused.isEmpty {
                 do {
-                    try self.barrier.flushNames(Set(renamed.map(\.bodyFolder)).sorted())
+                    if !flushedNames.isEmpty {
+                        try self.barrier.flushNames(flushedNames)
+                    }
+                    _ = try self.barrier.flushPlaced(reused.map(\.bodyPath))
                 } catch {
                     // Not known to be on disk, so no row may name them: what this batch renamed
                     // into place goes again (an equal body stored before stays).
@@ -243,6 +261,14 @@ extension Store {
             released.insert(previousHash)
         }
         return (row, storedKind)
+    }
+
+    /// Whether `hash` is the body of a staged row not made durable yet (one index probe).
+    private static func isStagedNotDurable(_ db: Database, hash: String) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM staged_entry WHERE body_hash = ? AND durable = 0)"),
+            arguments: [hash]
+        ) ?? false
     }
 
     /// Whether a response stored at run time under `key` would be refused

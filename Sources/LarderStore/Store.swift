@@ -330,6 +330,7 @@ public final class Store: Sendable {
             )
             var searchIndexIsSound = true
             do {
+                try Self.indexWaitingSearchText(db)
                 try db.execute(sql: "INSERT INTO entry_search (entry_search, rank) VALUES ('integrity-check', 1)")
             } catch {
                 searchIndexIsSound = false

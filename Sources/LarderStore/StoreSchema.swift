@@ -252,6 +252,19 @@ enum StoreSchema {
         migrator.registerMigration("v15") { db in
             try db.execute(sql: Self.v15Schema)
         }
+        // v16: a staged body is made durable by its game version's switch, one barrier for the
+        // version rather than one per install batch (Store+GameVersions.swift): `durable` is 0 until
+        // then, so a run that finds such a row after an unclean stop fetches its body again rather
+        // than trusting it. Rows staged before had their barrier. Only adds a column.
+        migrator.registerMigration("v16") { db in
+            try db.execute(sql: "ALTER TABLE staged_entry ADD COLUMN durable INTEGER NOT NULL DEFAULT 1")
+        }
+        // v17: the search text kept off the write that adds an entry (a game version's switch adds
+        // thousands): a new entry's id waits in `entry_search_pending`, and the search indexes what
+        // waits before it searches (Store+EntryList.swift). Only replaces triggers and adds a table.
+        migrator.registerMigration("v17") { db in
+            try db.execute(sql: Self.v17Schema)
+        }
         return migrator
     }
 
@@ -260,6 +273,36 @@ enum StoreSchema {
     static let keyBase = """
         CASE WHEN instr(key, '?') > 0 THEN substr(key, 1, instr(key, '?') - 1) \
         WHEN instr(key, '#') > 0 THEN substr(key, 1, instr(key, '#') - 1) ELSE key END
+        """
+
+    /// Migration v17: `entry_search_pending`, and the triggers of v3 that touched the search index
+    /// on every insert, delete and change of URL, made to leave a waiting entry's text alone (it is
+    /// read from `entry` when it is indexed).
+    private static let v17Schema = """
+        CREATE TABLE entry_search_pending (id INTEGER PRIMARY KEY);
+        DROP TRIGGER entry_inserted;
+        CREATE TRIGGER entry_inserted AFTER INSERT ON entry BEGIN
+            INSERT INTO entry_totals (kind, entries, bytes) VALUES (NEW.kind, 1, NEW.body_size)
+                ON CONFLICT (kind) DO UPDATE SET entries = entries + 1, bytes = bytes + excluded.bytes;
+            INSERT INTO body_reference (hash, size, entries) VALUES (NEW.body_hash, NEW.body_size, 1)
+                ON CONFLICT (hash) DO UPDATE SET entries = entries + 1;
+            INSERT INTO entry_search_pending (id) VALUES (NEW.id);
+        END;
+        DROP TRIGGER entry_deleted;
+        CREATE TRIGGER entry_deleted AFTER DELETE ON entry BEGIN
+            UPDATE entry_totals SET entries = entries - 1, bytes = bytes - OLD.body_size WHERE kind = OLD.kind;
+            UPDATE body_reference SET entries = entries - 1 WHERE hash = OLD.body_hash;
+            DELETE FROM body_reference WHERE hash = OLD.body_hash AND entries <= 0;
+            INSERT INTO entry_search (entry_search, rowid, url)
+                SELECT 'delete', OLD.id, OLD.url WHERE NOT EXISTS (SELECT 1 FROM entry_search_pending WHERE id = OLD.id);
+            DELETE FROM entry_search_pending WHERE id = OLD.id;
+        END;
+        DROP TRIGGER entry_url_updated;
+        CREATE TRIGGER entry_url_updated AFTER UPDATE OF url ON entry
+        WHEN OLD.url IS NOT NEW.url AND NOT EXISTS (SELECT 1 FROM entry_search_pending WHERE id = NEW.id) BEGIN
+            INSERT INTO entry_search (entry_search, rowid, url) VALUES ('delete', OLD.id, OLD.url);
+            INSERT INTO entry_search (rowid, url) VALUES (NEW.id, NEW.url);
+        END;
         """
 
     /// Migration v15: `keyed_request_body`, the body each keyed answer was asked with, and the

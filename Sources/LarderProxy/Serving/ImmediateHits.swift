@@ -76,9 +76,14 @@ final class ImmediateHits: Sendable {
     ///   targets are origin-form); nil for a request to the proxy itself.
     func answer(_ head: HTTPRequestHead, tunnel: TunnelOrigin? = nil, allocator: ByteBufferAllocator) -> Answer? {
         let started = ContinuousClock.now
-        guard head.method == .GET || head.method == .HEAD, !self.offline.isOffline else {
-            return nil
+        // Matched by case: NIO's `==` on methods compares their names as strings.
+        let isHead: Bool
+        switch head.method {
+        case .GET: isHead = false
+        case .HEAD: isHead = true
+        default: return nil
         }
+        guard !self.offline.isOffline else { return nil }
         let target: String
         if let tunnel {
             guard head.uri.hasPrefix("/") else { return nil }
@@ -103,7 +108,7 @@ final class ImmediateHits: Sendable {
                 hit.context, stored: hit.freshness, precached: hit.precached, routed: false, now: now)
         else { return nil }
         var body: Answer.Body?
-        if head.method != .HEAD {
+        if !isHead {
             switch hit.body {
             case .memory(let bytes):
                 body = .bytes(bytes)
@@ -126,7 +131,7 @@ final class ImmediateHits: Sendable {
             inlineBody = bytes
             body = nil
         }
-        var bytes = allocator.buffer(capacity: hit.headerBlock.readableBytes + 128 + (inlineBody?.readableBytes ?? 0))
+        var bytes = allocator.buffer(capacity: hit.headerBlock.readableBytes + 256 + (inlineBody?.readableBytes ?? 0))
         if head.version == .http1_1 {
             bytes.writeStaticString("HTTP/1.1 200 OK\r\n")
         } else {

@@ -59,7 +59,7 @@ extension ForwardProxy {
         guard
             let storing = StoringBody(
                 store: self.store, target: target, failures: self.storeFailures, budget: self.budget,
-                declaredLength: HopByHopHeaders.removing(from: headers).contentLength, logger: self.logger)
+                declaredLength: HopByHopHeaders.removing(from: headers).contentLength, smallBodies: self.smallBodies, logger: self.logger)
         else {
             return
         }

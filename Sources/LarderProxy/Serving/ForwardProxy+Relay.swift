@@ -32,7 +32,7 @@ extension ForwardProxy {
         let storing = relay.storeAs.flatMap {
             StoringBody(
                 store: self.store, target: $0, failures: self.storeFailures, budget: self.budget, declaredLength: declaredLength,
-                logger: self.logger)
+                smallBodies: self.smallBodies, logger: self.logger)
         }
         if let partial = relay.partial, partial.whole {
             return try await self.relayCompleted(

@@ -9,9 +9,15 @@ import NIOCore
 /// write failure stops storing (the answer itself goes on), and `commit` indexes the whole body.
 /// Failures are counted in ``StoreWriteFailures`` for the log and /dev/offline. A body that grows
 /// past the budget's per-entry limit (``StoreBudget/entryLimit``) stops being stored before the
-/// byte that would pass it is written: its temporary file goes, and the answer goes on.
+/// byte that would pass it is written: its temporary file goes, and the answer goes on. A body
+/// small enough for the ``SmallBodyCache`` is kept there once committed, so the next hit on it is
+/// answered at once from memory rather than by the ordinary path reading its file (a page's
+/// second visit, right after its first stored the files, read each one).
 final class StoringBody {
     private var writer: BodyWriter?
+    private let smallBodies: SmallBodyCache?
+    /// The bytes so far, while they fit in `smallBodies`.
+    private var kept: ByteBuffer?
     private let target: CacheTransaction.StoreTarget
     private let failures: StoreWriteFailures
     private let entryLimit: Int64?
@@ -21,7 +27,7 @@ final class StoringBody {
     /// budget's per-entry limit (logged) or no body file can be made (the failure is recorded).
     init?(
         store: Store, target: CacheTransaction.StoreTarget, failures: StoreWriteFailures, budget: StoreBudget, declaredLength: Int64?,
-        logger: Logger
+        smallBodies: SmallBodyCache? = nil, logger: Logger
     ) {
         if budget.isOverEntryLimit(declaredLength) {
             Self.logTooLarge(url: target.url, length: "\(declaredLength ?? 0)", limit: budget.entryLimit, logger: logger)
@@ -37,6 +43,10 @@ final class StoringBody {
         self.failures = failures
         self.entryLimit = budget.entryLimit
         self.logger = logger
+        self.smallBodies = smallBodies
+        if let smallBodies, (declaredLength ?? 0) <= smallBodies.maximumBodySize {
+            self.kept = ByteBuffer()
+        }
     }
 
     private static func logTooLarge(url: HTTPURL, length: String, limit: Int64?, logger: Logger) {
@@ -61,6 +71,13 @@ final class StoringBody {
             self.writer = nil
             return
         }
+        if let limit = self.smallBodies?.maximumBodySize, let kept = self.kept {
+            if Int64(kept.readableBytes + chunk.readableBytes) <= limit {
+                self.kept!.writeImmutableBuffer(chunk)
+            } else {
+                self.kept = nil
+            }
+        }
         do {
             try chunk.withUnsafeReadableBytes { try writer.write($0) }
         } catch {
@@ -74,6 +91,7 @@ final class StoringBody {
     func discard() {
         self.writer?.discard()
         self.writer = nil
+        self.kept = nil
     }
 
     /// Indexes the body under the target's key with `headers` (hop-by-hop ones already removed);
@@ -92,7 +110,11 @@ final class StoringBody {
             varyRequestHeaders: self.target.varyValues
         )
         do {
-            _ = try await writer.commit(key: self.target.key, head: head, kind: .runtime, expectedLength: expectedLength)
+            let entry = try await writer.commit(key: self.target.key, head: head, kind: .runtime, expectedLength: expectedLength)
+            if let kept = self.kept, Int64(kept.readableBytes) == entry.bodySize {
+                self.smallBodies?.insert(kept, hash: entry.bodyHash)
+            }
+            self.kept = nil
             self.failures.recordSuccess()
             budget.requestEviction()
             return true

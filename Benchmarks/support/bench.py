@@ -128,13 +128,14 @@ class MemoryWatch:
 
 
 def count_lines(path):
+    """Lines in the file at `path` (0 when it is not there yet: a log not yet written); None for no path."""
     if not path:
         return None
     try:
         with open(path, "rb") as f:
             return sum(1 for _ in f)
     except OSError:
-        return None
+        return 0
 
 
 def lines_after(path, start):
@@ -146,7 +147,12 @@ def lines_after(path, start):
         return []
 
 
-def append(out, record):
+BRIEF_FIELDS = ("scenario", "peer", "round", "value", "unit", "p99_ms", "peak_rss_kib", "origin_requests")
+
+
+def append(out, record, brief_fields=BRIEF_FIELDS):
+    """Appends `record` (dated, with the load average) to the results file `out` and prints its
+    `brief_fields`."""
     record["time"] = datetime.datetime.now().isoformat(timespec="seconds")
     try:
         record["load1"] = float(open("/proc/loadavg").read().split()[0])
@@ -154,7 +160,7 @@ def append(out, record):
         pass
     with open(out, "a") as f:
         f.write(json.dumps(record) + "\n")
-    brief = {k: record[k] for k in ("scenario", "peer", "round", "value", "unit", "p99_ms", "peak_rss_kib", "origin_requests") if k in record}
+    brief = {k: record[k] for k in brief_fields if k in record}
     print("  " + json.dumps(brief), flush=True)
 
 
@@ -1001,32 +1007,22 @@ def markdown_section(meta, header, rows, goals, goals_34, table, problems, micro
     lines.append("")
     lines.append(md_table(header, rows))
     lines.append("")
-    matrix = https_matrix(table)
-    if matrix:
-        lines.append("The HTTPS rows again, laid out as in issue 34:")
+
+    def add_matrix(caption, matrix):
+        if matrix:
+            lines.extend([caption, "", md_table(*matrix), ""])
+
+    def add_targets(caption, items):
+        lines.extend([caption, "", "| Target | Measured | |", "| --- | --- | --- |"])
+        for name, measured, ok in items:
+            lines.append(f"| {name} | {measured} | {'n/a' if ok is None else ('met' if ok else '**missed**')} |")
         lines.append("")
-        lines.append(md_table(*matrix))
-        lines.append("")
-    lines.append("Targets of issue 18, as measured in this run:")
-    lines.append("")
-    lines.append("| Target | Measured | |")
-    lines.append("| --- | --- | --- |")
-    for name, measured, ok in goals:
-        lines.append(f"| {name} | {measured} | {'n/a' if ok is None else ('met' if ok else '**missed**')} |")
-    lines.append("")
-    matrix = per_core_matrix(table)
-    if matrix:
-        lines.append("The per-core rows as ratios within rounds:")
-        lines.append("")
-        lines.append(md_table(*matrix))
-        lines.append("")
-    lines.append("Targets of issues 34 and 43 (HTTPS against Squid SslBump; plain HTTP hits per core), as measured in this run:")
-    lines.append("")
-    lines.append("| Target | Measured | |")
-    lines.append("| --- | --- | --- |")
-    for name, measured, ok in goals_34:
-        lines.append(f"| {name} | {measured} | {'n/a' if ok is None else ('met' if ok else '**missed**')} |")
-    lines.append("")
+
+    add_matrix("The HTTPS rows again, laid out as in issue 34:", https_matrix(table))
+    add_targets("Targets of issue 18, as measured in this run:", goals)
+    add_matrix("The per-core rows as ratios within rounds:", per_core_matrix(table))
+    add_targets("Targets of issues 34 and 43 (HTTPS against Squid SslBump; plain HTTP hits per core; a page load in "
+                "Chromium), as measured in this run:", goals_34)
     render = get(table, "devoffline", "larder")
     if render and render.get("pages"):
         lines.append(f"/dev/offline pages at {render['label']} (median curl `time_total`):")

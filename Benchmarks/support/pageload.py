@@ -18,18 +18,15 @@ Subcommands:
   table     the pageload rows of a results.jsonl as a Markdown table (ratios against the direct
             warm load of the same round)
 
-Standard library only (the DevTools WebSocket is spoken here, as Tests/Fixtures/chromium-report.py
-does).
+Standard library only (the DevTools client is the end-to-end tests' own,
+Tests/Fixtures/devtools.py).
 """
 
 import argparse
-import base64
-import datetime
 import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import struct
 import subprocess
@@ -38,6 +35,10 @@ import tempfile
 import time
 import urllib.request
 import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Fixtures"))
+from devtools import DevTools, close  # noqa: E402
+from bench import append, count_lines, lines_after  # noqa: E402  (beside this file)
 
 # --------------------------------------------------------------------------------------------
 # The page
@@ -85,7 +86,7 @@ def filler_text(rng, size):
 def script(rng, index, size):
     body = [f"// generated game module {index}\n", "(function () {\n",
             f"  var table{index} = {json.dumps(filler_text(rng, max(0, size - 300)))};\n",
-            f"  window.__pageScripts = (window.__pageScripts || 0) + 1;\n",
+            "  window.__pageScripts = (window.__pageScripts || 0) + 1;\n",
             f"  window.__tables = (window.__tables || 0) + table{index}.length;\n", "})();\n"]
     return "".join(body).encode()
 
@@ -268,98 +269,6 @@ def cmd_nssdb(args):
 # Chromium over the DevTools protocol
 
 
-class DevTools:
-    """A minimal WebSocket client for one DevTools target (as chromium-report.py's)."""
-
-    def __init__(self, url):
-        rest = url[len("ws://"):]
-        hostport, path = rest.split("/", 1)
-        host, port = hostport.split(":")
-        self.sock = socket.create_connection((host, int(port)), timeout=10)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise RuntimeError("DevTools closed the connection during the handshake")
-            head += chunk
-        if b" 101 " not in head.split(b"\r\n", 1)[0]:
-            raise RuntimeError("DevTools refused the WebSocket")
-        self.buffer = head.split(b"\r\n\r\n", 1)[1]
-        self.next_id = 0
-        self.events = []
-
-    def _read(self, count):
-        while len(self.buffer) < count:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise RuntimeError("DevTools closed the connection")
-            self.buffer += chunk
-        data, self.buffer = self.buffer[:count], self.buffer[count:]
-        return data
-
-    def message(self, timeout):
-        self.sock.settimeout(timeout)
-        payload = b""
-        while True:
-            first, second = self._read(2)
-            length = second & 0x7F
-            if length == 126:
-                length = struct.unpack(">H", self._read(2))[0]
-            elif length == 127:
-                length = struct.unpack(">Q", self._read(8))[0]
-            payload += self._read(length)
-            if first & 0x80:
-                return json.loads(payload)
-
-    def send(self, method, params=None):
-        self.next_id += 1
-        payload = json.dumps({"id": self.next_id, "method": method, "params": params or {}}).encode()
-        mask = os.urandom(4)
-        header = bytes([0x81])
-        if len(payload) < 126:
-            header += bytes([0x80 | len(payload)])
-        elif len(payload) < 65536:
-            header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
-        else:
-            header += bytes([0x80 | 127]) + struct.pack(">Q", len(payload))
-        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-        return self.next_id
-
-    def call(self, method, params=None, timeout=30):
-        ident = self.send(method, params)
-        while True:
-            message = self.message(timeout)
-            if message.get("id") == ident:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
-            self.events.append(message)
-
-    def wait_event(self, method, timeout):
-        for i, e in enumerate(self.events):
-            if e.get("method") == method:
-                return self.events.pop(i)
-        deadline = time.time() + timeout
-        while True:
-            left = deadline - time.time()
-            if left <= 0:
-                return None
-            try:
-                message = self.message(left)
-            except socket.timeout:
-                return None
-            if message.get("method") == method:
-                return message
-            self.events.append(message)
-
-    def evaluate(self, expression, timeout=30):
-        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, timeout)
-        return result.get("result", {}).get("value")
-
-
 MEASURE = """JSON.stringify((() => {
   const nav = performance.getEntriesByType('navigation')[0];
   const res = performance.getEntriesByType('resource').map(r => ({
@@ -400,19 +309,6 @@ def launch(chromium, home, proxy, extra):
             raise RuntimeError("Chromium did not open its DevTools port")
         time.sleep(0.02)
     return browser, open(port_file).read().splitlines()[0]
-
-
-def close(browser, port):
-    try:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        version = json.loads(opener.open(f"http://127.0.0.1:{port}/json/version", timeout=5).read())
-        DevTools(version["webSocketDebuggerUrl"]).call("Browser.close", timeout=5)
-        browser.wait(timeout=10)
-        return
-    except Exception:
-        pass
-    browser.kill()
-    browser.wait()
 
 
 def load_once(args, home):
@@ -478,7 +374,7 @@ def cmd_load(args):
     if "error" in measured:
         record["error"] = measured["error"]
         record["value"] = None
-        append(args.out, record)
+        append(args.out, record, BRIEF_FIELDS)
         return 1
     nav = measured["nav"] or {}
     resources = measured["resources"]
@@ -524,7 +420,7 @@ def cmd_load(args):
         record["error"] = "; ".join(problems)
         record["failed_value"] = record["value"]
         record["value"] = None   # a partial page is not a load
-    append(args.out, record)
+    append(args.out, record, BRIEF_FIELDS)
     return 1 if problems else 0
 
 
@@ -532,34 +428,8 @@ def cmd_load(args):
 # Records (the same lines bench.py writes and summarises)
 
 
-def count_lines(path):
-    if not path:
-        return None
-    try:
-        with open(path, "rb") as f:
-            return sum(1 for _ in f)
-    except OSError:
-        return 0
-
-
-def lines_after(path, start):
-    try:
-        with open(path, errors="replace") as f:
-            return f.readlines()[start:]
-    except OSError:
-        return []
-
-
-def append(out, record):
-    record["time"] = datetime.datetime.now().isoformat(timespec="seconds")
-    try:
-        record["load1"] = float(open("/proc/loadavg").read().split()[0])
-    except (OSError, ValueError):
-        pass
-    with open(out, "a") as f:
-        f.write(json.dumps(record) + "\n")
-    brief = {k: record[k] for k in ("scenario", "peer", "round", "value", "resources", "origin_requests", "origin_connections", "protocols", "error") if k in record}
-    print("  " + json.dumps(brief), flush=True)
+# What a load's record shows as it is written.
+BRIEF_FIELDS = ("scenario", "peer", "round", "value", "resources", "origin_requests", "origin_connections", "protocols", "error")
 
 
 # --------------------------------------------------------------------------------------------

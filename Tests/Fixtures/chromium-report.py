@@ -9,86 +9,14 @@ with the standard library only), because `--dump-dom` does not wait for WebSocke
 late work. Prints one JSON object: the report (or the last partial one, with "timedOut": true),
 plus "consoleErrors" (exceptions the page threw). Exit status 0 unless Chromium could not be driven.
 """
-import base64
 import json
 import os
-import socket
-import struct
 import subprocess
 import sys
 import time
 import urllib.request
 
-
-class DevTools:
-    """A minimal WebSocket client for one DevTools target."""
-
-    def __init__(self, url):
-        rest = url[len("ws://"):]
-        hostport, path = rest.split("/", 1)
-        host, port = hostport.split(":")
-        self.sock = socket.create_connection((host, int(port)), timeout=10)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            (f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-             f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise RuntimeError("DevTools closed the connection during the handshake")
-            head += chunk
-        if b" 101 " not in head.split(b"\r\n", 1)[0]:
-            raise RuntimeError("DevTools refused the WebSocket: " + head.decode(errors="replace"))
-        self.buffer = head.split(b"\r\n\r\n", 1)[1]
-        self.next_id = 0
-        self.events = []
-
-    def _read(self, count):
-        while len(self.buffer) < count:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise RuntimeError("DevTools closed the connection")
-            self.buffer += chunk
-        data, self.buffer = self.buffer[:count], self.buffer[count:]
-        return data
-
-    def _frame(self):
-        message = b""
-        while True:
-            first, second = self._read(2)
-            length = second & 0x7F
-            if length == 126:
-                length = struct.unpack(">H", self._read(2))[0]
-            elif length == 127:
-                length = struct.unpack(">Q", self._read(8))[0]
-            payload = self._read(length)
-            message += payload
-            if first & 0x80:
-                return message
-
-    def call(self, method, params=None, timeout=30):
-        self.next_id += 1
-        ident = self.next_id
-        payload = json.dumps({"id": ident, "method": method, "params": params or {}}).encode()
-        mask = os.urandom(4)
-        header = bytes([0x81])
-        if len(payload) < 126:
-            header += bytes([0x80 | len(payload)])
-        elif len(payload) < 65536:
-            header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
-        else:
-            header += bytes([0x80 | 127]) + struct.pack(">Q", len(payload))
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(header + mask + masked)
-        self.sock.settimeout(timeout)
-        while True:
-            message = json.loads(self._frame())
-            if message.get("id") == ident:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
-            self.events.append(message)
+from devtools import DevTools, close  # beside this file
 
 
 def main():
@@ -149,25 +77,6 @@ def main():
         print(json.dumps(report))
     finally:
         close(browser, port)
-
-
-def close(browser, port):
-    """Closes Chromium in order (DevTools' Browser.close), so it writes its cookies to the profile
-    for a later load with the same profile (as a user's browser keeps them); kills it if that fails."""
-    if port is not None:
-        try:
-            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-            version = json.loads(opener.open(f"http://127.0.0.1:{port}/json/version", timeout=5).read())
-            DevTools(version["webSocketDebuggerUrl"]).call("Browser.close", timeout=5)
-        except Exception:  # the browser may be gone already, or closing as it answers
-            pass
-        try:
-            browser.wait(timeout=10)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-    browser.kill()
-    browser.wait()
 
 
 if __name__ == "__main__":

@@ -71,9 +71,9 @@ final class StoringBody {
             self.writer = nil
             return
         }
-        if let limit = self.smallBodies?.maximumBodySize, let kept = self.kept {
-            if Int64(kept.readableBytes + chunk.readableBytes) <= limit {
-                self.kept!.writeImmutableBuffer(chunk)
+        if let limit = self.smallBodies?.maximumBodySize, let keptBytes = self.kept?.readableBytes {
+            if Int64(keptBytes + chunk.readableBytes) <= limit {
+                self.kept?.writeImmutableBuffer(chunk)
             } else {
                 self.kept = nil
             }

@@ -39,7 +39,7 @@ public struct UpstreamClient: Sendable {
     ///
     /// - Throws: ``UpstreamConfigurationError`` when the configuration is unusable, e.g. an
     ///   additional CA file that cannot be read.
-    public static func curl(configuration: CurlUpstream.Configuration, logger: Logger) throws -> UpstreamClient {
+    public static func curl(configuration: UpstreamConfiguration, logger: Logger) throws -> UpstreamClient {
         let upstream = try CurlUpstream(configuration: configuration, logger: logger)
         var background = configuration
         background.threadSetUp = BackgroundExecutor.lowerCurrentThreadPriority

@@ -50,7 +50,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     private let hasStopped = ConditionLock(value: false)
     private let startFailure = Mutex<UpstreamConfigurationError?>(nil)
     private let curlThreadID = Mutex<pthread_t?>(nil)
-    private let configuration: CurlUpstream.Configuration
+    private let configuration: UpstreamConfiguration
     private let logger: Logger
 
     /// The transfers in the multi handle by easy handle (curl thread only).
@@ -62,7 +62,7 @@ final class CurlMultiDriver: @unchecked Sendable {
     private var share: UnsafeMutableRawPointer?
 
     /// Starts the curl thread and waits until its multi handle is set up.
-    init(configuration: CurlUpstream.Configuration, logger: Logger) throws(UpstreamConfigurationError) {
+    init(configuration: UpstreamConfiguration, logger: Logger) throws(UpstreamConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         let thread = Thread { [self] in

@@ -14,7 +14,7 @@ public final class CurlUpstream: Upstream, Sendable {
     ///
     /// - Throws: ``UpstreamConfigurationError`` when the configuration is unusable, e.g. an additional CA file that
     ///   cannot be read or holds no PEM certificate, or a negative connection limit.
-    public init(configuration: Configuration = .init(), logger: Logger = Logger(label: "larder.upstream")) throws {
+    public init(configuration: UpstreamConfiguration = .init(), logger: Logger = Logger(label: "larder.upstream")) throws {
         try CurlGlobal.initialize()
         guard configuration.maxConnectionsPerHost >= 0, configuration.maxTotalConnections >= 0 else {
             throw UpstreamConfigurationError(

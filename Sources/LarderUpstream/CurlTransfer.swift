@@ -115,7 +115,7 @@ final class CurlTransfer: @unchecked Sendable {
     init(
         request: UpstreamRequest, bodySink: (any UpstreamBodySink)? = nil, settings: Settings, driver: CurlMultiDriver, logger: Logger
     ) throws(UpstreamError) {
-        try Self.validate(request)
+        try request.validate()
         self.request = request
         self.bodySink = bodySink
         self.settings = settings
@@ -384,7 +384,7 @@ final class CurlTransfer: @unchecked Sendable {
             return
         }
         self.headWasDelivered = true
-        self.declaredBodyLength = Self.declaredBodyLength(of: head, method: self.request.method)
+        self.declaredBodyLength = head.declaredBodyLength(method: self.request.method)
         guard self.bodySink == nil else {
             // Handed over with the whole body, when the transfer ends (``complete(_:multi:)``).
             return
@@ -510,59 +510,11 @@ final class CurlTransfer: @unchecked Sendable {
             parentConnectStatus: connectStatus
         )
     }
-
-    /// The body length a response head promises, when the client can hold the origin to it.
-    private static func declaredBodyLength(of head: UpstreamResponseHead, method: String) -> Int64? {
-        if method == "HEAD" || head.status == 204 || head.status == 304 || (100..<200).contains(head.status) {
-            return nil
-        }
-        if head.headers.first(name: "Transfer-Encoding") != nil {
-            return nil
-        }
-        let lengths = Set(head.headers["Content-Length"].map { Int64($0) })
-        guard lengths.count == 1, let length = lengths.first ?? nil else {
-            return nil
-        }
-        return length
-    }
 }
 
 // MARK: - Easy handle setup
 
 extension CurlTransfer {
-    /// Characters allowed in a method and a header field name (RFC 9110 `token`).
-    private static let tokenCharacters = Set(
-        "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8
-    )
-
-    private static func validate(_ request: UpstreamRequest) throws(UpstreamError) {
-        func invalid(_ reason: String) -> UpstreamError {
-            UpstreamError(kind: .invalidRequest, message: reason, url: request.url)
-        }
-        let lowercasedURL = request.url.lowercased()
-        guard lowercasedURL.hasPrefix("http://") || lowercasedURL.hasPrefix("https://") else {
-            throw invalid("only http and https URLs can be fetched, not \(request.url.debugDescription)")
-        }
-        guard !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw invalid("the URL \(request.url.debugDescription) contains spaces or control characters")
-        }
-        guard !request.method.isEmpty, request.method.utf8.allSatisfy({ Self.tokenCharacters.contains($0) }) else {
-            throw invalid("invalid request method \(request.method.debugDescription)")
-        }
-        if request.method == "HEAD", request.body != nil {
-            throw invalid("a HEAD request cannot have a body")
-        }
-        for field in request.headers {
-            let (name, value) = (field.name, field.value)
-            guard !name.isEmpty, name.utf8.allSatisfy({ Self.tokenCharacters.contains($0) }) else {
-                throw invalid("invalid header field name \(name.debugDescription)")
-            }
-            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
-                throw invalid("the value of header field \(name) contains CR, LF or NUL")
-            }
-        }
-    }
-
     private func makeEasyHandle(share: UnsafeMutableRawPointer?) throws(UpstreamError) -> UnsafeMutableRawPointer {
         guard let easy = curl_easy_init() else {
             throw UpstreamError(

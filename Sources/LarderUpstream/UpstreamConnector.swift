@@ -196,11 +196,8 @@ public final class UpstreamConnector: Sendable {
             }
             let stamps = TrustSourceStamps(of: self.trust)
             do {
-                var configuration = TLSConfiguration.makeClientConfiguration()
+                var configuration = try self.trust.clientTLSConfiguration(logger: self.logger)
                 configuration.applicationProtocols = ["http/1.1"]
-                if let rootsPEM = try self.trust.rootsPEM(logger: self.logger) {
-                    configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(rootsPEM)))
-                }
                 let context = try NIOSSLContext(configuration: configuration)
                 shared = SharedContext(context: context, stamps: stamps)
                 return context

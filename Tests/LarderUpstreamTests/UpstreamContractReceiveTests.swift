@@ -7,8 +7,8 @@ import Testing
 
 /// A body received whole into a sink (`receive(_:into:)`, the precache's download): written on
 /// curl's thread, in order, and handed back once, with the head, when the body is complete.
-@Suite("CurlUpstream: a body received whole into a sink")
-struct CurlUpstreamReceiveTests {
+@Suite("Upstream contract: a body received whole into a sink")
+struct UpstreamContractReceiveTests {
     /// Collects what it is given.
     final class CollectingSink: UpstreamBodySink {
         private let collected = Mutex<[UInt8]>([])
@@ -31,12 +31,12 @@ struct CurlUpstreamReceiveTests {
         }
     }
 
-    @Test("the whole body is in the sink, in order, when receive returns the head")
-    func wholeBody() async throws {
+    @Test("the whole body is in the sink, in order, when receive returns the head", arguments: UpstreamUnderTest.allCases)
+    func wholeBody(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/big", TestResponse(body: .generated(length: 300_000), faults: [.chunkSize(7_000)]))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
         let sink = CollectingSink()
 
         let head = try await upstream.receive(UpstreamRequest(url: origin.url("/big")), into: sink)
@@ -46,12 +46,14 @@ struct CurlUpstreamReceiveTests {
         try await origin.stop()
     }
 
-    @Test("a body cut short of its Content-Length throws .truncatedBody rather than returning the head")
-    func shortBody() async throws {
+    @Test(
+        "a body cut short of its Content-Length throws .truncatedBody rather than returning the head", arguments: UpstreamUnderTest.allCases
+    )
+    func shortBody(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/short", TestResponse(body: .generated(length: 100_000), faults: [.closeAfter(bytes: 40_000)]))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
         let sink = CollectingSink()
 
         let error = await upstreamError {
@@ -63,12 +65,12 @@ struct CurlUpstreamReceiveTests {
         try await origin.stop()
     }
 
-    @Test("a sink that throws ends the transfer with its own error")
-    func sinkFailure() async throws {
+    @Test("a sink that throws ends the transfer with its own error", arguments: UpstreamUnderTest.allCases)
+    func sinkFailure(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/big", TestResponse(body: .generated(length: 300_000), faults: [.chunkSize(7_000)]))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
         let sink = CollectingSink(failAfter: 50_000)
 
         await #expect(throws: CocoaError(.fileWriteOutOfSpace)) {

@@ -4,31 +4,31 @@ import Testing
 
 @testable import LarderUpstream
 
-@Suite("CurlUpstream TLS")
-struct CurlUpstreamTLSTests {
-    @Test("HTTPS to an origin signed by the additional CA succeeds")
-    func additionalCATrusted() async throws {
+@Suite("Upstream contract: TLS")
+struct UpstreamContractTLSTests {
+    @Test("HTTPS to an origin signed by the additional CA succeeds", arguments: UpstreamUnderTest.allCases)
+    func additionalCATrusted(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start(tls: true)
         origin.setRoute("/secure", .text("secret"))
         let caPath = try #require(origin.caCertificatePath)
-        let upstream = try CurlUpstream(configuration: .init(trust: UpstreamTrust(additionalCAFile: caPath)))
-        defer { upstream.shutdown() }
+        let upstream = try client.make(.init(trust: UpstreamTrust(additionalCAFile: caPath)))
+        defer { upstream.close() }
 
         let response = try await upstream.execute(UpstreamRequest(url: origin.url("/secure")))
 
         #expect(response.head.status == 200)
         #expect(String(decoding: try await response.body.collectBytes(), as: UTF8.self) == "secret")
         // Close the kept-alive connection first: the origin's TLS shutdown would wait for it otherwise.
-        upstream.shutdown()
+        await upstream.shutdown()
         try await origin.stop()
     }
 
-    @Test("HTTPS to an origin signed by an unknown CA fails with .tls as a connect failure")
-    func unknownCARejected() async throws {
+    @Test("HTTPS to an origin signed by an unknown CA fails with .tls as a connect failure", arguments: UpstreamUnderTest.allCases)
+    func unknownCARejected(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start(tls: true)
         origin.setRoute("/secure", .text("secret"))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let error = await upstreamError { _ = try await upstream.execute(UpstreamRequest(url: origin.url("/secure"))) }
 
@@ -38,13 +38,13 @@ struct CurlUpstreamTLSTests {
         try await origin.stop()
     }
 
-    @Test("the host name is verified even for a trusted CA")
-    func hostNameVerified() async throws {
+    @Test("the host name is verified even for a trusted CA", arguments: UpstreamUnderTest.allCases)
+    func hostNameVerified(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start(tls: true)
         origin.setRoute("/secure", .text("secret"))
         let caPath = try #require(origin.caCertificatePath)
-        let upstream = try CurlUpstream(configuration: .init(trust: UpstreamTrust(additionalCAFile: caPath)))
-        defer { upstream.shutdown() }
+        let upstream = try client.make(.init(trust: UpstreamTrust(additionalCAFile: caPath)))
+        defer { upstream.close() }
 
         // The IPv4-mapped IPv6 address reaches the same listener, but the leaf only names localhost and 127.0.0.1.
         let error = await upstreamError {
@@ -56,23 +56,23 @@ struct CurlUpstreamTLSTests {
         try await origin.stop()
     }
 
-    @Test("an unreadable additional CA file is a configuration error naming it")
-    func unreadableCAFile() throws {
+    @Test("an unreadable additional CA file is a configuration error naming it", arguments: UpstreamUnderTest.allCases)
+    func unreadableCAFile(_ client: UpstreamUnderTest) async throws {
         let path = "/nonexistent/larder-ca.pem"
         let error = #expect(throws: UpstreamConfigurationError.self) {
-            _ = try CurlUpstream(configuration: .init(trust: UpstreamTrust(additionalCAFile: path)))
+            _ = try client.make(.init(trust: UpstreamTrust(additionalCAFile: path)))
         }
         #expect(error?.message.contains(path) == true)
     }
 
-    @Test("an additional CA file without a PEM certificate is a configuration error")
-    func caFileWithoutCertificate() throws {
+    @Test("an additional CA file without a PEM certificate is a configuration error", arguments: UpstreamUnderTest.allCases)
+    func caFileWithoutCertificate(_ client: UpstreamUnderTest) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-not-a-ca-\(UUID()).pem").path
         try Data("just text\n".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
 
         let error = #expect(throws: UpstreamConfigurationError.self) {
-            _ = try CurlUpstream(configuration: .init(trust: UpstreamTrust(additionalCAFile: path)))
+            _ = try client.make(.init(trust: UpstreamTrust(additionalCAFile: path)))
         }
         #expect(error?.message.contains("no PEM certificate") == true)
     }

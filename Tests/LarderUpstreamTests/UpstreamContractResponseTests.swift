@@ -5,10 +5,10 @@ import Testing
 
 @testable import LarderUpstream
 
-@Suite("CurlUpstream requests and responses")
-struct CurlUpstreamRequestTests {
-    @Test("GET delivers status, headers and the exact body bytes")
-    func getDeliversHeadAndBody() async throws {
+@Suite("Upstream contract: requests and responses")
+struct UpstreamContractResponseTests {
+    @Test("GET delivers status, headers and the exact body bytes", arguments: UpstreamUnderTest.allCases)
+    func getDeliversHeadAndBody(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         let body = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         origin.setRoute(
@@ -18,8 +18,8 @@ struct CurlUpstreamRequestTests {
                 body: .bytes(body)
             )
         )
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let response = try await upstream.execute(UpstreamRequest(url: origin.url("/asset.js")))
 
@@ -33,12 +33,14 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("request headers reach the origin as given; curl adds no User-Agent and keeps a caller's Accept")
-    func requestHeadersPassThrough() async throws {
+    @Test(
+        "request headers reach the origin as given; the client adds no User-Agent and keeps a caller's Accept",
+        arguments: UpstreamUnderTest.allCases)
+    func requestHeadersPassThrough(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/h", .text("ok"))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let response = try await upstream.execute(
             UpstreamRequest(
@@ -65,12 +67,12 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("the configured User-Agent is sent only when the request has none")
-    func configuredUserAgent() async throws {
+    @Test("the configured User-Agent is sent only when the request has none", arguments: UpstreamUnderTest.allCases)
+    func configuredUserAgent(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/ua", .text("ok"))
-        let upstream = try CurlUpstream(configuration: .init(userAgent: "Larder/1"))
-        defer { upstream.shutdown() }
+        let upstream = try client.make(.init(userAgent: "Larder/1"))
+        defer { upstream.close() }
 
         _ = try await upstream.execute(UpstreamRequest(url: origin.url("/ua"))).body.collectBytes()
         _ = try await upstream.execute(
@@ -81,16 +83,16 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("encoded bodies are delivered as the origin sent them, not decoded")
-    func contentEncodingIsNotDecoded() async throws {
+    @Test("encoded bodies are delivered as the origin sent them, not decoded", arguments: UpstreamUnderTest.allCases)
+    func contentEncodingIsNotDecoded(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         let encoded: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0xDE, 0xAD, 0xBE, 0xEF]  // not even valid gzip
         origin.setRoute(
             "/gz",
             TestResponse(headers: [(name: "Content-Encoding", value: "gzip")], body: .bytes(encoded))
         )
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let response = try await upstream.execute(
             UpstreamRequest(url: origin.url("/gz"), headers: [HeaderField(name: "Accept-Encoding", value: "gzip")])
@@ -102,14 +104,14 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("a chunked response body is de-chunked")
-    func chunkedResponse() async throws {
+    @Test("a chunked response body is de-chunked", arguments: UpstreamUnderTest.allCases)
+    func chunkedResponse(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute(
             "/chunked",
             TestResponse(body: .chunked([Array("hello ".utf8), Array("chunked ".utf8), Array("world".utf8)])))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let response = try await upstream.execute(UpstreamRequest(url: origin.url("/chunked")))
 
@@ -118,12 +120,12 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("HEAD returns the head with its Content-Length and an empty body")
-    func head() async throws {
+    @Test("HEAD returns the head with its Content-Length and an empty body", arguments: UpstreamUnderTest.allCases)
+    func head(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/file", TestResponse(body: .bytes(Array(repeating: 1, count: 4096))))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let response = try await upstream.execute(UpstreamRequest(method: "HEAD", url: origin.url("/file")))
 
@@ -134,12 +136,12 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("404 and 503 are responses with their bodies, not errors", arguments: [404, 503])
-    func errorStatusesAreResponses(status: Int) async throws {
+    @Test("404 and 503 are responses with their bodies, not errors", arguments: UpstreamUnderTest.allCases, [404, 503])
+    func errorStatusesAreResponses(_ client: UpstreamUnderTest, status: Int) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/status", .text("status body", status: status))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let response = try await upstream.execute(UpstreamRequest(url: origin.url("/status")))
 
@@ -148,16 +150,16 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("a redirect is returned to the caller, not followed")
-    func redirectNotFollowed() async throws {
+    @Test("a redirect is returned to the caller, not followed", arguments: UpstreamUnderTest.allCases)
+    func redirectNotFollowed(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute(
             "/old",
             TestResponse(status: 302, headers: [(name: "Location", value: "/new")], body: .bytes(Array("moved".utf8)))
         )
         origin.setRoute("/new", .text("new"))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let response = try await upstream.execute(UpstreamRequest(url: origin.url("/old")))
 
@@ -168,12 +170,12 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("other methods without a body are sent as given")
-    func customMethodWithoutBody() async throws {
+    @Test("other methods without a body are sent as given", arguments: UpstreamUnderTest.allCases)
+    func customMethodWithoutBody(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute("/thing", TestResponse(status: 204))
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let response = try await upstream.execute(UpstreamRequest(method: "DELETE", url: origin.url("/thing")))
         let deleteBody = try await response.body.collectBytes()
@@ -189,10 +191,10 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("invalid requests are refused before anything is sent")
-    func invalidRequests() async throws {
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+    @Test("invalid requests are refused before anything is sent", arguments: UpstreamUnderTest.allCases)
+    func invalidRequests(_ client: UpstreamUnderTest) async throws {
+        let upstream = try client.make()
+        defer { upstream.close() }
         let requests = [
             UpstreamRequest(url: "ftp://127.0.0.1/file"),
             UpstreamRequest(url: "http://127.0.0.1/a b"),
@@ -208,14 +210,14 @@ struct CurlUpstreamRequestTests {
         }
     }
 
-    @Test("50 concurrent requests all complete with their own bodies")
-    func concurrentRequests() async throws {
+    @Test("50 concurrent requests all complete with their own bodies", arguments: UpstreamUnderTest.allCases)
+    func concurrentRequests(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         for index in 0..<50 {
             origin.setRoute("/item/\(index)", TestResponse(body: .generated(length: Int64(10_000 + index * 997))))
         }
-        let upstream = try CurlUpstream()
-        defer { upstream.shutdown() }
+        let upstream = try client.make()
+        defer { upstream.close() }
 
         let lengths = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
             for index in 0..<50 {
@@ -236,13 +238,13 @@ struct CurlUpstreamRequestTests {
         try await origin.stop()
     }
 
-    @Test("with one connection per host, queued requests wait for it instead of failing")
-    func connectionLimitQueues() async throws {
+    @Test("with one connection per host, queued requests wait for it instead of failing", arguments: UpstreamUnderTest.allCases)
+    func connectionLimitQueues(_ client: UpstreamUnderTest) async throws {
         let origin = try await TestOrigin.start()
         origin.setRoute(
             "/slow", TestResponse(body: .bytes(Array("slow".utf8)), faults: [.delayHead(.milliseconds(600))]))
-        let upstream = try CurlUpstream(configuration: .init(maxConnectionsPerHost: 1))
-        defer { upstream.shutdown() }
+        let upstream = try client.make(.init(maxConnectionsPerHost: 1))
+        defer { upstream.close() }
 
         let clock = ContinuousClock()
         let start = clock.now

@@ -10,7 +10,8 @@ import Synchronization
 /// AsyncHTTPClient takes its connect timeout and its parent proxy per client, where curl takes them
 /// per request, so there is one client for each connect timeout and parent a request asks for, made
 /// on first use. Callers use a few connect timeouts each (from their configuration), so there are
-/// few clients; each has its own connection pool, which is what bounds connections per host.
+/// few clients, each with its own connection pool; ``NIOConnectionSlots`` bounds transfers per host
+/// across them.
 final class NIOClientSet: Sendable {
     /// What a client is made for.
     struct Key: Hashable, Sendable {
@@ -38,9 +39,12 @@ final class NIOClientSet: Sendable {
 
     private let base: Base
     private let state = Mutex(State())
+    /// What admits transfers within the connection limits.
+    let slots: NIOConnectionSlots
 
-    init(base: Base) {
+    init(base: Base, maxTotalConnections: Int) {
         self.base = base
+        self.slots = NIOConnectionSlots(perHost: base.maxConnectionsPerHost, total: maxTotalConnections)
     }
 
     /// Registers `transfer` and returns the client to run it on, or nil when shut down.

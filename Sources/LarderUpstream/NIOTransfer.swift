@@ -65,6 +65,8 @@ final class NIOTransfer: Sendable {
         var waitingForConsumer = false
         /// What the request body stream threw.
         var requestBodyFailure: String?
+        /// Whether the transfer holds one of ``slots``, which it gives back when it ends.
+        var holdsSlot = false
         var ended = false
     }
 
@@ -77,13 +79,17 @@ final class NIOTransfer: Sendable {
     private let eventLoop: any EventLoop
     private let logger: Logger
     private let totalDeadline: NIODeadline?
+    /// What admits the transfer to its host within the connection limits.
+    private let slots: NIOConnectionSlots
+    /// The origin (scheme, host and port) the slots count.
+    private let origin: String
     /// Called once when the transfer ends.
     private let onEnd: @Sendable (NIOTransfer) -> Void
     private let state: Mutex<State>
 
     /// A transfer of `request`, whose timeouts run on `eventLoop`; `onEnd` is called when it ends.
     init(
-        request: UpstreamRequest, settings: Settings, eventLoop: any EventLoop, logger: Logger,
+        request: UpstreamRequest, settings: Settings, slots: NIOConnectionSlots, eventLoop: any EventLoop, logger: Logger,
         onEnd: @escaping @Sendable (NIOTransfer) -> Void
     ) {
         let url = try? HTTPURL(parsing: request.url)
@@ -96,6 +102,8 @@ final class NIOTransfer: Sendable {
         self.eventLoop = eventLoop
         self.logger = logger
         self.onEnd = onEnd
+        self.slots = slots
+        self.origin = "\(scheme)://\(HTTPURL.bracketed(host: self.host)):\(self.port)"
         let now = NIODeadline.now()
         self.totalDeadline = request.totalTimeout.map { now + TimeAmount($0) }
         // Before the head, the connection is AsyncHTTPClient's to time (its connect timeout): the
@@ -153,7 +161,8 @@ final class NIOTransfer: Sendable {
                 // (DNS rebinding) is not caught, where curl judges the address it connects to.
                 throw UpstreamError.forbiddenAddress(self.host, port: self.port, method: self.request.method, url: self.request.url)
             }
-            try Task.checkCancellation()
+            try await self.slots.acquire(host: self.origin)
+            self.state.withLock { $0.holdsSlot = true }
             var outgoing = HTTPClientRequest(url: self.request.url)
             outgoing.method = HTTPMethod(rawValue: self.request.method)
             outgoing.headers = self.outgoingHeaders()
@@ -177,14 +186,11 @@ final class NIOTransfer: Sendable {
                 )
             }
             let demand = NIOBodyDemand(transfer: self)
-            let body = Producer.makeSequence(backPressureStrategy: Self.bodyBackPressure, finishOnDeinit: true, delegate: demand)
-            source = body.source
-            self.handOver(
-                UpstreamResponse(head: head, body: UpstreamBody(body.sequence)),
-                declaredBodyLength: head.declaredBodyLength(method: self.request.method))
+            let bodySource = self.handOver(head, demand: demand)
+            source = bodySource
             for try await chunk in response.body {
                 self.moved(bodyBytes: chunk.readableBytes)
-                switch body.source.yield(chunk) {
+                switch bodySource.yield(chunk) {
                 case .produceMore:
                     break
                 case .stopProducing:
@@ -252,26 +258,33 @@ final class NIOTransfer: Sendable {
         }
     }
 
-    /// Resumes the caller with `response`, unless it is gone.
-    private func handOver(_ response: UpstreamResponse, declaredBodyLength: Int64?) {
+    /// Resumes the caller with `head` and a body fed through the returned source, unless the
+    /// caller is gone. The transfer keeps only the source: the body sequence dropped by its
+    /// consumer unread must be gone for its delegate to hear of it (``NIOBodyDemand/didTerminate()``).
+    private func handOver(_ head: UpstreamResponseHead, demand: NIOBodyDemand) -> Producer.Source {
+        let body = Producer.makeSequence(backPressureStrategy: Self.bodyBackPressure, finishOnDeinit: true, delegate: demand)
         let continuation = self.state.withLock { state in
             state.headWasDelivered = true
-            state.declaredBodyLength = declaredBodyLength
+            state.declaredBodyLength = head.declaredBodyLength(method: self.request.method)
             state.idleDeadline = .now() + TimeAmount(self.request.idleTimeout)
             defer { state.headContinuation = nil }
             return state.headContinuation
         }
-        continuation?.resume(returning: response)
+        continuation?.resume(returning: UpstreamResponse(head: head, body: UpstreamBody(body.sequence)))
+        return body.source
     }
 
     /// Ends the transfer: fails the caller awaiting the head, or ends the body with `error` (or
     /// cleanly without one).
     private func end(with error: (any Error)?, source: Producer.Source?) {
-        let (continuation, failure) = self.state.withLock { state -> (CheckedContinuation<UpstreamResponse, any Error>?, (any Error)?) in
+        let (continuation, failure, heldSlot) = self.state.withLock {
+            state -> (CheckedContinuation<UpstreamResponse, any Error>?, (any Error)?, Bool) in
             state.ended = true
+            defer { state.holdsSlot = false }
             defer { state.headContinuation = nil }
-            return (state.headContinuation, error.map { self.classify($0, state: state) })
+            return (state.headContinuation, error.map { self.classify($0, state: state) }, state.holdsSlot)
         }
+        if heldSlot { self.slots.release(host: self.origin) }
         self.onEnd(self)
         self.logger.debug(
             "upstream transfer ended",

@@ -15,12 +15,13 @@ import NIOSSL
 /// - Interim heads (`103 Early Hints`) are never reported: AsyncHTTPClient drops 1xx heads, so
 ///   ``UpstreamRequest/interim`` is not called.
 /// - HTTP/1.1 only, one request per connection at a time; `Expect: 100-continue` is never sent.
-/// - ``UpstreamConfiguration/maxTotalConnections`` is not enforced: AsyncHTTPClient bounds
-///   connections per host only. ``UpstreamConfiguration/maxConnectionsPerHost`` holds per
-///   connect timeout (each has its own client: ``NIOClientSet``).
+/// - The connection limits count transfers in flight (``NIOConnectionSlots``): idle kept-alive
+///   connections are not counted against ``UpstreamConfiguration/maxTotalConnections``.
 /// - ``UpstreamRequest/reach`` is judged by resolving the host before the request, not on the
 ///   address connected to (AsyncHTTPClient has no resolver hook).
-/// - A parent proxy must be `http://`: AsyncHTTPClient speaks no TLS to a proxy.
+/// - A parent proxy must be `http://`: AsyncHTTPClient speaks no TLS to a proxy. It tunnels
+///   `http://` origins with `CONNECT` too, where curl sends them in absolute form, so a parent
+///   that allows `CONNECT` only to port 443 refuses them.
 /// - Before the head, the idle timeout starts after the connect timeout (or the first request
 ///   body byte), as AsyncHTTPClient does not say when a connection is made.
 /// - A request on a kept-alive connection the origin has just closed is not sent again.
@@ -64,7 +65,8 @@ public final class NIOUpstream: Upstream, Sendable {
             }
         }
         self.clients = NIOClientSet(
-            base: .init(tls: tls, maxConnectionsPerHost: configuration.maxConnectionsPerHost, eventLoopGroup: self.group, logger: logger))
+            base: .init(tls: tls, maxConnectionsPerHost: configuration.maxConnectionsPerHost, eventLoopGroup: self.group, logger: logger),
+            maxTotalConnections: configuration.maxTotalConnections)
         self.settings = NIOTransfer.Settings(userAgent: configuration.userAgent, proxy: configuration.proxy)
         self.logger = logger
     }
@@ -88,7 +90,7 @@ public final class NIOUpstream: Upstream, Sendable {
         try request.validate()
         let clients = self.clients
         let transfer = NIOTransfer(
-            request: request, settings: self.settings, eventLoop: self.group.next(), logger: self.logger,
+            request: request, settings: self.settings, slots: clients.slots, eventLoop: self.group.next(), logger: self.logger,
             onEnd: { clients.end($0) })
         guard let client = clients.begin(transfer, key: .init(connectTimeout: request.connectTimeout, parent: transfer.parent)) else {
             throw UpstreamError(

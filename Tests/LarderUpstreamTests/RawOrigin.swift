@@ -3,7 +3,7 @@ import NIOPosix
 import Synchronization
 
 /// An origin on 127.0.0.1 that answers each request with whatever bytes a test writes, framing
-/// included, then closes the connection: for what ``TestOrigin`` will not send (a body ended by
+/// included, then ends the connection: for what ``TestOrigin`` will not send (a body ended by
 /// the close, an oversized head).
 final class RawOrigin: Sendable {
     /// Writes the answer to one request; the connection closes when it returns.
@@ -22,7 +22,8 @@ final class RawOrigin: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                        wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                 }
             }
         let origin = RawOrigin(channel: server.channel)
@@ -57,12 +58,15 @@ final class RawOrigin: Sendable {
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, _ answer: Answer) async {
         try? await connection.executeThenClose { inbound, outbound in
             var head = ""
-            for try await chunk in inbound {
+            var requests = inbound.makeAsyncIterator()
+            while !head.contains("\r\n\r\n"), let chunk = try await requests.next() {
                 head += String(buffer: chunk)
-                if head.contains("\r\n\r\n") { break }
             }
             self.heads.withLock { $0.append(head) }
             try await answer(outbound)
+            // Closing now would drop writes not yet flushed: half-close after them, and wait for the client to close.
+            outbound.finish()
+            while try await requests.next() != nil {}
         }
     }
 }

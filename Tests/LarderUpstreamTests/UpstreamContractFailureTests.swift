@@ -132,7 +132,12 @@ struct UpstreamContractFailureTests {
         let partial = await response.body.collectUntilFailure()
 
         #expect(response.head.status == 200)
-        #expect(Bytes(partial.bytes) == Bytes(GeneratedBody.bytes(0..<40_000)))
+        if client.deliversBytesBeforeACloseMidBody {
+            #expect(Bytes(partial.bytes) == Bytes(GeneratedBody.bytes(0..<40_000)))
+        } else {
+            #expect(partial.bytes.count <= 40_000)
+            #expect(Bytes(partial.bytes) == Bytes(GeneratedBody.bytes(0..<Int64(partial.bytes.count))))
+        }
         let error = partial.error as? UpstreamError
         #expect(error?.kind == .truncatedBody)
         #expect(error?.isConnectFailure == false)

@@ -61,7 +61,12 @@ struct UpstreamContractReceiveTests {
         }
 
         #expect(error?.kind == .truncatedBody)
-        #expect(sink.bytes.count == 40_000)
+        if client.deliversBytesBeforeACloseMidBody {
+            #expect(sink.bytes.count == 40_000)
+        } else {
+            #expect(sink.bytes.count <= 40_000)
+        }
+        #expect(Bytes(sink.bytes) == Bytes(GeneratedBody.bytes(0..<Int64(sink.bytes.count))))
         try await origin.stop()
     }
 

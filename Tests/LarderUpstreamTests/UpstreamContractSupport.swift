@@ -28,6 +28,29 @@ enum UpstreamUnderTest: String, CaseIterable, Sendable, CustomTestStringConverti
         }
     }
 
+    /// Whether every body byte that arrived before the origin closed the connection mid-body
+    /// reaches the consumer before the failure: AsyncHTTPClient fails the body at the close and
+    /// drops what it held back from a consumer not reading yet (only a correct prefix arrives).
+    var deliversBytesBeforeACloseMidBody: Bool {
+        switch self {
+        #if Curl
+            case .curl: true
+        #endif
+        case .nio: false
+        }
+    }
+
+    /// Whether an `http://` request goes to a parent proxy in absolute form: AsyncHTTPClient opens
+    /// a `CONNECT` tunnel through its proxy for every origin.
+    var sendsAbsoluteFormToParent: Bool {
+        switch self {
+        #if Curl
+            case .curl: true
+        #endif
+        case .nio: false
+        }
+    }
+
     /// A client of this kind with `configuration`.
     func make(_ configuration: UpstreamConfiguration = .init()) throws -> TestedUpstream {
         switch self {

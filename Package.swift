@@ -13,8 +13,17 @@ let package = Package(
         .library(name: "LarderProxy", targets: ["LarderProxy", "LarderDevOffline", "LarderEmbedded"]),
         .library(name: "LarderStore", targets: ["LarderStore"]),
         .library(name: "LarderUpstream", targets: ["LarderUpstream"]),
+        // The libcurl client; empty without the `Curl` trait.
+        .library(name: "LarderCurl", targets: ["LarderCurl"]),
         .library(name: "LarderPrecache", targets: ["LarderPrecache"]),
         .library(name: "LarderPack", targets: ["LarderPack"]),
+    ],
+    // `Curl` (on by default) links libcurl and makes it the default upstream client; without it
+    // (`swift build --disable-default-traits`: iOS, Android, anywhere without libcurl) every
+    // product builds on the SwiftNIO client alone (docs/EMBEDDING.md, Building without libcurl).
+    traits: [
+        .default(enabledTraits: ["Curl"]),
+        .trait(name: "Curl", description: "Link libcurl and fetch with it by default (CurlUpstream, LarderCurl)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -65,7 +74,6 @@ let package = Package(
             name: "LarderUpstream",
             dependencies: [
                 "LarderHTTP",
-                "CCurl",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -76,6 +84,20 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ]
+        ),
+        // The libcurl client (CurlUpstream), behind the `Curl` trait: its sources compile to nothing
+        // without it, so that no libcurl header or library is needed.
+        .target(
+            name: "LarderCurl",
+            dependencies: [
+                "LarderHTTP",
+                "LarderUpstream",
+                .target(name: "CCurl", condition: .when(traits: ["Curl"])),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The config file, read apart from the proxy: it knows the rules' types and nothing else.
@@ -149,6 +171,7 @@ let package = Package(
         .target(
             name: "LarderEmbedded",
             dependencies: [
+                .target(name: "LarderCurl", condition: .when(traits: ["Curl"])),
                 "LarderHTTP",
                 "LarderStore",
                 "LarderUpstream",
@@ -164,6 +187,7 @@ let package = Package(
         .executableTarget(
             name: "larder",
             dependencies: [
+                .target(name: "LarderCurl", condition: .when(traits: ["Curl"])),
                 "LarderHTTP",
                 "LarderConfig",
                 "LarderStore",
@@ -214,6 +238,7 @@ let package = Package(
         .testTarget(
             name: "LarderPrecacheTests",
             dependencies: [
+                .target(name: "LarderCurl", condition: .when(traits: ["Curl"])),
                 "LarderPrecache",
                 "LarderUpstream",
                 "LarderHTTP",
@@ -225,6 +250,7 @@ let package = Package(
         .testTarget(
             name: "LarderUpstreamTests",
             dependencies: [
+                .target(name: "LarderCurl", condition: .when(traits: ["Curl"])),
                 "LarderUpstream",
                 "LarderHTTP",
                 "LarderTestSupport",

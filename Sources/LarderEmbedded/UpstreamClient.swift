@@ -2,6 +2,9 @@ import LarderPrecache
 import LarderUpstream
 import Logging
 import ServiceLifecycle
+#if Curl
+    import LarderCurl
+#endif
 
 /// How a Larder reaches origins: the ``Upstream`` that fetches objects (pages, files, precache
 /// downloads), the connector for streams (`CONNECT` tunnels and WebSockets), and the service that
@@ -34,20 +37,22 @@ public struct UpstreamClient: Sendable {
         self.precache = precache
     }
 
-    /// The libcurl client `larder serve` uses, a second one at the lowest priority for precache
-    /// jobs (``BackgroundExecutor``), and a connector trusting what they trust.
-    ///
-    /// - Throws: ``UpstreamConfigurationError`` when the configuration is unusable, e.g. an
-    ///   additional CA file that cannot be read.
-    public static func curl(configuration: UpstreamConfiguration, logger: Logger) throws -> UpstreamClient {
-        let upstream = try CurlUpstream(configuration: configuration, logger: logger)
-        var background = configuration
-        background.threadSetUp = BackgroundExecutor.lowerCurrentThreadPriority
-        let precacheUpstream = try CurlUpstream(configuration: background, logger: logger)
-        let connector = try UpstreamConnector(trust: configuration.trust, proxy: configuration.proxy, logger: logger)
-        return UpstreamClient(
-            upstream: upstream, connector: connector, service: CurlUpstreamService(upstream: upstream),
-            precache: (precacheUpstream, CurlUpstreamService(upstream: precacheUpstream))
-        )
-    }
+    #if Curl
+        /// The libcurl client `larder serve` uses, a second one at the lowest priority for precache
+        /// jobs (``BackgroundExecutor``), and a connector trusting what they trust.
+        ///
+        /// - Throws: ``UpstreamConfigurationError`` when the configuration is unusable, e.g. an
+        ///   additional CA file that cannot be read.
+        public static func curl(configuration: UpstreamConfiguration, logger: Logger) throws -> UpstreamClient {
+            let upstream = try CurlUpstream(configuration: configuration, logger: logger)
+            var background = configuration
+            background.threadSetUp = BackgroundExecutor.lowerCurrentThreadPriority
+            let precacheUpstream = try CurlUpstream(configuration: background, logger: logger)
+            let connector = try UpstreamConnector(trust: configuration.trust, proxy: configuration.proxy, logger: logger)
+            return UpstreamClient(
+                upstream: upstream, connector: connector, service: CurlUpstreamService(upstream: upstream),
+                precache: (precacheUpstream, CurlUpstreamService(upstream: precacheUpstream))
+            )
+        }
+    #endif
 }

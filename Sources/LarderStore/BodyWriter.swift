@@ -7,6 +7,8 @@ import protocol Foundation.ContiguousBytes
     import Glibc
 #elseif canImport(Musl)
     import Musl
+#elseif canImport(Android)
+    import Android
 #elseif canImport(Darwin)
     import Darwin
 #endif

@@ -5,9 +5,9 @@ import Foundation
 /// `update-ca-certificates` and editors' renames make), rewritten (size, modification time),
 /// added or removed. Looking costs one `stat` per file, and is done at most once per
 /// ``checkInterval``, so a hot path may ask on every new connection.
-struct TrustSourceStamps: Sendable {
+package struct TrustSourceStamps: Sendable {
     /// How often the files are looked at, at most, unless told otherwise.
-    static let defaultCheckInterval: Duration = .seconds(10)
+    package static let defaultCheckInterval: Duration = .seconds(10)
 
     /// One file's identity; nil when it cannot be read.
     private struct Stamp: Equatable {
@@ -19,12 +19,12 @@ struct TrustSourceStamps: Sendable {
 
     private let trust: UpstreamTrust
     /// How often the files are looked at, at most.
-    let checkInterval: Duration
+    package let checkInterval: Duration
     private var stamps: [Stamp]
     private var lastChecked: ContinuousClock.Instant
 
     /// The files of `trust` as they are now.
-    init(of trust: UpstreamTrust, checkInterval: Duration = Self.defaultCheckInterval, now: ContinuousClock.Instant = .now) {
+    package init(of trust: UpstreamTrust, checkInterval: Duration = Self.defaultCheckInterval, now: ContinuousClock.Instant = .now) {
         self.trust = trust
         self.checkInterval = checkInterval
         self.stamps = Self.stamps(of: trust)
@@ -33,7 +33,7 @@ struct TrustSourceStamps: Sendable {
 
     /// Whether a file changed since the last time this said so (or since `init`), looking only
     /// when ``checkInterval`` has passed since the last look.
-    mutating func haveChanged(now: ContinuousClock.Instant = .now) -> Bool {
+    package mutating func haveChanged(now: ContinuousClock.Instant = .now) -> Bool {
         guard now - self.lastChecked >= self.checkInterval else {
             return false
         }

@@ -3,8 +3,8 @@ import NIOCore
 /// The body of an ``UpstreamResponse``: a single-consumer async sequence of chunks as they arrive.
 ///
 /// Iterate it once. It throws ``UpstreamError`` when the transfer fails or the body ends short
-/// (``UpstreamError/Kind/truncatedBody``). A body from ``CurlUpstream`` reads from the network only as fast as
-/// it is consumed, and dropping it (or its iterator) before the end cancels the transfer.
+/// (``UpstreamError/Kind/truncatedBody``). A body reads from the network only as fast as it is
+/// consumed, and dropping it (or its iterator) before the end cancels the transfer.
 public struct UpstreamBody: AsyncSequence, Sendable {
     /// A chunk of body bytes.
     public typealias Element = ByteBuffer
@@ -12,11 +12,13 @@ public struct UpstreamBody: AsyncSequence, Sendable {
     /// Body sequences throw ``UpstreamError`` (or `CancellationError` when the consuming task is cancelled).
     public typealias Failure = any Error
 
-    typealias Producer = NIOThrowingAsyncSequenceProducer<
+    /// The producer a client with its own transfer loop fills (the libcurl client): iterating it
+    /// costs no existential call per chunk, and its delegate carries back-pressure to the client.
+    package typealias Producer = NIOThrowingAsyncSequenceProducer<
         ByteBuffer,
         any Error,
         NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark,
-        CurlBodyProducerDelegate
+        UpstreamBodyProducerDelegate
     >
 
     private enum Storage: Sendable {
@@ -26,15 +28,16 @@ public struct UpstreamBody: AsyncSequence, Sendable {
 
     private let storage: Storage
 
-    /// The bytes curl has handed over so far, for a body from ``CurlUpstream``.
-    let receivedBytes: BodyByteCounter?
+    /// The bytes the client has handed over so far, for a body from a ``Producer``.
+    package let receivedBytes: BodyByteCounter?
 
-    init(producer: Producer, receivedBytes: BodyByteCounter) {
+    /// A body read from `producer`, whose client counts what it hands over in `receivedBytes`.
+    package init(producer: Producer, receivedBytes: BodyByteCounter) {
         self.storage = .producer(producer)
         self.receivedBytes = receivedBytes
     }
 
-    /// A body that yields the chunks of `chunks`, for ``Upstream`` implementations other than ``CurlUpstream``.
+    /// A body that yields the chunks of `chunks`, for ``Upstream`` implementations without a ``Producer``.
     public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) where Chunks.Element == ByteBuffer {
         self.storage = .other({ ErasedBodyChunkIterator(chunks.makeAsyncIterator()) })
         self.receivedBytes = nil

@@ -7,6 +7,8 @@ import NIOSSL
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Android)
+    import Android
 #elseif canImport(Darwin)
     import Darwin
 #endif

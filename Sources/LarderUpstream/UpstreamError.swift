@@ -77,7 +77,7 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
 extension UpstreamError {
     /// A request refused because its host resolves to `address` at `port`, an address of the box's
     /// own its ``UpstreamRequest/reach`` does not allow (``Kind/forbiddenAddress``).
-    static func forbiddenAddress(_ address: String, port: Int, method: String? = nil, url: String) -> UpstreamError {
+    package static func forbiddenAddress(_ address: String, port: Int, method: String? = nil, url: String) -> UpstreamError {
         UpstreamError(
             kind: .forbiddenAddress,
             message: (method.map { "\($0) " } ?? "") + "refused: the host resolves to " + UpstreamReach.refusal(host: address, port: port),

@@ -3,6 +3,8 @@ import NIOPosix
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Android)
+    import Android
 #elseif canImport(Darwin)
     import Darwin
 #endif

@@ -3,14 +3,14 @@ import NIOCore
 /// The body of an ``UpstreamRequest``: fixed bytes or a stream that is sent while it is produced.
 public struct UpstreamRequestBody: Sendable {
     /// Writes the body chunk by chunk through the function it is given, suspending while that function does.
-    typealias Pump = @Sendable (_ write: @Sendable (ByteBuffer) async throws -> Void) async throws -> Void
+    package typealias Pump = @Sendable (_ write: @Sendable (ByteBuffer) async throws -> Void) async throws -> Void
 
-    enum Content: Sendable {
+    package enum Content: Sendable {
         case bytes(ByteBuffer)
         case stream(Pump)
     }
 
-    let content: Content
+    package let content: Content
 
     /// The body length in bytes when known up front; `nil` sends the body with chunked transfer-encoding.
     public let length: Int64?

@@ -42,7 +42,7 @@ public struct UpstreamTrust: Sendable, Hashable {
     }
 
     /// The files the trusted roots are read from: the system bundle, then the additional CA file.
-    func sourceFiles() -> [String] {
+    package func sourceFiles() -> [String] {
         [Self.systemBundlePath(), self.additionalCAFile].compactMap { $0 }
     }
 
@@ -50,7 +50,7 @@ public struct UpstreamTrust: Sendable, Hashable {
     /// when there is one; nil when there is neither.
     ///
     /// - Throws: ``UpstreamConfigurationError`` when the additional CA file cannot be read or holds no PEM certificate.
-    func bundlePEM(logger: Logger) throws(UpstreamConfigurationError) -> Data? {
+    package func bundlePEM(logger: Logger) throws(UpstreamConfigurationError) -> Data? {
         var additional: Data?
         if let additionalCAFile = self.additionalCAFile {
             do {

@@ -7,6 +7,9 @@ import LarderStore
 import LarderUpstream
 import Logging
 import Synchronization
+#if Curl
+    import LarderCurl
+#endif
 
 /// `larder precache FILE...`: downloads every page and game asset the lists name.
 struct PrecacheCommand: AsyncParsableCommand {

@@ -5,6 +5,9 @@ import LarderHTTP
 import LarderStore
 import LarderUpstream
 import Logging
+#if Curl
+    import LarderCurl
+#endif
 
 /// `larder status`: what the cache holds and which games work offline, read from the cache
 /// directory; with the counters of a running proxy when one answers.

@@ -8,6 +8,8 @@ import X509
     import Glibc
 #elseif canImport(Musl)
     import Musl
+#elseif canImport(Android)
+    import Android
 #elseif canImport(Darwin)
     import Darwin
 #endif

@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Larder",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-demo-origin", targets: ["larder-demo-origin"]),

@@ -590,6 +590,9 @@ SCENARIOS = [
     # Issue 43, item 5 (Benchmarks/support/pageload.py): the subject is Larder's warm load.
     ("pageload-http", "Page load in headless Chromium, HTTP (navigation start to load event)"),
     ("pageload-https", "Page load in headless Chromium, HTTPS (navigation start to load event)"),
+    # Issue 44, item 6: the subject is Larder on libcurl; its SwiftNIO upstream beside it.
+    ("miss-1k", "Miss, 1 KiB no-store asset, through each upstream client (wrk, 32 connections)"),
+    ("miss-64k", "Miss, 64 KiB no-store asset, through each upstream client (wrk, 32 connections)"),
 ]
 
 
@@ -887,7 +890,7 @@ def cmd_summary(args):
     goals_34 = targets_34(table) + targets_pageload(table)
     print()
     print(text_table(header, rows))
-    for matrix in (per_core_matrix(table), https_matrix(table)):
+    for matrix in (per_core_matrix(table), https_matrix(table), upstream_matrix(table)):
         if matrix:
             print()
             print(text_table(*matrix))
@@ -926,7 +929,7 @@ def cmd_summary(args):
     return 0
 
 
-HTTPS_PEERS = [("larder", "Larder"), ("squid", "Squid SslBump"), ("mitmproxy", "mitmproxy"), ("origin", "origin direct")]
+HTTPS_PEERS = [("larder", "Larder"), ("larder-nio", "Larder, nio upstream"), ("squid", "Squid SslBump"), ("mitmproxy", "mitmproxy"), ("origin", "origin direct")]
 
 
 def https_matrix(table):
@@ -947,6 +950,35 @@ def https_matrix(table):
     if not rows:
         return None
     return ["HTTPS (medians)"] + [name for _, name in HTTPS_PEERS] + ["Larder ÷ Squid"], rows
+
+
+def upstream_matrix(table):
+    """Larder's SwiftNIO upstream against its libcurl one in the same rounds (issue 44, item 6):
+    a row per measurement, both figures and nio ÷ curl (the median of the quotients within rounds;
+    for rates higher is better, for times lower)."""
+    rows = []
+    for scenario, curl_peer, what, field in (
+            ("miss-1k", "larder-curl", "Misses, 1 KiB (req/s)", "value"),
+            ("miss-1k", "larder-curl", "Misses, 1 KiB, p99", "p99_ms"),
+            ("miss-64k", "larder-curl", "Misses, 64 KiB (req/s)", "value"),
+            ("miss-64k", "larder-curl", "Misses, 64 KiB, p99", "p99_ms"),
+            ("https-first", "larder", "New HTTPS host, first visit", "value"),
+            ("https-first-cpu", "larder", "New HTTPS host, proxy CPU", "value"),
+            ("precache", "larder", "Precache, 2,000 files of 4 KiB", "value")):
+        a, b = get(table, scenario, "larder-nio"), get(table, scenario, curl_peer)
+        if not a or not b:
+            continue
+        show = (lambda m: fmt_ms(m["p99_ms"])) if field == "p99_ms" else (lambda m: fmt_value(m["value"], m["unit"]))
+        r = round_ratio(a, b, field)
+        rows.append([what, show(b), show(a), f"{r:.2f}x" if r is not None else ""])
+    a, b = get(table, "precache", "larder-nio"), get(table, "precache", "curl")
+    r = round_ratio(a, b)
+    if r is not None:
+        rows.append(["Precache, nio ÷ curl's own command line", fmt_value(b["value"], b["unit"]) + " (curl)",
+                     fmt_value(a["value"], a["unit"]), f"{r:.2f}x"])
+    if not rows:
+        return None
+    return ["Upstream clients (medians)", "libcurl", "SwiftNIO (AsyncHTTPClient)", "nio ÷ curl"], rows
 
 
 def problems_of(table):
@@ -1020,6 +1052,7 @@ def markdown_section(meta, header, rows, goals, goals_34, table, problems, micro
 
     add_matrix("The HTTPS rows again, laid out as in issue 34:", https_matrix(table))
     add_targets("Targets of issue 18, as measured in this run:", goals)
+    add_matrix("Larder's two upstream clients in the same rounds (issue 44):", upstream_matrix(table))
     add_matrix("The per-core rows as ratios within rounds:", per_core_matrix(table))
     add_targets("Targets of issues 34 and 43 (HTTPS against Squid SslBump; plain HTTP hits per core; a page load in "
                 "Chromium), as measured in this run:", goals_34)

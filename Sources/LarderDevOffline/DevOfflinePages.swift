@@ -65,6 +65,8 @@ public struct DevOfflinePages: OwnPageResponder {
     var lanReach = UpstreamReach()
     /// The limits on web pages' precache jobs, shown with their use (nil in tests of the pages alone).
     var pageJobs: PageJobLimit? = nil
+    /// The HTTP client fetching from origins (``OfflineReport/upstreamClient``); nil without a proxy.
+    var upstreamClient: String? = nil
     /// The clock every page reads (the proxy's `ProxyConfiguration.now`).
     let now: @Sendable () -> Date
 
@@ -146,6 +148,7 @@ public struct DevOfflinePages: OwnPageResponder {
         var report = try await OfflineReport.read(from: self.store, maxSize: self.maxSize, now: now, subresources: self.subresources)
         report.offline = self.offline.isOffline
         report.startedAt = self.statistics.startedAt
+        report.upstreamClient = self.upstreamClient
         report.requests = RequestCounts(self.statistics.counts())
         report.storeWriteFailures = self.storeFailures.current.map {
             StoreWriteFailuresReport(since: $0.since, failures: $0.failures, lastError: self.secrets.redacting($0.lastError))
@@ -368,10 +371,10 @@ public struct DevOfflinePages: OwnPageResponder {
 
 extension DevOfflinePages {
     /// The pages of the server `context` describes, with `/metrics` emitting `metrics` (the
-    /// registry the server counts into).
+    /// registry the server counts into), naming `upstreamClient` as the client fetching from origins.
     ///
     /// - Throws: only if a template is malformed (a bug the tests catch).
-    public init(context: OwnPageContext, metrics: MetricsExposition) throws {
+    public init(context: OwnPageContext, metrics: MetricsExposition, upstreamClient: String? = nil) throws {
         self.init(
             store: context.store,
             statistics: context.statistics,
@@ -396,6 +399,7 @@ extension DevOfflinePages {
             subresources: PageSubresourceCheck(queryFilter: context.configuration.queryFilter),
             lanReach: context.configuration.lanReach,
             pageJobs: context.pageJobs,
+            upstreamClient: upstreamClient,
             now: context.configuration.now
         )
     }

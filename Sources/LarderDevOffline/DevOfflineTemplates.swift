@@ -334,7 +334,7 @@ struct DevOfflineTemplates: Sendable {
         <form class="inline" method="post" action="/dev/offline/actions/clear-runtime"><input type="hidden" name="return" value="{{returnPath}}"><button class="danger" type="submit">Clear runtime entries</button></form>
         </div>
 
-        <h2 id="requests">Requests <small>since {{startedRelative}}</small></h2>
+        <h2 id="requests">Requests <small>since {{startedRelative}}{{#upstreamClient}}, fetching with {{upstreamClient}}{{/upstreamClient}}</small></h2>
         <div class="stats">
         <div class="stat"><b>{{hits}}</b><span>hits</span></div>
         <div class="stat"><b>{{misses}}</b><span>misses</span></div>

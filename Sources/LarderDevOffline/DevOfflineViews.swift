@@ -145,6 +145,9 @@ struct DevOfflineViews {
         }
 
         let requests = report.requests ?? RequestCounts([:])
+        if let client = report.upstreamClient {
+            values["upstreamClient"] = client
+        }
         values["startedRelative"] = report.startedAt.map { "the proxy started, " + HumanFormat.relative($0, now: self.now) } ?? "start"
         values["hits"] = HumanFormat.count(requests.hits)
         values["misses"] = HumanFormat.count(requests.misses)

@@ -18,6 +18,9 @@ public struct OfflineReport: Sendable, Codable {
     public var store: StoreReport
     /// Answers since the proxy started; nil without a proxy.
     public var requests: RequestCounts?
+    /// The HTTP client the proxy fetches from origins with, e.g. `curl (libcurl)` or
+    /// `nio (AsyncHTTPClient)` (`larder serve --upstream`); nil without a proxy.
+    public var upstreamClient: String?
     /// Health of the upstream hosts the proxy has talked to, at most
     /// ``UpstreamHealthRegistry/reportLimit`` (``UpstreamHealthRegistry/reported()``: failing
     /// first, then the most recently used); nil without a proxy.

@@ -1,3 +1,4 @@
+import Foundation
 import LarderPrecache
 import LarderProxy
 import LarderUpstream
@@ -22,10 +23,21 @@ extension Larder {
         /// filter is the proxy's (``proxy``), so both key URLs alike.
         public var precache = PrecacheOptions()
 
-        /// Makes the upstream client when Larder starts (again at each start): libcurl by default,
-        /// trusting the system's CA roots. Give another ``UpstreamClient`` to fetch some other way,
-        /// for example with URLSession on Apple platforms (docs/EMBEDDING.md).
-        public var upstream: @Sendable (_ logger: Logger) throws -> UpstreamClient
+        /// Which HTTP client fetches from origins. By default the one `LARDER_UPSTREAM` names, as
+        /// for `larder serve` (so that one variable runs a whole test suite on either), else
+        /// libcurl where it is linked (the `Curl` trait), else AsyncHTTPClient on SwiftNIO, which
+        /// is what an iOS or Android app has.
+        public var upstreamClient =
+            (try? UpstreamClient.Kind.fromEnvironment(ProcessInfo.processInfo.environment)) ?? UpstreamClient.Kind.preferred
+
+        /// What ``upstreamClient`` trusts (the system's CA roots, and more) and whether it goes
+        /// through a parent proxy.
+        public var upstreamConfiguration = UpstreamConfiguration()
+
+        /// Makes the upstream client when Larder starts (again at each start), for an app that
+        /// brings its own (URLSession on Apple platforms, docs/EMBEDDING.md); nil, the default,
+        /// makes ``upstreamClient`` with ``upstreamConfiguration``.
+        public var upstream: (@Sendable (_ logger: Logger) throws -> UpstreamClient)?
 
         /// Whether HTTPS is intercepted (and so cached) with certificates from Larder's local CA,
         /// kept in `<cacheDirectory>/ca/`; when false, every `CONNECT` is tunnelled untouched.
@@ -49,14 +61,14 @@ extension Larder {
         public var logger = Logger(label: "larder")
 
         /// A configuration for `cacheDirectory`, listening on `host` (loopback by default) at `port`
-        /// (0: a free port, returned by ``Larder/start()``), fetching with libcurl trusting
-        /// `upstreamTrust`.
+        /// (0: a free port, returned by ``Larder/start()``), fetching with ``upstreamClient``
+        /// trusting `upstreamTrust`.
         public init(cacheDirectory: String, host: String = "127.0.0.1", port: Int = 0, upstreamTrust: UpstreamTrust = UpstreamTrust()) {
             self.cacheDirectory = cacheDirectory
             self.proxy.host = host
             self.proxy.port = port
             self.proxy.maxSize = Larder.defaultMaximumSize
-            self.upstream = { logger in try UpstreamClient.curl(configuration: .init(trust: upstreamTrust), logger: logger) }
+            self.upstreamConfiguration.trust = upstreamTrust
         }
     }
 

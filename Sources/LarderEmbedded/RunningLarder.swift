@@ -62,7 +62,11 @@ final class RunningLarder: Sendable {
         do throws(LarderError) {
             interception = try Self.interception(configuration)
             do {
-                client = try configuration.upstream(Logger(label: "larder.upstream"))
+                let upstreamLogger = Logger(label: "larder.upstream")
+                client =
+                    try configuration.upstream?(upstreamLogger)
+                    ?? UpstreamClient.make(
+                        configuration.upstreamClient, configuration: configuration.upstreamConfiguration, logger: upstreamLogger)
             } catch {
                 throw LarderError.upstream(error)
             }
@@ -95,7 +99,9 @@ final class RunningLarder: Sendable {
             },
             interception: interception,
             metrics: metrics.factory,
-            pages: { context in try DevOfflinePages(context: context, metrics: metrics) },
+            pages: { context in
+                try DevOfflinePages(context: context, metrics: metrics, upstreamClient: client.kind?.description ?? "the app's own")
+            },
             group: eventLoops,
             logger: logger,
             onListening: { address in

@@ -16,7 +16,11 @@ final class NIOClientSet: Sendable {
     /// What a client is made for.
     struct Key: Hashable, Sendable {
         var connectTimeout: Duration
+        /// The parent that `https://` requests are tunnelled through (`CONNECT`).
         var parent: ProxyEndpoint?
+        /// Whether the client's connections go to a parent that forwards plain `http://`
+        /// requests, written in absolute form (``AbsoluteFormRequestTarget``).
+        var forwardsAbsoluteForm = false
     }
 
     /// What every client shares.
@@ -98,6 +102,9 @@ final class NIOClientSet: Sendable {
         )
         // One request per connection at a time, so that the per-host limit counts requests as curl's does.
         configuration.httpVersion = .http1Only
+        if key.forwardsAbsoluteForm {
+            configuration.http1_1ConnectionDebugInitializer = { AbsoluteFormRequestTarget.install(on: $0) }
+        }
         return HTTPClient(
             eventLoopGroup: self.base.eventLoopGroup, configuration: configuration, backgroundActivityLogger: self.base.logger)
     }

@@ -51,6 +51,8 @@ final class NIOTransfer: Sendable {
     )
     /// Request header fields the client derives itself rather than taking from the caller.
     private static let framingHeaderNames: Set<String> = ["content-length", "transfer-encoding", "expect"]
+    /// A streamed request body up to this size is kept to be sent again, as curl's transfer keeps it.
+    private static let requestBodyReplayLimit = 64 * 1024
 
     private struct State {
         var cancelReason: CancelReason?
@@ -65,6 +67,10 @@ final class NIOTransfer: Sendable {
         var waitingForConsumer = false
         /// What the request body stream threw.
         var requestBodyFailure: String?
+        /// A copy of the streamed request body while it is within ``requestBodyReplayLimit``, to
+        /// send again (nil past it), and whether the stream has ended.
+        var replayBody: ByteBuffer? = ByteBuffer()
+        var replayBodyIsWhole = false
         /// Whether the transfer holds one of ``slots``, which it gives back when it ends.
         var holdsSlot = false
         var ended = false
@@ -73,6 +79,9 @@ final class NIOTransfer: Sendable {
     let request: UpstreamRequest
     /// The parent proxy this request goes through; nil: straight to the origin.
     let parent: ProxyEndpoint?
+    /// For a plain `http://` request through a parent: the URL it is sent to (the parent's
+    /// address and the request's target) and the origin's `Host`; nil otherwise.
+    let forwardedTo: (url: String, host: String)?
     private let host: String
     private let port: Int
     private let settings: Settings
@@ -98,6 +107,11 @@ final class NIOTransfer: Sendable {
         self.host = url?.host ?? ""
         self.port = url?.port ?? (scheme == "https" ? 443 : 80)
         self.parent = settings.proxy.endpoint(scheme: scheme, host: self.host)
+        if let parent = self.parent, scheme == "http", let url {
+            self.forwardedTo = ("http://\(HTTPURL.bracketed(host: parent.host)):\(parent.port)\(url.requestTarget)", url.authority)
+        } else {
+            self.forwardedTo = nil
+        }
         self.settings = settings
         self.eventLoop = eventLoop
         self.logger = logger
@@ -163,11 +177,23 @@ final class NIOTransfer: Sendable {
             }
             try await self.slots.acquire(host: self.origin)
             self.state.withLock { $0.holdsSlot = true }
-            var outgoing = HTTPClientRequest(url: self.request.url)
+            var outgoing = HTTPClientRequest(url: self.forwardedTo?.url ?? self.request.url)
             outgoing.method = HTTPMethod(rawValue: self.request.method)
             outgoing.headers = self.outgoingHeaders()
             (outgoing.body, requestBodyPump) = self.outgoingBody()
-            let response = try await client.execute(outgoing, deadline: .distantFuture, logger: self.logger)
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(outgoing, deadline: .distantFuture, logger: self.logger)
+            } catch let error as HTTPClientError where error == .remoteConnectionClosed {
+                // Closed before any answer: most likely a kept-alive connection the origin had just
+                // dropped. Sent once more on a new one, as curl does, when the body can be sent again:
+                // none, fixed bytes, or a streamed one that ended within the replay limit.
+                if requestBodyPump != nil {
+                    guard let whole = self.state.withLock({ $0.replayBodyIsWhole ? $0.replayBody : nil }) else { throw error }
+                    outgoing.body = .bytes(whole)
+                }
+                response = try await client.execute(outgoing, deadline: .distantFuture, logger: self.logger)
+            }
             let head = UpstreamResponseHead(
                 status: Int(response.status.code),
                 reason: response.status.reasonPhrase,
@@ -229,6 +255,14 @@ final class NIOTransfer: Sendable {
         if !hasUserAgent, let userAgent = self.settings.userAgent {
             headers.add(name: "User-Agent", value: userAgent)
         }
+        if let forwarded = self.forwardedTo, let parent = self.parent {
+            // Sent to the parent as if it were the origin: the origin's name, and the parent's
+            // credentials, which AsyncHTTPClient adds only to a CONNECT.
+            headers.replaceOrAdd(name: "Host", value: forwarded.host)
+            if let authorization = parent.proxyAuthorization {
+                headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization)
+            }
+        }
         return headers
     }
 
@@ -245,9 +279,17 @@ final class NIOTransfer: Sendable {
             let task = Task {
                 do {
                     try await pump { chunk in
+                        self.state.withLock { state in
+                            if let kept = state.replayBody?.readableBytes, kept + chunk.readableBytes > Self.requestBodyReplayLimit {
+                                state.replayBody = nil
+                            } else {
+                                state.replayBody?.writeImmutableBuffer(chunk)
+                            }
+                        }
                         await channel.send(chunk)
                         self.moved(bodyBytes: 0)
                     }
+                    self.state.withLock { $0.replayBodyIsWhole = true }
                     channel.finish()
                 } catch {
                     self.state.withLock { $0.requestBodyFailure = String(describing: error) }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import LarderHTTP
 import Logging
 import NIOCore
@@ -19,9 +20,9 @@ import NIOSSL
 ///   connections are not counted against ``UpstreamConfiguration/maxTotalConnections``.
 /// - ``UpstreamRequest/reach`` is judged by resolving the host before the request, not on the
 ///   address connected to (AsyncHTTPClient has no resolver hook).
-/// - A parent proxy must be `http://`: AsyncHTTPClient speaks no TLS to a proxy. It tunnels
-///   `http://` origins with `CONNECT` too, where curl sends them in absolute form, so a parent
-///   that allows `CONNECT` only to port 443 refuses them.
+/// - A parent proxy must be `http://`: AsyncHTTPClient speaks no TLS to a proxy. `https://`
+///   requests are tunnelled through it (`CONNECT`) and `http://` ones forwarded in absolute
+///   form (``AbsoluteFormRequestTarget``), as curl does.
 /// - Before the head, the idle timeout starts after the connect timeout (or the first request
 ///   body byte), as AsyncHTTPClient does not say when a connection is made.
 /// - A request on a kept-alive connection the origin has just closed is not sent again.
@@ -58,10 +59,13 @@ public final class NIOUpstream: Upstream, Sendable {
                 message: "cannot load the additional CA file \(configuration.trust.additionalCAFile ?? "-"): \(error)")
         }
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        if let threadSetUp = configuration.threadSetUp {
-            // NIO's own thread initializers are not public: the set-up runs as the loop's first task.
-            for loop in self.group.makeIterator() {
-                loop.execute(threadSetUp)
+        // NIO's own thread initializers are not public: the set-up runs as the loop's first task.
+        // The thread is named for what it does, apart from the proxy's own NIO-ELT loops.
+        let threadSetUp = configuration.threadSetUp
+        for loop in self.group.makeIterator() {
+            loop.execute {
+                Thread.current.name = "larder-upstream"
+                threadSetUp?()
             }
         }
         self.clients = NIOClientSet(
@@ -92,7 +96,10 @@ public final class NIOUpstream: Upstream, Sendable {
         let transfer = NIOTransfer(
             request: request, settings: self.settings, slots: clients.slots, eventLoop: self.group.next(), logger: self.logger,
             onEnd: { clients.end($0) })
-        guard let client = clients.begin(transfer, key: .init(connectTimeout: request.connectTimeout, parent: transfer.parent)) else {
+        let key = NIOClientSet.Key(
+            connectTimeout: request.connectTimeout, parent: transfer.forwardedTo == nil ? transfer.parent : nil,
+            forwardsAbsoluteForm: transfer.forwardedTo != nil)
+        guard let client = clients.begin(transfer, key: key) else {
             throw UpstreamError(
                 kind: .cancelled, message: "\(request.method) not sent: the upstream client has shut down", url: request.url)
         }

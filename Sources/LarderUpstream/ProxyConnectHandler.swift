@@ -53,9 +53,8 @@ final class ProxyConnectHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         var head = "CONNECT \(self.target) HTTP/1.1\r\nHost: \(self.target)\r\n"
-        if let username = self.parent.username {
-            let credentials = Data("\(username):\(self.parent.password ?? "")".utf8)
-            head += "Proxy-Authorization: Basic \(credentials.base64EncodedString())\r\n"
+        if let authorization = self.parent.proxyAuthorization {
+            head += "Proxy-Authorization: \(authorization)\r\n"
         }
         head += "\r\n"
         context.writeAndFlush(self.wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(string: head))), promise: nil)

@@ -1,15 +1,13 @@
 import ArgumentParser
 import Foundation
 import LarderDeclaredRequests
+import LarderEmbedded
 import LarderHTTP
 import LarderPrecache
 import LarderStore
 import LarderUpstream
 import Logging
 import Synchronization
-#if Curl
-    import LarderCurl
-#endif
 
 /// `larder precache FILE...`: downloads every page and game asset the lists name.
 struct PrecacheCommand: AsyncParsableCommand {
@@ -64,6 +62,8 @@ struct PrecacheCommand: AsyncParsableCommand {
 
     @OptionGroup var upstreamProxy: UpstreamProxyOption
 
+    @OptionGroup var upstreamClient: UpstreamClientOption
+
     @Flag(help: "Print the summary as JSON on standard output.")
     var json = false
 
@@ -105,8 +105,9 @@ struct PrecacheCommand: AsyncParsableCommand {
         let store = try CommandSupport.openStore(directory)
         PrivateDirectory.warnIfLoose(store.directory, logger: Logger(label: "larder.store"))
         list.add(extraURLs: try await store.extraURLs())
-        let upstream = try CurlUpstream(
-            configuration: .init(trust: self.upstreamCA.trust, proxy: parent), logger: Logger(label: "larder.upstream"))
+        let (upstream, shutdownUpstream) = try UpstreamClient.makeUpstream(
+            try self.upstreamClient.resolve(), configuration: UpstreamConfiguration(trust: self.upstreamCA.trust, proxy: parent),
+            logger: Logger(label: "larder.upstream"))
         var options = PrecacheOptions()
         configFile.apply(to: &options)
         options.concurrency = self.concurrency
@@ -136,7 +137,7 @@ struct PrecacheCommand: AsyncParsableCommand {
         }
         let failures = declaredFailures.all
         renderer.finish()
-        upstream.shutdown()
+        await shutdownUpstream()
         try? store.close()
 
         if self.json {

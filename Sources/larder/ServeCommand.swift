@@ -57,6 +57,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var upstreamProxy: UpstreamProxyOption
 
+    @OptionGroup var upstreamClient: UpstreamClientOption
+
     @Flag(name: .customLong("no-intercept"), help: "Tunnel every HTTPS connection untouched (nothing HTTPS is cached).")
     var noIntercept = false
 
@@ -201,9 +203,8 @@ struct ServeCommand: AsyncParsableCommand {
         configFile.apply(to: &larderConfiguration.precache)
         let trust = self.upstreamCA.trust
         let parent = try self.parentProxy(configured: configFile.upstreamProxy, logger: logger)
-        larderConfiguration.upstream = { logger in
-            try UpstreamClient.curl(configuration: .init(trust: trust, proxy: parent), logger: logger)
-        }
+        larderConfiguration.upstreamClient = try self.upstreamClient.resolve()
+        larderConfiguration.upstreamConfiguration = UpstreamConfiguration(trust: trust, proxy: parent)
         larderConfiguration.interceptsHTTPS = !self.noIntercept
         larderConfiguration.tunnelHosts = configFile.tunnelHosts + self.tunnel
         larderConfiguration.eventLoops = self.eventLoops

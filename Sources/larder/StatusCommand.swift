@@ -1,13 +1,11 @@
 import ArgumentParser
 import Foundation
 import LarderDevOffline
+import LarderEmbedded
 import LarderHTTP
 import LarderStore
 import LarderUpstream
 import Logging
-#if Curl
-    import LarderCurl
-#endif
 
 /// `larder status`: what the cache holds and which games work offline, read from the cache
 /// directory; with the counters of a running proxy when one answers.
@@ -69,6 +67,7 @@ struct StatusCommand: AsyncParsableCommand {
         if let live {
             report.offline = live.offline
             report.startedAt = live.startedAt
+            report.upstreamClient = live.upstreamClient
             report.requests = live.requests
             report.upstream = live.upstream
             if let misses = live.offlineMisses {
@@ -104,25 +103,30 @@ struct StatusCommand: AsyncParsableCommand {
     static func fetchProxyReport(_ base: String) async -> OfflineReport? {
         var trimmed = base
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let upstream = try? CurlUpstream(logger: Self.quietLogger) else { return nil }
-        defer { upstream.shutdown() }
+        let kind = (try? UpstreamClient.Kind.fromEnvironment(ProcessInfo.processInfo.environment)) ?? .preferred
+        guard
+            let (upstream, shutdown) = try? UpstreamClient.makeUpstream(
+                kind, configuration: UpstreamConfiguration(), logger: Self.quietLogger)
+        else { return nil }
         var request = UpstreamRequest(url: trimmed + "/dev/offline.json", headers: [HeaderField(name: "Accept", value: "application/json")])
         request.connectTimeout = .seconds(1)
         request.totalTimeout = .seconds(3)
-        do {
-            let response = try await upstream.execute(request)
-            var body = [UInt8]()
-            for try await chunk in response.body {
-                body += chunk.readableBytesView
-                if body.count > 16 << 20 { return nil }
-            }
-            guard response.head.status == 200 else { return nil }
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            return try decoder.decode(OfflineReport.self, from: Data(body))
-        } catch {
-            return nil
+        let report = try? await Self.report(from: upstream.execute(request))
+        await shutdown()
+        return report
+    }
+
+    /// The report in `response`, nil when it is not a 200 or its body is over 16 MiB.
+    private static func report(from response: UpstreamResponse) async throws -> OfflineReport? {
+        var body = [UInt8]()
+        for try await chunk in response.body {
+            body += chunk.readableBytesView
+            if body.count > 16 << 20 { return nil }
         }
+        guard response.head.status == 200 else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(OfflineReport.self, from: Data(body))
     }
 }
 
@@ -219,7 +223,8 @@ struct StatusText {
             if let live = self.live {
                 let mode = live.offline == true ? "offline mode (never contacts the network)" : "online"
                 let since = live.startedAt.map { ", started \(HumanFormat.relative($0, now: self.now))" } ?? ""
-                lines.append("Proxy \(proxyURL): \(mode)\(since)")
+                let client = live.upstreamClient.map { ", fetching with \($0)" } ?? ""
+                lines.append("Proxy \(proxyURL): \(mode)\(since)\(client)")
                 if live.cacheDirectory != self.report.cacheDirectory {
                     lines.append("  (it uses another cache directory: \(live.cacheDirectory))")
                 }

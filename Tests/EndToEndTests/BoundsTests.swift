@@ -181,13 +181,19 @@ struct BoundsTests {
             try connection.send("GET \(origin.url("/moved")) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\nConnection: close\r\n\r\n")
             let response = await connection.readToEnd()
             let head = response.components(separatedBy: "\r\n\r\n")[0]
-            #expect(head.hasPrefix("HTTP/1.1 302"), "\(head.debugDescription)")
             #expect(!head.contains("injected"), "\(head.debugDescription)")
             #expect(!head.lowercased().contains("location:"))
-            #expect(head.contains("kept=1"))
-            #expect(head.lowercased().contains("x-after: yes"))
             #expect(!head.replacingOccurrences(of: "\r\n", with: "").contains("\r"), "no bare CR")
-            #expect(await logMentions(larder, "dropped upstream header fields holding a CR, LF or NUL byte"))
+            if try await fetchesWithNIO(larder) {
+                // SwiftNIO's parser refuses the whole response (NIOUpstream's documented
+                // difference), which Larder answers as an origin it could not read.
+                #expect(head.hasPrefix("HTTP/1.1 502"), "\(head.debugDescription)")
+            } else {
+                #expect(head.hasPrefix("HTTP/1.1 302"), "\(head.debugDescription)")
+                #expect(head.contains("kept=1"))
+                #expect(head.lowercased().contains("x-after: yes"))
+                #expect(await logMentions(larder, "dropped upstream header fields holding a CR, LF or NUL byte"))
+            }
         }
     }
 

@@ -27,15 +27,22 @@ struct InterimResponseTests {
                     faults: [.interim([(status: 102, headers: []), (status: 103, headers: Self.hints)])]))
             let first = try await Self.raw(origin.url("/hints"), larder: larder)
             let heads = first.components(separatedBy: "\r\n\r\n")
-            #expect(heads.count >= 3, "\(first)")
-            #expect(heads[0].hasPrefix("HTTP/1.1 102"), "\(heads[0])")
-            #expect(heads[1].hasPrefix("HTTP/1.1 103"), "\(heads[1])")
-            #expect(heads[1].lowercased().contains("link: </styles.css>; rel=preload; as=style"))
-            #expect(heads[1].lowercased().contains("x-my-header: test"))
-            let final = heads.count > 2 ? heads[2].lowercased() : ""
-            #expect(final.hasPrefix("http/1.1 200"), "\(final)")
-            #expect(!final.contains("x-my-header"), "an interim head's fields are not the final head's")
-            #expect(!final.contains("link:"))
+            if try await fetchesWithNIO(larder) {
+                // AsyncHTTPClient drops interim heads (NIOUpstream's documented difference): the
+                // client gets the final answer alone, none of the 103's fields in it.
+                #expect(heads[0].hasPrefix("HTTP/1.1 200"), "\(first)")
+                #expect(!first.lowercased().contains("x-my-header"))
+            } else {
+                #expect(heads.count >= 3, "\(first)")
+                #expect(heads[0].hasPrefix("HTTP/1.1 102"), "\(heads[0])")
+                #expect(heads.count > 1 && heads[1].hasPrefix("HTTP/1.1 103"), "\(heads)")
+                #expect(heads.count > 1 && heads[1].lowercased().contains("link: </styles.css>; rel=preload; as=style"))
+                #expect(heads.count > 1 && heads[1].lowercased().contains("x-my-header: test"))
+                let final = heads.count > 2 ? heads[2].lowercased() : ""
+                #expect(final.hasPrefix("http/1.1 200"), "\(final)")
+                #expect(!final.contains("x-my-header"), "an interim head's fields are not the final head's")
+                #expect(!final.contains("link:"))
+            }
             #expect(first.hasSuffix("page"))
 
             let cached = try await Self.waitForHit(origin.url("/hints"), larder: larder)

@@ -40,17 +40,6 @@ enum UpstreamUnderTest: String, CaseIterable, Sendable, CustomTestStringConverti
         }
     }
 
-    /// Whether an `http://` request goes to a parent proxy in absolute form: AsyncHTTPClient opens
-    /// a `CONNECT` tunnel through its proxy for every origin.
-    var sendsAbsoluteFormToParent: Bool {
-        switch self {
-        #if Curl
-            case .curl: true
-        #endif
-        case .nio: false
-        }
-    }
-
     /// A client of this kind with `configuration`.
     func make(_ configuration: UpstreamConfiguration = .init()) throws -> TestedUpstream {
         switch self {

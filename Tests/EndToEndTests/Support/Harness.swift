@@ -1,6 +1,7 @@
 import Foundation
 import LarderHTTP
 import LarderTestSupport
+import Testing
 
 /// Runs `body` with a fresh test origin and a fresh `larder serve` in front of it; both are
 /// stopped and the cache directory removed afterwards, whatever happens.
@@ -79,4 +80,14 @@ func withLarder(_ arguments: [String] = [], _ body: (LarderProcess) async throws
         throw error
     }
     await larder.tearDown()
+}
+
+/// Whether `larder` fetches with the SwiftNIO upstream client, as its /dev/offline.json says
+/// (`LARDER_UPSTREAM=nio`, or a build without libcurl): where the two clients differ
+/// (docs/EMBEDDING.md, "Two upstream clients, one contract"), a test expects what the one in use does.
+func fetchesWithNIO(_ larder: LarderProcess) async throws -> Bool {
+    let report = try await Curl.run(larder.proxyURL + "/dev/offline.json", proxy: nil)
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: Any])
+    let client = try #require(json["upstreamClient"] as? String, "the report names the upstream client")
+    return client.hasPrefix("nio")
 }

@@ -14,6 +14,15 @@ extern int sync_file_range(int fd, __off64_t offset, __off64_t nbytes, unsigned 
 static inline int larder_start_writeback(int descriptor) {
     return sync_file_range(descriptor, 0, 0, 2U);
 }
+
+// The type of the file system holding `path` (statfs's f_type, a magic number of linux/magic.h),
+// or 0 when statfs fails: Swift's Glibc module does not export statfs.
+#include <sys/vfs.h>
+
+static inline unsigned long larder_file_system_type(const char *path) {
+    struct statfs info;
+    return statfs(path, &info) == 0 ? (unsigned long)info.f_type : 0UL;
+}
 #endif
 
 #endif

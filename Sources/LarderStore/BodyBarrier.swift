@@ -52,6 +52,21 @@ struct BodyBarrier: Sendable {
 }
 
 extension BodyBarrier {
+    /// Whether the file system holding `path` keeps files across a restart: false for one in
+    /// memory only (on Linux, tmpfs or ramfs, which `statfs` names), where a restart loses the
+    /// index with the bodies, so no barrier can protect anything and the store takes none. Elsewhere,
+    /// and when the answer is unknown, true.
+    static func fileSystemKeepsFiles(at path: String) -> Bool {
+        #if os(Linux)
+            // f_type's width differs between architectures; the magic numbers are 32 bits
+            // (linux/magic.h: TMPFS_MAGIC, RAMFS_MAGIC). A failed statfs gives 0: keeps files.
+            let type = UInt32(truncatingIfNeeded: larder_file_system_type(path))
+            return type != 0x0102_1994 && type != 0x8584_58f6
+        #else
+            return true
+        #endif
+    }
+
     /// Starts writing `files` back (on Linux, `sync_file_range`), without waiting: a head start
     /// for the flush that makes them durable later (a staged body's at its version's switch, so
     /// that the disk writes it while the downloads go on). Any failure shows again in that flush.

@@ -200,14 +200,17 @@ extension Store {
 
     /// The barrier of a game version (docs/FORMATS.md, "Crash safety"): the bodies staged for `keys`
     /// without one are flushed, contents then their folders (each once). Returns the hash of each
-    /// key whose body it covered; a staged row whose body file is missing is left out.
+    /// key whose body it covered; a staged row whose body file is missing is left out. A store that
+    /// takes no barriers (``takesBarriers``) flushes nothing and covers every such row.
     private func flushStaged(_ keys: Set<CacheKey>) async throws -> [String: String] {
         var pending: [String: String] = [:]
         for batch in keys.map(\.rawValue).sorted().batches(of: Self.keysPerQuery) {
             let rows = try await self.pool.read { db in try Self.stagedNotDurable(db, keys: batch) }
             pending.merge(rows) { $1 }
         }
-        guard !pending.isEmpty else { return [:] }
+        // Rows staged while the directory was on a disk, in one that now keeps nothing: nothing to
+        // protect, so taken as they are.
+        guard !pending.isEmpty, self.takesBarriers else { return pending }
         let paths = Set(pending.values.map { self.bodyPath(forHash: $0) }).sorted()
         let flushedPaths = try await POSIXFile.onSyncThread { [barrier] in try barrier.flushPlaced(paths) }
         return pending.filter { flushedPaths.contains(self.bodyPath(forHash: $0.value)) }
@@ -272,8 +275,11 @@ extension Store {
     }
 
     /// Records a staged body's row, replacing the one staged under its key before (whose body is
-    /// released), inside the install transaction; not durable until its version's switch.
-    static func upsertStaged(_ row: IndexRow, contentType: String?, _ db: Database, releasing released: inout Set<String>) throws {
+    /// released), inside the install transaction; not durable until its version's switch, unless
+    /// `durable` (a store that takes no barriers, ``takesBarriers``).
+    static func upsertStaged(
+        _ row: IndexRow, contentType: String?, durable: Bool, _ db: Database, releasing released: inout Set<String>
+    ) throws {
         if let previous = try String.fetchOne(
             db.cachedStatement(sql: "SELECT body_hash FROM staged_entry WHERE key = ?"),
             arguments: [row.key]
@@ -283,21 +289,21 @@ extension Store {
         try db.cachedStatement(
             sql: """
                 INSERT INTO staged_entry (\(Self.stagedColumns))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET
                     url = excluded.url, status = excluded.status, headers = excluded.headers, vary = excluded.vary,
                     body_hash = excluded.body_hash, body_size = excluded.body_size,
                     request_time = excluded.request_time, response_time = excluded.response_time,
                     revision = excluded.revision, content_type = excluded.content_type, staged_at = excluded.staged_at,
-                    durable = 0
+                    durable = excluded.durable
                 """
         ).execute(arguments: [
             row.key, row.url, row.status, row.headers, row.vary, row.bodyHash, row.bodySize, row.requestTime,
-            row.responseTime, row.revision, contentType, row.storedAt,
+            row.responseTime, row.revision, contentType, row.storedAt, durable,
         ])
     }
 
-    /// The columns of `staged_entry`, in the order ``upsertStaged(_:contentType:_:releasing:)`` binds them.
+    /// The columns of `staged_entry`, in the order ``upsertStaged(_:contentType:durable:_:releasing:)`` binds them.
     private static let stagedColumns = """
         key, url, status, headers, vary, body_hash, body_size, request_time, response_time, revision, content_type, \
         staged_at, durable

@@ -128,9 +128,11 @@ extension Store {
     ///
     /// Staged bodies skip the barrier: their rows say they are not durable yet, and their game
     /// version's switch makes them all durable at once (``Store/saveGameVersion(_:files:installing:replaces:)``).
+    /// On a file system that keeps nothing across a restart no body takes one (``takesBarriers``).
     private func commit(_ batch: [PendingInstall]) async throws -> [Result<(IndexRow, EntryKind), any Error>] {
-        BodyBarrier.startWriteback(batch.filter(\.isStaged).map { (descriptor: $0.descriptor, path: $0.temporaryPath) })
-        let files = batch.filter { !$0.isStaged }.map { (descriptor: $0.descriptor, path: $0.temporaryPath) }
+        let barrierBatch = self.takesBarriers ? batch : []
+        BodyBarrier.startWriteback(barrierBatch.filter(\.isStaged).map { (descriptor: $0.descriptor, path: $0.temporaryPath) })
+        let files = barrierBatch.filter { !$0.isStaged }.map { (descriptor: $0.descriptor, path: $0.temporaryPath) }
         if !files.isEmpty {
             do {
                 try await POSIXFile.onSyncThread { [barrier] in try barrier.flushContents(files) }
@@ -148,10 +150,10 @@ extension Store {
             // at its version's switch.
             let stagedNow = Set(renamed.filter(\.isStaged).map(\.row.bodyHash))
             let reused = try zip(batch, placements).filter { install, placement in
-                guard !install.isStaged, case .success(false) = placement else { return false }
+                guard self.takesBarriers, !install.isStaged, case .success(false) = placement else { return false }
                 return try stagedNow.contains(install.row.bodyHash) || Self.isStagedNotDurable(db, hash: install.row.bodyHash)
             }.map(\.0)
-            let flushedNames = Set(renamed.filter { !$0.isStaged }.map(\.bodyFolder)).sorted()
+            let flushedNames = Set(renamed.filter { self.takesBarriers && !$0.isStaged }.map(\.bodyFolder)).sorted()
             if !flushedNames.isEmpty || !reused.isEmpty {
                 do {
                     if !flushedNames.isEmpty {
@@ -232,7 +234,7 @@ extension Store {
         var storedKind = pending.kind
         if pending.isStaged {
             row.storedAt = Date().timeIntervalSince1970
-            try Self.upsertStaged(row, contentType: pending.contentType, db, releasing: &released)
+            try Self.upsertStaged(row, contentType: pending.contentType, durable: !self.takesBarriers, db, releasing: &released)
             return (row, storedKind)
         }
         let previous = try Row.fetchOne(

@@ -23,7 +23,8 @@ import Logging
 /// a directory.
 ///
 /// Crash safety: a body is renamed into `bodies/` and made durable (with the other bodies of its
-/// install batch, by one ``BodyBarrier``) before the index row that names it is committed, and a body file is deleted only after the transaction that removed its last row has
+/// install batch, by one ``BodyBarrier``; none on a file system that keeps nothing across a
+/// restart, ``takesBarriers``) before the index row that names it is committed, and a body file is deleted only after the transaction that removed its last row has
 /// committed (``write(releasingBodies:)``). A crash or a failed commit in between leaves an orphan
 /// file, never a row without its body; ``removeLeftovers()`` deletes orphans later. A row whose body
 /// file is missing or has another size is never served.
@@ -50,6 +51,11 @@ public final class Store: Sendable {
     let installs = InstallQueue()
     /// Makes each install batch durable before its rows are committed.
     let barrier: BodyBarrier
+    /// Whether the cache directory's file system keeps files across a restart
+    /// (``BodyBarrier/fileSystemKeepsFiles(at:)``), asked once when the store opens. When it does
+    /// not (tmpfs), ``barrier`` is never taken and staged rows are written durable: a restart
+    /// loses the index with the bodies, and a killed process leaves its writes whole in memory.
+    let takesBarriers: Bool
 
     /// Opens the cache directory at `directory`, creating it, its index and its folders as needed.
     ///
@@ -65,13 +71,16 @@ public final class Store: Sendable {
     ///
     /// `lookupTrust` is how long a remembered lookup is trusted at most (see ``EntryMemo``); tests
     /// on a loaded machine lengthen it. Tests give a `barrier` that fails or looks at the store
-    /// between an install batch's barrier steps and its commit.
+    /// between an install batch's barrier steps and its commit, and say whether the file system
+    /// keeps files (`keepsFiles`, asked of it when nil) so that they hold in a temporary folder on
+    /// tmpfs too.
     init(
         directory: String,
         logger: Logger = Logger(label: "larder.store"),
         migratingUpTo lastMigration: String?,
         lookupTrust: TimeInterval? = nil,
-        barrier: BodyBarrier = .system
+        barrier: BodyBarrier = .system,
+        keepsFiles: Bool? = nil
     ) throws {
         self.barrier = barrier
         let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
@@ -94,6 +103,8 @@ public final class Store: Sendable {
                 throw StoreError.cannotOpen(directory: directory, reason: "cannot create \(folder): \(error)")
             }
         }
+
+        self.takesBarriers = keepsFiles ?? BodyBarrier.fileSystemKeepsFiles(at: self.bodiesDirectory)
 
         // Every body folder exists from the start: a write never pays for creating one and
         // syncing the parent (256 of them would come in the first few hundred writes).

@@ -84,7 +84,7 @@ struct InstallBarrierTests {
                     try BodyBarrier.system.flushNames(folders)
                 }
             )
-            let opened = try Store(directory: directory, migratingUpTo: nil, barrier: barrier)
+            let opened = try Store(directory: directory, migratingUpTo: nil, barrier: barrier, keepsFiles: true)
             defer { try? opened.close() }
             store.withLock { $0 = opened }
 
@@ -136,7 +136,7 @@ struct InstallBarrierTests {
                     try BodyBarrier.system.flushNames(folders)
                 }
             )
-            let store = try Store(directory: directory, migratingUpTo: nil, barrier: barrier)
+            let store = try Store(directory: directory, migratingUpTo: nil, barrier: barrier, keepsFiles: true)
             defer { try? store.close() }
             let kept = sampleBody(count: 2_000, seed: 0)
             let keptEntry = try await store.put(kept, at: "http://site.example/batch/0.bin")

@@ -126,7 +126,8 @@ struct StagedBatchTests {
             let count = 60
             let steps = Steps()
             let store = try Store(
-                directory: directory, migratingUpTo: nil, barrier: Self.recordingBarrier(directory, count: count, steps: steps))
+                directory: directory, migratingUpTo: nil, barrier: Self.recordingBarrier(directory, count: count, steps: steps),
+                keepsFiles: true)
             defer { try? store.close() }
 
             let outcomes = await store.stage(try Self.bodies(store, count: count))
@@ -145,7 +146,8 @@ struct StagedBatchTests {
             let count = 60
             let steps = Steps()
             let store = try Store(
-                directory: directory, migratingUpTo: nil, barrier: Self.recordingBarrier(directory, count: count, steps: steps))
+                directory: directory, migratingUpTo: nil, barrier: Self.recordingBarrier(directory, count: count, steps: steps),
+                keepsFiles: true)
             defer { try? store.close() }
             _ = await store.stage(try Self.bodies(store, count: count))
             let folders = Set(regularFiles(under: directory + "/bodies").map { $0.prefix(2) }).count
@@ -169,7 +171,7 @@ struct StagedBatchTests {
             let count = 20
             let failure = StoreError.io(path: directory, operation: "flush", errno: EIO)
             let barrier = BodyBarrier(flushContents: { _ in throw failure }, flushNames: { try BodyBarrier.system.flushNames($0) })
-            let store = try Store(directory: directory, migratingUpTo: nil, barrier: barrier)
+            let store = try Store(directory: directory, migratingUpTo: nil, barrier: barrier, keepsFiles: true)
             defer { try? store.close() }
             _ = await store.stage(try Self.bodies(store, count: count))
             let (game, files) = try Self.game(count: count)
@@ -188,8 +190,8 @@ struct StagedBatchTests {
             let count = 3
             let keys = try (0..<count).map { try CacheKey(url: Self.url($0)) }
             do {
-                // A run that stages and is stopped before its switch.
-                let store = try Store(directory: directory)
+                // A run that stages and is stopped before its switch, on a disk.
+                let store = try Store(directory: directory, migratingUpTo: nil, keepsFiles: true)
                 _ = await store.stage(try Self.bodies(store, count: count))
                 try store.close()
             }
@@ -202,7 +204,7 @@ struct StagedBatchTests {
             bytes[0] ^= 0xff
             try Data(bytes).write(to: URL(fileURLWithPath: path))
 
-            let store = try Store(directory: directory)
+            let store = try Store(directory: directory, migratingUpTo: nil, keepsFiles: true)
             defer { try? store.close() }
             let staged = try await store.stagedStates(for: keys)
 
@@ -215,7 +217,8 @@ struct StagedBatchTests {
         try await withTemporaryDirectory { directory in
             let steps = Steps()
             let store = try Store(
-                directory: directory, migratingUpTo: nil, barrier: Self.recordingBarrier(directory, count: 1, steps: steps))
+                directory: directory, migratingUpTo: nil, barrier: Self.recordingBarrier(directory, count: 1, steps: steps),
+                keepsFiles: true)
             defer { try? store.close() }
             _ = await store.stage(try Self.bodies(store, count: 1))
 

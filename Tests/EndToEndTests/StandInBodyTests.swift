@@ -48,6 +48,8 @@ struct StandInBodyTests {
             #expect(online.text == #"{"series":"cpu answer 3"}"#, "\(online.headers)")
             #expect(online.header("cache-status")?.contains("stand-in") != true)
 
+            // The answer is committed just after the client has it: stored before the origin goes.
+            await entriesStored(in: larder)
             try await origin.stop()
             try await Task.sleep(for: .milliseconds(20))
             let offline = try await post(Self.dashboardBody())
@@ -84,6 +86,8 @@ struct StandInBodyTests {
         do {
             #expect(try await AnswerOfflineTests.press("answer-offline", ["url=\(url)", "method=POST"], larder: larder).status == 303)
             #expect(try await post(chart: "load", until: "2026-11-28T10:00:00Z").status == 200)
+            // The answer is committed just after the client has it: stored before the origin goes.
+            await entriesStored(in: larder)
             try await origin.stop()
             let offline = try await post(chart: "load", until: "2026-11-28T10:05:00Z")
             #expect(offline.status == 200, "\(offline.headers)")
@@ -114,6 +118,8 @@ struct StandInBodyTests {
         }
         do {
             #expect(try await post(since: 1_795_000_000_000).status == 200)
+            // The answer is committed just after the client has it: stored before the origin goes.
+            await entriesStored(in: larder)
             try await origin.stop()
             let offline = try await post(since: 1_795_000_060_000)
             #expect(offline.status == 200, "\(offline.headers)")

@@ -44,7 +44,9 @@ final class NIOConnectionSlots: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let admitted = self.state.withLock { state -> Bool? in
                     guard !Task.isCancelled else { return false }
-                    if state.waiters.isEmpty, self.mayStart(host: host, state) {
+                    // Only a transfer to the same host waiting already goes first: one host at its
+                    // limit never holds up another's.
+                    if self.mayStart(host: host, state), !state.waiters.contains(where: { $0.host == host }) {
                         self.start(host: host, &state)
                         return true
                     }
@@ -66,10 +68,16 @@ final class NIOConnectionSlots: Sendable {
         }
     }
 
+    /// How many transfers wait in line.
+    var waiting: Int {
+        self.state.withLock { $0.waiters.count }
+    }
+
     /// A transfer to `host` has ended: the first waiter that may start now does.
     func release(host: String) {
         let admitted = self.state.withLock { state -> [Waiter] in
-            state.perHost[host, default: 1] -= 1
+            let remaining = state.perHost[host, default: 1] - 1
+            state.perHost[host] = remaining > 0 ? remaining : nil
             state.total -= 1
             var admitted: [Waiter] = []
             var index = 0

@@ -8,7 +8,7 @@ import NIOSSL
 
 /// The ``Upstream`` that fetches with AsyncHTTPClient on SwiftNIO, for platforms without libcurl.
 ///
-/// It behaves as ``CurlUpstream`` does: the head is returned as it arrives and the body streams
+/// It behaves as `CurlUpstream` does: the head is returned as it arrives and the body streams
 /// after it at the pace it is read (dropping it cancels the transfer); redirects are answers;
 /// bodies come as the origin encoded them; no cookies; TLS is always verified against the system's
 /// roots and ``UpstreamTrust``; failures are ``UpstreamError``s of the same kinds. Where it differs:

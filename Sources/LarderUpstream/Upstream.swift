@@ -1,7 +1,9 @@
 /// How the proxy and the precache runner reach upstream origins.
 ///
-/// ``CurlUpstream`` is the real implementation; tests inject faults by implementing this protocol,
-/// and another HTTP client (URLSession on Apple platforms, docs/EMBEDDING.md) may too. What the
+/// Two clients implement it, `CurlUpstream` (libcurl, in `LarderCurl`) and ``NIOUpstream``
+/// (AsyncHTTPClient), and one table of tests holds both to it (docs/EMBEDDING.md, "Two upstream
+/// clients, one contract"); tests inject faults by implementing it, and an app's own client
+/// (URLSession, say) may too. What the
 /// callers rely on: the head is returned as it arrives and the body streams after it; redirects
 /// are answers, never followed; bodies come as the origin encoded them (or the head says
 /// otherwise); the client sets `Host` from the URL and frames the request body itself; nothing is
@@ -20,7 +22,7 @@ public protocol Upstream: Sendable {
     /// Sends `request`, writes the whole response body into `sink` as it arrives, and returns the
     /// response head once the body is complete (of its declared length).
     ///
-    /// ``CurlUpstream`` calls the sink on its curl thread and resumes the caller once, at the end;
+    /// `CurlUpstream` calls the sink on its curl thread and resumes the caller once, at the end;
     /// the default implementation reads ``execute(_:)``'s body and writes each chunk.
     ///
     /// - Throws: ``UpstreamError`` when the transfer fails (a body cut short included), the

@@ -1,5 +1,5 @@
 /// Where ``Upstream/receive(_:into:)`` puts a response body: each chunk in order, on the thread
-/// that receives it (libcurl's, for ``CurlUpstream``), so that a caller wanting the body whole in
+/// that receives it (libcurl's, for `CurlUpstream`), so that a caller wanting the body whole in
 /// a file (a precache download) gets one finished body rather than a stream of chunks handed to
 /// another thread one at a time.
 public protocol UpstreamBodySink: AnyObject, Sendable {

@@ -1,6 +1,6 @@
 import LarderHTTP
 
-/// Settings shared by all transfers of one upstream client (``CurlUpstream``, ``NIOUpstream``).
+/// Settings shared by all transfers of one upstream client (`CurlUpstream`, ``NIOUpstream``).
 public struct UpstreamConfiguration: Sendable {
     /// The TLS servers trusted.
     public var trust: UpstreamTrust

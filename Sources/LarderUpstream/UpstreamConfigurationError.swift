@@ -1,4 +1,4 @@
-/// An upstream client (``CurlUpstream``, ``UpstreamConnector``) could not be set up as configured.
+/// An upstream client (`CurlUpstream`, ``UpstreamConnector``) could not be set up as configured.
 public struct UpstreamConfigurationError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, naming the setting or file.
     public var message: String

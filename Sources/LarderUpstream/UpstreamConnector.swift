@@ -10,7 +10,7 @@ import Synchronization
 /// Opens the upstream connections that carry streams rather than objects: the TCP connection of a
 /// `CONNECT` tunnel, and the connection of a WebSocket relay (with TLS for `https`). libcurl fetches
 /// objects; a spliced stream lives on the event loop, so these are NIO client connections, trusting
-/// what ``CurlUpstream`` trusts (one ``UpstreamTrust``) and never unverified.
+/// what `CurlUpstream` trusts (one ``UpstreamTrust``) and never unverified.
 ///
 /// As with libcurl's connect timeout, `connectTimeout` covers the TCP connection and the TLS handshake
 /// (and, through a parent proxy, its answer to `CONNECT`).

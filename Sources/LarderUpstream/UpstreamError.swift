@@ -29,7 +29,7 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
         /// own loopback, for a client on another machine): refused before anything was sent. It
         /// says nothing of the origin's health, and no stored copy stands in for it.
         case forbiddenAddress
-        /// Any other failure, with the client's own error code (libcurl's for ``CurlUpstream``).
+        /// Any other failure, with the client's own error code (libcurl's for `CurlUpstream`).
         case other(Int)
     }
 

@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "LarderUpstream", targets: ["LarderUpstream"]),
         // The libcurl client; empty without the `Curl` trait.
         .library(name: "LarderCurl", targets: ["LarderCurl"]),
+        // The SwiftNIO client.
+        .library(name: "LarderNIOUpstream", targets: ["LarderNIOUpstream"]),
         .library(name: "LarderPrecache", targets: ["LarderPrecache"]),
         .library(name: "LarderPack", targets: ["LarderPack"]),
     ],
@@ -82,8 +84,23 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The SwiftNIO client (NIOUpstream, on AsyncHTTPClient): in every build, the only one
+        // without the `Curl` trait.
+        .target(
+            name: "LarderNIOUpstream",
+            dependencies: [
+                "LarderHTTP",
+                "LarderUpstream",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The libcurl client (CurlUpstream), behind the `Curl` trait: its sources compile to nothing
@@ -171,6 +188,7 @@ let package = Package(
         .target(
             name: "LarderEmbedded",
             dependencies: [
+                "LarderNIOUpstream",
                 .target(name: "LarderCurl", condition: .when(traits: ["Curl"])),
                 "LarderHTTP",
                 "LarderStore",
@@ -250,6 +268,7 @@ let package = Package(
         .testTarget(
             name: "LarderUpstreamTests",
             dependencies: [
+                "LarderNIOUpstream",
                 .target(name: "LarderCurl", condition: .when(traits: ["Curl"])),
                 "LarderUpstream",
                 "LarderHTTP",

@@ -1,3 +1,4 @@
+import LarderNIOUpstream
 import LarderPrecache
 import LarderUpstream
 import Logging

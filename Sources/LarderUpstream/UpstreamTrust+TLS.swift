@@ -8,7 +8,7 @@ extension UpstreamTrust {
     ///
     /// - Throws: ``UpstreamConfigurationError`` when the additional CA file cannot be read, or the
     ///   roots cannot be parsed.
-    func clientTLSConfiguration(logger: Logger) throws -> TLSConfiguration {
+    package func clientTLSConfiguration(logger: Logger) throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let rootsPEM = try self.rootsPEM(logger: logger) {
             configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(rootsPEM)))

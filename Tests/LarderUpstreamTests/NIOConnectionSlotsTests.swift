@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import LarderUpstream
+@testable import LarderNIOUpstream
 
 /// The NIO client's admission of transfers within its connection limits: a host at its limit holds
 /// its own transfers in line and nobody else's.

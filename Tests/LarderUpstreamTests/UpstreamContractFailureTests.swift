@@ -4,6 +4,7 @@ import LarderTestSupport
 import NIOCore
 import Testing
 
+@testable import LarderNIOUpstream
 @testable import LarderUpstream
 
 @Suite("Upstream contract: failures")

@@ -1,6 +1,7 @@
 import LarderTestSupport
 import Testing
 
+@testable import LarderNIOUpstream
 @testable import LarderUpstream
 
 #if Curl

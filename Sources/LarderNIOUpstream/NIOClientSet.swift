@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import LarderHTTP
+import LarderUpstream
 import Logging
 import NIOCore
 import NIOSSL

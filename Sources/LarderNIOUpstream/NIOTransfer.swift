@@ -1,6 +1,7 @@
 import AsyncAlgorithms
 import AsyncHTTPClient
 import LarderHTTP
+import LarderUpstream
 import Logging
 import NIOCore
 import NIOHTTP1

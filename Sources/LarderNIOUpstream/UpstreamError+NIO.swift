@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import LarderHTTP
+import LarderUpstream
 import NIOCore
 import NIOHTTP1
 import NIOPosix

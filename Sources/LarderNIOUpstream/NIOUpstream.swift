@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LarderHTTP
+import LarderUpstream
 import Logging
 import NIOCore
 import NIOPosix

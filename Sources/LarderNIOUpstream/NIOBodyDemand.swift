@@ -1,3 +1,4 @@
+import LarderUpstream
 import NIOCore
 import Synchronization
 

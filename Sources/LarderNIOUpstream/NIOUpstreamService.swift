@@ -1,3 +1,4 @@
+import LarderUpstream
 import ServiceLifecycle
 
 /// A ``NIOUpstream`` as a service: it runs until graceful shutdown (or cancellation), then shuts the

@@ -64,6 +64,9 @@ final class NIOTransfer: Sendable {
         var declaredBodyLength: Int64?
         /// When the transfer times out unless a byte moves first.
         var idleDeadline: NIODeadline
+        /// The watchdog's next check, cancelled when the transfer ends: it holds the transfer,
+        /// which would otherwise stay in memory until the check fires (up to the timeouts).
+        var watchdog: Scheduled<Void>?
         /// Whether the body's consumer has all it asked for, so that time does not count as idle.
         var waitingForConsumer = false
         /// What the request body stream threw.
@@ -320,13 +323,17 @@ final class NIOTransfer: Sendable {
     /// Ends the transfer: fails the caller awaiting the head, or ends the body with `error` (or
     /// cleanly without one).
     private func end(with error: (any Error)?, source: Producer.Source?) {
-        let (continuation, failure, heldSlot) = self.state.withLock {
-            state -> (CheckedContinuation<UpstreamResponse, any Error>?, (any Error)?, Bool) in
+        let (continuation, failure, heldSlot, watchdog) = self.state.withLock {
+            state -> (CheckedContinuation<UpstreamResponse, any Error>?, (any Error)?, Bool, Scheduled<Void>?) in
             state.ended = true
-            defer { state.holdsSlot = false }
-            defer { state.headContinuation = nil }
-            return (state.headContinuation, error.map { self.classify($0, state: state) }, state.holdsSlot)
+            defer {
+                state.holdsSlot = false
+                state.headContinuation = nil
+                state.watchdog = nil
+            }
+            return (state.headContinuation, error.map { self.classify($0, state: state) }, state.holdsSlot, state.watchdog)
         }
+        watchdog?.cancel()
         if heldSlot { self.slots.release(host: self.origin) }
         self.onEnd(self)
         self.logger.debug(
@@ -411,7 +418,12 @@ final class NIOTransfer: Sendable {
     /// moved forward lazily rather than on every chunk.
     private func watch(until deadline: NIODeadline) {
         let wanted = self.totalDeadline.map { min($0, deadline) } ?? deadline
-        self.eventLoop.scheduleTask(deadline: wanted) { self.checkTimeouts() }
+        let scheduled = self.eventLoop.scheduleTask(deadline: wanted) { self.checkTimeouts() }
+        let ended = self.state.withLock { state in
+            if !state.ended { state.watchdog = scheduled }
+            return state.ended
+        }
+        if ended { scheduled.cancel() }
     }
 
     private func checkTimeouts() {

@@ -80,18 +80,12 @@
                 kind = .other(Int(code.rawValue))
                 summary = "the transfer failed"
             }
-            var message = "\(context.method) failed: \(summary)"
-            if let parent = context.parent {
-                message += " (through the upstream proxy \(parent))"
-            }
-            if kind == .truncatedBody {
-                let declared = context.declaredBodyLength.map { " of \($0) declared" } ?? ""
-                message += " after \(context.bodyBytesDelivered)\(declared) body bytes"
-            }
-            message += " (curl error \(code.rawValue): \(Self.curlText(code: code, detail: context.curlDetail)))"
             // TLS codes after the connection is up (e.g. a failed close_notify) are not connect failures.
-            let isConnectFailure = kind == .tls ? !context.wasConnected : nil
-            self.init(kind: kind, message: message, url: context.url, isConnectFailure: isConnectFailure)
+            self.init(
+                kind: kind, summary: summary, method: context.method, url: context.url, parent: context.parent,
+                bodyBytesDelivered: context.bodyBytesDelivered, declaredBodyLength: context.declaredBodyLength,
+                detail: "curl error \(code.rawValue): \(Self.curlText(code: code, detail: context.curlDetail))",
+                isConnectFailure: kind == .tls ? !context.wasConnected : nil)
         }
 
         private static func curlText(code: CURLcode, detail: String) -> String {

@@ -2,6 +2,7 @@ import LarderNIOUpstream
 import LarderPrecache
 import LarderUpstream
 import Logging
+import ServiceLifecycle
 
 #if Curl
     import LarderCurl
@@ -70,18 +71,8 @@ extension UpstreamClient {
     public static func makeUpstream(_ kind: Kind, configuration: UpstreamConfiguration, logger: Logger) throws -> (
         upstream: any Upstream, shutdown: @Sendable () async -> Void
     ) {
-        switch kind {
-        case .curl:
-            #if Curl
-                let upstream = try CurlUpstream(configuration: configuration, logger: logger)
-                return (upstream, { upstream.shutdown() })
-            #else
-                throw UpstreamConfigurationError(message: "curl: this build has no libcurl (it was built without the Curl trait)")
-            #endif
-        case .nio:
-            let upstream = try NIOUpstream(configuration: configuration, logger: logger)
-            return (upstream, { await upstream.shutdown() })
-        }
+        let made = try self.client(kind, configuration: configuration, logger: logger)
+        return (made.upstream, made.shutdown)
     }
 
     /// The client `kind` with `configuration`, a second one for precache jobs whose threads run at
@@ -93,23 +84,28 @@ extension UpstreamClient {
         var background = configuration
         background.threadSetUp = BackgroundExecutor.lowerCurrentThreadPriority
         let connector = try UpstreamConnector(trust: configuration.trust, proxy: configuration.proxy, logger: logger)
+        let proxy = try self.client(kind, configuration: configuration, logger: logger)
+        let precache = try self.client(kind, configuration: background, logger: logger)
+        return UpstreamClient(
+            kind: kind, upstream: proxy.upstream, connector: connector, service: proxy.service,
+            precache: (precache.upstream, precache.service))
+    }
+
+    /// One client of `kind`: the service that shuts it down with the rest, and the same as a call.
+    private static func client(_ kind: Kind, configuration: UpstreamConfiguration, logger: Logger) throws -> (
+        upstream: any Upstream, service: any Service, shutdown: @Sendable () async -> Void
+    ) {
         switch kind {
         case .curl:
             #if Curl
                 let upstream = try CurlUpstream(configuration: configuration, logger: logger)
-                let precacheUpstream = try CurlUpstream(configuration: background, logger: logger)
-                return UpstreamClient(
-                    kind: .curl, upstream: upstream, connector: connector, service: CurlUpstreamService(upstream: upstream),
-                    precache: (precacheUpstream, CurlUpstreamService(upstream: precacheUpstream)))
+                return (upstream, CurlUpstreamService(upstream: upstream), { upstream.shutdown() })
             #else
                 throw UpstreamConfigurationError(message: "curl: this build has no libcurl (it was built without the Curl trait)")
             #endif
         case .nio:
             let upstream = try NIOUpstream(configuration: configuration, logger: logger)
-            let precacheUpstream = try NIOUpstream(configuration: background, logger: logger)
-            return UpstreamClient(
-                kind: .nio, upstream: upstream, connector: connector, service: NIOUpstreamService(upstream: upstream),
-                precache: (precacheUpstream, NIOUpstreamService(upstream: precacheUpstream)))
+            return (upstream, NIOUpstreamService(upstream: upstream), { await upstream.shutdown() })
         }
     }
 }

@@ -37,18 +37,11 @@ extension UpstreamError {
     /// curl's code would have given (``init(curlCode:context:)`` in UpstreamError+Curl.swift).
     init(nio error: any Error, context: NIOFailureContext) {
         let (kind, summary) = Self.classify(error, context: context)
-        var message = "\(context.method) failed: \(summary)"
-        if let parent = context.parent {
-            message += " (through the upstream proxy \(parent))"
-        }
-        if kind == .truncatedBody {
-            let declared = context.declaredBodyLength.map { " of \($0) declared" } ?? ""
-            message += " after \(context.bodyBytesDelivered)\(declared) body bytes"
-        }
-        message += " (\(String(describing: error)))"
         // A TLS failure after the head (a bad close_notify) is not a connect failure.
-        let isConnectFailure = kind == .tls ? !context.headWasDelivered : nil
-        self.init(kind: kind, message: message, url: context.url, isConnectFailure: isConnectFailure)
+        self.init(
+            kind: kind, summary: summary, method: context.method, url: context.url, parent: context.parent,
+            bodyBytesDelivered: context.bodyBytesDelivered, declaredBodyLength: context.declaredBodyLength,
+            detail: String(describing: error), isConnectFailure: kind == .tls ? !context.headWasDelivered : nil)
     }
 
     private static func classify(_ error: any Error, context: NIOFailureContext) -> (Kind, String) {

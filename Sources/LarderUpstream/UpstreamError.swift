@@ -84,3 +84,24 @@ extension UpstreamError {
             url: url)
     }
 }
+
+extension UpstreamError {
+    /// A transfer of `method` that failed with `summary`, written as every client writes it: the
+    /// parent it went through, how much of a body cut short had arrived, then the client's own
+    /// `detail` (curl's error text, NIO's error).
+    package init(
+        kind: Kind, summary: String, method: String, url: String, parent: ProxyEndpoint?, bodyBytesDelivered: Int64,
+        declaredBodyLength: Int64?, detail: String, isConnectFailure: Bool?
+    ) {
+        var message = "\(method) failed: \(summary)"
+        if let parent {
+            message += " (through the upstream proxy \(parent))"
+        }
+        if kind == .truncatedBody {
+            let declared = declaredBodyLength.map { " of \($0) declared" } ?? ""
+            message += " after \(bodyBytesDelivered)\(declared) body bytes"
+        }
+        message += " (\(detail))"
+        self.init(kind: kind, message: message, url: url, isConnectFailure: isConnectFailure)
+    }
+}

@@ -109,7 +109,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             encoder.writeAndFlush(NIOAny(IOData.byteBuffer(body)), promise: nil)
         case .file(let file):
             encoder.write(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
-            self.send(file, as: NIOAny(IOData.fileRegion(file.region)), through: encoder, context: context, promise: nil)
+            self.send(file, as: { NIOAny($0) }, through: encoder, context: context, promise: nil)
             encoder.flush()
         case nil:
             encoder.writeAndFlush(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
@@ -156,9 +156,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.whenComplete { completion.settle($0) }
             written.futureResult.cascade(to: promise)
-            self.send(
-                file, as: NIOAny(HTTPServerResponsePart.body(.fileRegion(file.region))), through: context, context: context,
-                promise: written)
+            self.send(file, as: { NIOAny(HTTPServerResponsePart.body($0)) }, through: context, context: context, promise: written)
         case .raw(let buffer):
             context.write(NIOAny(buffer), promise: promise)
         case .enterTunnelMode:
@@ -182,27 +180,34 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Writes `part`, the region of `file`, through `writer` (this handler's `context`, or the
-    /// encoder's for an immediate answer), keeping the file open until it is written or has
-    /// failed. Should the file be shortened meanwhile (by something other than Larder), `sendfile`
-    /// would find nothing more to send and NIO would try again for ever: a check each second
-    /// closes the connection then, so the client sees a cut body, never a wrong one.
+    /// Writes the bytes of `file`, each write wrapped by `part` (for this handler's `context`, or
+    /// for the encoder's of an immediate answer, `writer`), keeping the file open until they are
+    /// written or have failed. A plain connection sends the file's region by `sendfile`; inside
+    /// intercepted TLS, which must see the bytes to encrypt them, the file is read in chunks here,
+    /// on the event loop, as `sendfile` reads it (``streamThroughTLS(_:from:as:through:context:promise:)``).
+    /// Should the file be shortened meanwhile (by something other than Larder), `sendfile` would
+    /// find nothing more to send and NIO would try again for ever: a check each second closes the
+    /// connection then, so the client sees a cut body, never a wrong one.
     private func send(
         _ file: StoredBodyFile,
-        as part: NIOAny,
+        as part: @escaping (IOData) -> NIOAny,
         through writer: ChannelHandlerContext,
         context: ChannelHandlerContext,
         promise: EventLoopPromise<Void>?
     ) {
         let written = context.eventLoop.makePromise(of: Void.self)
-        let watch = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [channel = context.channel] _ in
-            if !file.isIntact {
-                channel.close(promise: nil)
+        let encrypted = self.tunnel?.scheme == "https"
+        let watch =
+            encrypted
+            ? nil
+            : context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [channel = context.channel] _ in
+                if !file.isIntact {
+                    channel.close(promise: nil)
+                }
             }
-        }
         self.filesInFlight += 1
         written.futureResult.assumeIsolated().whenComplete { _ in
-            watch.cancel()
+            watch?.cancel()
             withExtendedLifetime(file) {}
             self.filesInFlight -= 1
             guard self.filesInFlight == 0 else { return }
@@ -214,7 +219,51 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         written.futureResult.cascade(to: promise)
-        writer.write(part, promise: written)
+        if encrypted {
+            self.streamThroughTLS(file, from: file.range.lowerBound, as: part, through: writer, context: context, promise: written)
+        } else {
+            writer.write(part(.fileRegion(file.region)), promise: written)
+        }
+    }
+
+    /// How much of a body file is read for each write through TLS: one chunk in flight at a time.
+    static let tlsChunkLength = 64 * 1024
+
+    /// Writes the bytes of `file` from `offset` to its range's end, a chunk at a time, each read
+    /// once the one before it is out (the socket's pace: one chunk in memory per connection). A
+    /// file found shorter than its range closes the connection, as `sendfile`'s watch does.
+    private func streamThroughTLS(
+        _ file: StoredBodyFile,
+        from offset: Int64,
+        as part: @escaping (IOData) -> NIOAny,
+        through writer: ChannelHandlerContext,
+        context: ChannelHandlerContext,
+        promise: EventLoopPromise<Void>
+    ) {
+        let length = Int(min(Int64(Self.tlsChunkLength), file.range.upperBound - offset))
+        guard length > 0 else {
+            promise.succeed()
+            return
+        }
+        let chunk = file.read(at: offset, length: length, allocator: context.channel.allocator)
+        guard chunk.readableBytes == length else {
+            promise.fail(ChannelError.ioOnClosedChannel)
+            context.close(promise: nil)
+            return
+        }
+        let next = offset + Int64(length)
+        guard next < file.range.upperBound else {
+            writer.writeAndFlush(part(.byteBuffer(chunk)), promise: promise)
+            return
+        }
+        writer.writeAndFlush(part(.byteBuffer(chunk))).assumeIsolated().whenComplete { result in
+            switch result {
+            case .success:
+                self.streamThroughTLS(file, from: next, as: part, through: writer, context: context, promise: promise)
+            case .failure(let error):
+                promise.fail(error)
+            }
+        }
     }
 
     /// Puts a ``TunnelSniffer`` in place of the CONNECT's decoder, which is spent (it parsed an

@@ -76,7 +76,7 @@ struct ProxyConnection {
             guard case .http(.head(var head)) = part else { return }
             let writer = ResponseWriter(
                 outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1, accept: head.headers["accept"],
-                closeFuture: tunnel?.scheme == "https" ? nil : self.channel.channel.closeFuture)
+                closeFuture: self.channel.channel.closeFuture)
             let started = ContinuousClock.now
 
             let route =
@@ -348,7 +348,7 @@ struct ProxyConnection {
             return
         }
         self.logger.notice("malformed request refused", metadata: ["status": "\(status.code)", "error": "\(error)"])
-        let writer = ResponseWriter(outbound: outbound, version: .http1_1)
+        let writer = ResponseWriter(outbound: outbound, version: .http1_1, closeFuture: self.channel.channel.closeFuture)
         try await writer.page(.refusal(status, reason: reason), cacheStatus: nil, close: true)
     }
 

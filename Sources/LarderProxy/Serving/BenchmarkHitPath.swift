@@ -5,6 +5,7 @@ import LarderUpstream
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// The proxy's internal pieces of a cache hit, for the micro benchmarks
 /// (Benchmarks/Benchmarks/LarderMicro, which import LarderProxy with `@_spi(Benchmarks)`) and
@@ -55,7 +56,9 @@ public struct BenchmarkHitPath: Sendable {
     /// and a small body in memory for the immediate path. Returns the answer's status.
     public func answerOrdinarily(_ head: HTTPRequestHead) async throws -> Int {
         let (outbound, sink) = NIOAsyncChannelOutboundWriter<ProxyOutbound>.makeTestingWriter()
-        let writer = ResponseWriter(outbound: outbound, version: head.version)
+        let closed = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
+        defer { closed.succeed() }
+        let writer = ResponseWriter(outbound: outbound, version: head.version, closeFuture: closed.futureResult)
         let outcome = try await self.proxy.serveCacheable(head, url: try HTTPURL(parsing: head.uri), client: .local, writer: writer)
         outbound.finish()
         for await _ in sink {}

@@ -59,36 +59,15 @@ extension ForwardProxy {
             guard let body = await self.smallBody(entry) else { return nil }
             try await writer.whole(status, headers, body: body.getSlice(at: body.readerIndex + Int(slice.lowerBound), length: slice.count))
             return done
-        case .bytes(let slice) where writer.sendsFiles:
-            // A larger one, whole or a range, goes from its file by `sendfile`: the kernel copies
-            // it to the socket, with no read through the thread pool and no buffer per 64 KiB.
+        case .bytes(let slice):
+            // A larger one, whole or a range, goes from its file: by `sendfile` (the kernel copies
+            // it to the socket, with no read through the thread pool and no buffer per 64 KiB), or
+            // read on the event loop inside intercepted TLS (``ProxyChannelAdapter``).
             guard let file = StoredBodyFile.open(entry.bodyPath, size: entry.bodySize, range: slice) else {
                 self.logger.warning("cached body unreadable or not the indexed size", metadata: ["path": "\(entry.bodyPath)"])
                 return nil
             }
             try await writer.whole(status, headers, file: file)
-            return done
-        case .bytes(let slice):
-            // Through TLS, the bytes must pass through Larder: read in 64 KiB chunks.
-            guard let handle = await self.openBody(entry) else { return nil }
-            var sent: Int64 = 0
-            do {
-                try await writer.head(status, headers)
-                for try await chunk in handle.readChunks(in: slice, chunkLength: .kibibytes(64)) {
-                    sent += Int64(chunk.readableBytes)
-                    try await writer.body(chunk)
-                }
-            } catch {
-                try? await handle.close()
-                throw error
-            }
-            try? await handle.close()
-            guard sent == Int64(slice.count) else {
-                // The file shrank under us: the client must not take a short body for a whole one.
-                self.logger.error("cached body shorter than indexed", metadata: ["path": "\(entry.bodyPath)"])
-                return Outcome(status: answer.status, cacheStatus: cacheStatus, reusable: false)
-            }
-            try await writer.end()
             return done
         case .decoded(let coding):
             guard let handle = await self.openBody(entry) else { return nil }

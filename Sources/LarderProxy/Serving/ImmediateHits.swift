@@ -113,9 +113,6 @@ final class ImmediateHits: Sendable {
             case .memory(let bytes):
                 body = .bytes(bytes)
             case .file(let path, let size):
-                // TLS must see the bytes, which `sendfile` would pass by: through TLS, the ordinary
-                // way reads them.
-                guard tunnel?.scheme != "https" else { return nil }
                 // A file evicted meanwhile, or not its indexed size, goes the ordinary way, which reports it.
                 guard let file = StoredBodyFile.open(path, size: size) else { return nil }
                 body = .file(file)

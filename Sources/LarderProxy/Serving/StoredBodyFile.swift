@@ -10,8 +10,10 @@ import NIOCore
     import Darwin
 #endif
 
-/// Bytes of a stored body that go to the client from its file by `sendfile`, on either hit path:
-/// the kernel copies them from the page cache to the socket, without a read into Larder.
+/// Bytes of a stored body that go to the client from its file, on either hit path: by `sendfile`
+/// on a plain connection (the kernel copies them from the page cache to the socket, without a
+/// read into Larder), and read in chunks on the event loop inside intercepted TLS, which must see
+/// the bytes to encrypt them (``ProxyChannelAdapter``).
 ///
 /// The file is opened only when it is a regular file of its indexed size, so a body file whose
 /// size differs from the index is never served. Once open, eviction (an unlink) or a newer body
@@ -58,6 +60,30 @@ public struct StoredBodyFile: Sendable {
     /// the region does not keep the descriptor open.
     var region: FileRegion {
         FileRegion(fileHandle: self.descriptor.handle, readerIndex: Int(self.range.lowerBound), endIndex: Int(self.range.upperBound))
+    }
+
+    /// Reads up to `length` bytes of the file at `offset` (an offset in the file, not in the
+    /// range) into a new buffer: fewer, or none, only when the file was shortened meanwhile. A
+    /// `pread` on the calling thread, as `sendfile` is: the file is read where it is sent.
+    func read(at offset: Int64, length: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: length)
+        _ = try? self.descriptor.handle.withUnsafeFileDescriptor { descriptor in
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { bytes in
+                var read = 0
+                while read < length {
+                    let got = pread(descriptor, bytes.baseAddress! + read, length - read, off_t(offset) + off_t(read))
+                    if got > 0 {
+                        read += got
+                    } else if got < 0, errno == EINTR {
+                        continue
+                    } else {
+                        break
+                    }
+                }
+                return read
+            }
+        }
+        return buffer
     }
 
     /// Whether the file still holds every byte of the range. Larder never shortens a body file,

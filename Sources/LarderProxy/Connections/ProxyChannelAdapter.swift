@@ -14,65 +14,52 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let decoderName: String
     private let encoderName: String
-    /// The handler that reads the client's bytes ahead of this one: the HTTP decoder, or the
-    /// ``TunnelSniffer`` while a `CONNECT` tunnel's first bytes are awaited.
-    private var readerName: String
-    /// While TLS is being put in place, bytes the old decoder hands over are held here, to be
-    /// fed to the TLS handler once the pipeline is rebuilt.
-    private var heldForTLS: [ByteBuffer]?
-    /// Answers plain hits right here, on the event loop (nil: every request goes to the task).
-    private var immediateHits: ImmediateHits?
-    /// The answerer of plain hits as configured, put back in place once intercepted TLS starts.
-    private let configuredHits: ImmediateHits?
-    /// The intercepted tunnel the requests are read in (their targets are origin-form), once TLS started.
-    private var tunnel: TunnelOrigin?
-    /// Requests handed to the connection's task whose response has not ended yet: an immediate
-    /// answer may only be given when there are none, so answers keep the order of requests.
-    private var requestsInFlight = 0
-    /// The rest of a request answered here (its `.end`) is dropped, not handed on.
-    private var droppingRequest = false
-    /// Bodies being sent from their files: until they are out, the responses are not complete
-    /// (``ClientTimeouts`` must not start the idle timeout under a long download).
-    private var filesInFlight = 0
-    /// Every response was written while a file was still in flight: tell ``ClientTimeouts`` once it is out.
-    private var completeAfterFiles = false
-    /// An immediate answer that ends the connection went out with a file: close once it is out
-    /// (a close drops what NIO still holds).
-    private var closeAfterFiles = false
+    /// Answers hits right here, on the event loop (nil: every request goes to the task).
+    private let immediateHits: ImmediateHits?
+    /// What the connection is doing: the rules of when to answer here, when responses are
+    /// complete and when to close are in ``ProxyChannelState``, tested without a channel.
+    private var state: ProxyChannelState
+
+    /// The handler that reads the client's bytes ahead of this one.
+    private var readerName: String {
+        switch self.state.reader {
+        case .decoder: self.decoderName
+        case .sniffer: TunnelSniffer.name
+        }
+    }
 
     init(decoderName: String, encoderName: String, immediateHits: ImmediateHits? = nil) {
         self.decoderName = decoderName
         self.encoderName = encoderName
-        self.readerName = decoderName
         self.immediateHits = immediateHits
-        self.configuredHits = immediateHits
+        self.state = ProxyChannelState(hasImmediateHits: immediateHits != nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch self.unwrapInboundIn(data) {
         case let part as HTTPServerRequestPart:
-            if self.droppingRequest {
-                if case .end = part { self.droppingRequest = false }
+            let isEnd: Bool
+            if case .end = part { isEnd = true } else { isEnd = false }
+            if self.state.dropsRequestPart(isEnd: isEnd) {
                 return
             }
             if case .head(let head) = part {
-                // Only with nothing in flight (answers keep request order) and room to write (a
-                // client that does not read must meet the task's backpressure).
-                if self.requestsInFlight == 0, context.channel.isWritable,
-                    let answer = self.immediateHits?.answer(head, tunnel: self.tunnel, allocator: context.channel.allocator)
-                {
-                    self.droppingRequest = true
-                    self.write(answer, context: context)
-                    if self.filesInFlight > 0 {
-                        context.triggerUserOutboundEvent(ClientConnectionEvent.requestHeadReceived, promise: nil)
-                        self.completeAfterFiles = true
-                    } else {
-                        context.triggerUserOutboundEvent(ClientConnectionEvent.requestAnswered, promise: nil)
+                switch self.state.requestHead(writable: context.channel.isWritable) {
+                case .askImmediateHits:
+                    if let answer = self.immediateHits?.answer(head, tunnel: self.state.tunnel, allocator: context.channel.allocator) {
+                        self.write(answer, context: context)
+                        let after = self.state.answeredHere(closes: answer.close)
+                        if after.closeNow {
+                            context.close(promise: nil)
+                        }
+                        context.triggerUserOutboundEvent(after.event, promise: nil)
+                        return
                     }
-                    return
+                    self.state.handedOn()
+                case .handOn:
+                    break
                 }
                 context.triggerUserOutboundEvent(ClientConnectionEvent.requestHeadReceived, promise: nil)
-                self.requestsInFlight += 1
             }
             context.fireChannelRead(self.wrapInboundOut(.http(part)))
         case let traffic as TunnelTraffic:
@@ -89,9 +76,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func raw(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
-        if self.heldForTLS != nil {
-            self.heldForTLS?.append(buffer)
-        } else {
+        if let buffer = self.state.rawBytes(buffer) {
             context.fireChannelRead(self.wrapInboundOut(.raw(buffer)))
         }
     }
@@ -114,23 +99,6 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         case nil:
             encoder.writeAndFlush(NIOAny(IOData.byteBuffer(answer.head)), promise: nil)
         }
-        if answer.close {
-            self.immediateHits = nil
-            if self.filesInFlight > 0 {
-                self.closeAfterFiles = true
-            } else {
-                context.close(promise: nil)
-            }
-        }
-    }
-
-    /// Tells ``ClientTimeouts`` that every response has been written, once no file is in flight.
-    private func responsesComplete(context: ChannelHandlerContext) {
-        if self.filesInFlight > 0 {
-            self.completeAfterFiles = true
-        } else {
-            context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
-        }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -139,18 +107,17 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             var complete = false
             switch part {
             case .end:
-                self.requestsInFlight = max(0, self.requestsInFlight - 1)
-                complete = self.requestsInFlight == 0
+                complete = self.state.responseEndWritten()
             case .head(let head) where head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }:
                 // The connection ends after this response (perhaps its body ends with it): no
                 // answer may follow it.
-                self.immediateHits = nil
+                self.state.responseClosesConnection()
             default:
                 break
             }
             context.write(NIOAny(part), promise: promise)
             if complete {
-                self.responsesComplete(context: context)
+                context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
             }
         case .file(let file, let completion):
             let written = context.eventLoop.makePromise(of: Void.self)
@@ -162,19 +129,15 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         case .enterTunnelMode:
             // Everything written before this has passed the encoder already (writes are ordered),
             // so the codec can go. Removing the decoder forwards the bytes it still holds.
-            self.immediateHits = nil
+            self.state.leftHTTP(sniffing: false)
             context.flush()
             context.triggerUserOutboundEvent(ClientConnectionEvent.tunnelStarted, promise: nil)
             CodecRemoval.remove(encoderName: self.encoderName, decoderName: self.readerName, context: context, promise: promise)
         case .sniffTunnel:
             // Requests inside the tunnel are origin-form for its host: the task serves them.
-            self.immediateHits = nil
             self.sniffTunnel(context: context, promise: promise)
         case .startTLS(let factory, let origin):
-            // Hits inside intercepted TLS are answered here too, as plain ones are.
-            self.immediateHits = self.configuredHits
-            self.tunnel = origin
-            self.startTLS(factory, context: context, promise: promise)
+            self.startTLS(factory, origin: origin, context: context, promise: promise)
         case .startHTTP:
             self.startHTTP(context: context, promise: promise)
         }
@@ -196,7 +159,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         promise: EventLoopPromise<Void>?
     ) {
         let written = context.eventLoop.makePromise(of: Void.self)
-        let encrypted = self.tunnel?.scheme == "https"
+        let encrypted = self.state.tunnel?.scheme == "https"
         let watch =
             encrypted
             ? nil
@@ -205,16 +168,16 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
                     channel.close(promise: nil)
                 }
             }
-        self.filesInFlight += 1
+        self.state.fileStarted()
         written.futureResult.assumeIsolated().whenComplete { _ in
             watch?.cancel()
             withExtendedLifetime(file) {}
-            self.filesInFlight -= 1
-            guard self.filesInFlight == 0 else { return }
-            if self.closeAfterFiles {
+            switch self.state.fileFinished() {
+            case .nothing:
+                break
+            case .close:
                 context.close(promise: nil)
-            } else if self.completeAfterFiles, self.requestsInFlight == 0 {
-                self.completeAfterFiles = false
+            case .responsesComplete:
                 context.triggerUserOutboundEvent(ClientConnectionEvent.responsesComplete, promise: nil)
             }
         }
@@ -277,7 +240,7 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             promise?.fail(error)
             return
         }
-        self.readerName = TunnelSniffer.name
+        self.state.leftHTTP(sniffing: true)
         operations.removeHandler(name: self.decoderName).cascade(to: promise)
     }
 
@@ -296,13 +259,16 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         let sniffer = self.readerName
-        self.readerName = self.decoderName
+        self.state.startedHTTP()
         operations.removeHandler(name: sniffer).cascade(to: promise)
     }
 
     /// Rebuilds the pipeline as [TLS, encoder, new decoder, adapter] in place of the sniffer:
     /// whatever it held is the start of the TLS stream.
-    private func startTLS(_ factory: TLSHandlerFactory, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+    /// Hits inside intercepted TLS are answered here too, as plain ones are.
+    private func startTLS(
+        _ factory: TLSHandlerFactory, origin: TunnelOrigin, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?
+    ) {
         context.flush()
         let operations = context.pipeline.syncOperations
         do {
@@ -311,12 +277,10 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
             promise?.fail(error)
             return
         }
-        self.heldForTLS = []
         let sniffer = self.readerName
-        self.readerName = self.decoderName
+        self.state.startingTLS(for: origin)
         operations.removeHandler(name: sniffer).hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
-            let held = self.heldForTLS ?? []
-            self.heldForTLS = nil
+            let held = self.state.tlsInPlace()
             do {
                 try result.get()
                 try operations.addHandler(

@@ -133,6 +133,29 @@ struct ProxyConnection {
         }
     }
 
+    /// Carries out `choice` (``ServeDispatch``) for a request whose body is `body` (nil: none).
+    private func serve(
+        _ head: HTTPRequestHead, url: HTTPURL, _ choice: ServeDispatch.Choice, body: ByteBuffer?, writer: ResponseWriter
+    ) async throws -> ForwardProxy.Outcome {
+        switch choice {
+        case .cacheable(let keyed):
+            let outcome = try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
+            if let learning = keyed?.learning, let status = outcome.cacheStatus?.forwardStatus, (200..<300).contains(status) {
+                // The origin answered the app's own version of a declared request: follow it.
+                let source = head.headers.first(name: "referer").map { self.secrets.redacting($0) } ?? "the app's request"
+                await self.learnedQueries.learn(learning.template, name: learning.name, from: source, at: self.configuration.now())
+            }
+            return outcome
+        case .queueable(let rule):
+            return try await self.forward.serveQueueable(
+                head, url: url, client: self.client, body: body ?? ByteBuffer(), rule: rule, writer: writer)
+        case .uncacheable(let withheldDeclared, let detail):
+            return try await self.forward.serveUncacheable(
+                head, url: url, client: self.client, body: body.map { .bytes($0) }, writer: writer, detail: detail,
+                withheldDeclared: withheldDeclared)
+        }
+    }
+
     /// Forwards one request, streaming its body to upstream when it has one. A request keyed by
     /// its body (docs/SERVING.md, "Requests with bodies"), or one a queue rule may cover (docs/SERVING.md,
     /// "Queued writes"), is read whole first, up to ``BodyKey/maximumBodySize``; a larger one is
@@ -146,72 +169,30 @@ struct ProxyConnection {
         let declaredLength = head.headers["content-length"].first.flatMap { Int64($0) }
         let hasBody = (declaredLength ?? 0) > 0 || head.headers.contains(name: "transfer-encoding")
         let method = head.method.wireName
-        if !hasBody {
+        var readAhead: [ByteBuffer] = []
+        switch ServeDispatch.forHead(
+            method: method, url: url, headers: head.headers, hasBody: hasBody, client: self.client, configuration: self.configuration)
+        {
+        case .serve(let choice):
             guard try await Self.skipBody(&iterator) else {
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
             }
-            if let preflight = CORSPreflight(method: method, request: head.headers) {
-                let keyed = self.configuration.preflightServing(preflight, url: url)
-                return try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
-            }
-            if head.method == .GET, url.hasGraphQLQuery,
-                let keyed = self.configuration.keyedServing(
-                    method: method, url: url, body: nil, headers: head.headers, client: self.client)
-            {
-                return try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
-            }
-            if head.method == .GET || head.method == .HEAD {
-                return try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer)
-            }
-            let key = CacheKey(url: url, filter: self.configuration.queryFilter)
-            if let rule = self.configuration.writeQueue.rule(method: method, key: key, body: []) {
-                return try await self.forward.serveQueueable(
-                    head, url: url, client: self.client, body: ByteBuffer(), rule: rule, writer: writer)
-            }
-            return try await self.forward.serveUncacheable(head, url: url, client: self.client, body: nil, writer: writer)
-        }
-
-        var readAhead: [ByteBuffer] = []
-        let isRead = head.method == .GET || head.method == .HEAD
-        let key = CacheKey(url: url, filter: self.configuration.queryFilter)
-        let writeQueue = self.configuration.writeQueue
-        let mayQueue = !isRead && writeQueue.mayQueue(method: method, key: key)
-        let contentType = head.headers["content-type"].first
-        if mayQueue || (!isRead && self.configuration.mayKey(method: method, url: url, contentType: contentType)) {
+            return try await self.serve(head, url: url, choice, body: nil, writer: writer)
+        case .readBodyFirst(let mayQueue):
             switch try await Self.readBody(&iterator, limit: BodyKey.maximumBodySize) {
             case .whole(let body):
-                // A write a rule queues is never answered from the store, whatever keys it.
-                if mayQueue, let rule = writeQueue.rule(method: method, key: key, body: Array(body.readableBytesView)) {
-                    return try await self.forward.serveQueueable(
-                        head, url: url, client: self.client, body: body, rule: rule, writer: writer)
-                }
                 let learned = self.configuration.declaredRequests.isEmpty ? [:] : await self.learnedQueries.current()
-                let lookup = self.configuration.keyedLookup(
-                    method: method, url: url, body: body, headers: head.headers, client: self.client, learned: learned)
-                guard case .keyed(let keyed) = lookup else {
-                    if case .withheld(let declared) = lookup {
-                        // Its error answer says a declared answer exists and why it was withheld.
-                        return try await self.forward.serveUncacheable(
-                            head, url: url, client: self.client, body: .bytes(body), writer: writer, withheldDeclared: declared)
-                    }
-                    // A JSON body that is not a GraphQL query says why it is never answered from the store.
-                    let detail = JSONMediaType.names(contentType) ? GraphQLRead(body: Array(body.readableBytesView)).notKeyedDetail : nil
-                    return try await self.forward.serveUncacheable(
-                        head, url: url, client: self.client, body: .bytes(body), writer: writer, detail: detail)
-                }
-                let outcome = try await self.forward.serveCacheable(head, url: url, client: self.client, writer: writer, keyed: keyed)
-                if let learning = keyed.learning, let status = outcome.cacheStatus?.forwardStatus, (200..<300).contains(status) {
-                    // The origin answered the app's own version of a declared request: follow it.
-                    let source = head.headers.first(name: "referer").map { self.secrets.redacting($0) } ?? "the app's request"
-                    await self.learnedQueries.learn(
-                        learning.template, name: learning.name, from: source, at: self.configuration.now())
-                }
-                return outcome
+                let choice = ServeDispatch.forBody(
+                    body, method: method, url: url, headers: head.headers, mayQueue: mayQueue, client: self.client, learned: learned,
+                    configuration: self.configuration)
+                return try await self.serve(head, url: url, choice, body: body, writer: writer)
             case .larger(let chunks):
                 readAhead = chunks
             case .cut:
                 return ForwardProxy.Outcome(status: 400, cacheStatus: nil, reusable: false)
             }
+        case .streamBody:
+            break
         }
 
         // The body is pumped from this task (which owns the connection's iterator) into a

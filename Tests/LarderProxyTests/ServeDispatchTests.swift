@@ -73,7 +73,9 @@ struct ServeDispatchTests {
         HeadCase(
             method: "POST", url: "https://api.example/query", headers: [("Content-Type", "application/json")], hasBody: true,
             expected: "read whole, may key"),
-        HeadCase(method: "POST", url: "https://api.example/upload", headers: [("Content-Type", "image/png")], hasBody: true, expected: "stream"),
+        HeadCase(
+            method: "POST", url: "https://api.example/upload", headers: [("Content-Type", "image/png")], hasBody: true,
+            expected: "stream"),
         HeadCase(
             method: "POST", url: "https://api.example/live/feed", headers: [("Content-Type", "application/json")], hasBody: true,
             expected: "stream"),

@@ -69,9 +69,8 @@ enum ServeDispatch: Sendable {
         learned: [String: JSONValue], configuration: ProxyConfiguration
     ) -> Choice {
         let bytes = Array(body.readableBytesView)
-        if mayQueue,
-            let rule = configuration.writeQueue.rule(method: method, key: CacheKey(url: url, filter: configuration.queryFilter), body: bytes)
-        {
+        let key = CacheKey(url: url, filter: configuration.queryFilter)
+        if mayQueue, let rule = configuration.writeQueue.rule(method: method, key: key, body: bytes) {
             return .queueable(rule)
         }
         switch configuration.keyedLookup(method: method, url: url, body: body, headers: headers, client: client, learned: learned) {

@@ -259,9 +259,8 @@ public final class Store: Sendable {
     static func removeEntry(_ db: Database, key: CacheKey, keepingPrecached: Bool, releasing released: inout Set<String>) throws -> Bool {
         let kinds = keepingPrecached ? " AND kind = '\(EntryKind.runtime.rawValue)'" : ""
         let condition = "(key = ?1 OR key = ?4 OR (key >= ?2 AND key < ?3))\(kinds)"
-        let arguments: StatementArguments = [
-            key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + CacheKey.variantRangeEnd, key.partial.rawValue,
-        ]
+        let variants = key.variantKeys
+        let arguments: StatementArguments = [key.rawValue, variants.lowerBound, variants.upperBound, key.partial.rawValue]
         let hashes = try String.fetchAll(db, sql: "SELECT body_hash FROM entry WHERE \(condition)", arguments: arguments)
         guard !hashes.isEmpty else {
             return false

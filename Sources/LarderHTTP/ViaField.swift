@@ -3,11 +3,11 @@
 /// place its text is written.
 public enum ViaField {
     /// Larder's own entry: the protocol it received and its pseudonym.
-    public static let larder = "1.1 larder"
+    static let larder = "1.1 larder"
 
-    /// The field's value with Larder's entry after `received` (the values of the message's own
-    /// `Via` fields, in order).
-    public static func value(after received: [String] = []) -> String {
-        (received + [Self.larder]).joined(separator: ", ")
+    /// The `Via` field with Larder's entry after `received` (the values of the message's own
+    /// `Via` fields, in order; none for a request Larder makes itself).
+    public static func field(after received: [String] = []) -> HeaderField {
+        HeaderField(name: "Via", value: (received + [Self.larder]).joined(separator: ", "))
     }
 }

@@ -11,6 +11,13 @@ extension CachedEntry {
             owner: owner)
     }
 
+    /// Whether this stored response answers every request for its key, whatever its headers and
+    /// owner (``VaryKey/selectsEveryRequest(storedHeaders:varyRequestHeaders:precached:)``).
+    var isSelectedForEveryRequest: Bool {
+        VaryKey.selectsEveryRequest(
+            storedHeaders: self.headers, varyRequestHeaders: self.varyRequestHeaders, precached: self.kind == .precached)
+    }
+
     /// Whether this is a personal answer, stored for one owner (``AnswerOwner``).
     var isPersonal: Bool {
         AnswerOwner.recordedDigest(in: self.varyRequestHeaders) != nil

@@ -166,7 +166,7 @@ final class ImmediateHits: Sendable {
         // origin is backing off (docs/SERVING.md, "Health checks"); online the answer is the same.
         guard self.configuration.route(for: key)?.changesOnlineAnswers != true, !self.configuration.healthChecks.matches(url),
             let lookup = self.store.rememberedLookup(of: key),
-            lookup.entries.count == 1, let entry = lookup.entries.first, Self.isSelectedWhateverTheRequest(entry),
+            lookup.entries.count == 1, let entry = lookup.entries.first, entry.isSelectedForEveryRequest,
             entry.status == 200
         else { return nil }
         // Bodies too large to keep in memory go from their files by `sendfile` (4 MiB hits: 1.2 to
@@ -217,13 +217,6 @@ final class ImmediateHits: Sendable {
         )
         self.prepared.insert(hit, for: target)
         return hit
-    }
-
-    /// Whether `entry` answers any request for its key: it is shared (not one owner's, see
-    /// ``AnswerOwner``), and it varies on no request header Larder selects by or it is precached
-    /// (always selected, see ``VaryKey/selects(storedHeaders:varyRequestHeaders:precached:for:owner:)``).
-    private static func isSelectedWhateverTheRequest(_ entry: CachedEntry) -> Bool {
-        !entry.isPersonal && (entry.kind == .precached || VaryKey.names(entry.headers.filter { $0.hasName("vary") }.map(\.value)) == [])
     }
 
     /// Whether `name` is `lowercased`, ignoring ASCII case.

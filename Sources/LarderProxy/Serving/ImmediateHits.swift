@@ -181,13 +181,17 @@ final class ImmediateHits: Sendable {
             return nil
         }
 
+        // A declared GET's answer is the user's (docs/SERVING.md, "Declared answers are the
+        // user's"): whether a request may have it, and with which fields, the ordinary path decides
+        // for each request (`ProxyConfiguration.access(to:headers:client:now:)`), so its key goes
+        // that way whatever its strategy.
+        let now = self.configuration.now()
+        guard self.configuration.declaredGet(key, now: now) == nil else { return nil }
         // The ordinary path's strategy and decision (a route that sets a strategy kept this request
         // off this path); prepared only while that decision answers from the cache, and every
         // answer decides again.
-        let now = self.configuration.now()
         let strategy = CacheTransaction.strategy(
-            url: url, candidate: entry, routeStrategy: nil, keyed: false, mayUseStore: true,
-            declaredGet: self.configuration.declaresGet(key, now: now))
+            url: url, candidate: entry, routeStrategy: nil, keyed: false, mayUseStore: true, declaredGet: false)
         let context = CacheTransaction.plainContext(strategy)
         let freshness = self.freshnessMemo.freshness(of: entry)
         guard

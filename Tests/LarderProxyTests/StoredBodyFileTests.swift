@@ -64,7 +64,7 @@ struct StoredBodyFileTests {
             return
         }
 
-        let throughTLS = try await fixture.ordinaryParts(request, sendsFiles: false)
+        let throughTLS = try await fixture.ordinaryParts(request, sendfile: false)
         var bytes = ByteBuffer()
         for part in throughTLS {
             switch part {

@@ -76,7 +76,7 @@ struct ProxyConnection {
             guard case .http(.head(var head)) = part else { return }
             let writer = ResponseWriter(
                 outbound: outbound, version: head.version.major == 1 ? head.version : .http1_1, accept: head.headers["accept"],
-                closeFuture: tunnel?.scheme == "https" ? nil : self.channel.channel.closeFuture)
+                bodyFiles: tunnel?.scheme == "https" ? .read : .sendfile(connectionClose: self.channel.channel.closeFuture))
             let started = ContinuousClock.now
 
             let route =

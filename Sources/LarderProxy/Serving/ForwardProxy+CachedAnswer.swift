@@ -59,7 +59,7 @@ extension ForwardProxy {
             guard let body = await self.smallBody(entry) else { return nil }
             try await writer.whole(status, headers, body: body.getSlice(at: body.readerIndex + Int(slice.lowerBound), length: slice.count))
             return done
-        case .bytes(let slice) where writer.sendsFiles:
+        case .bytes(let slice) where writer.sendsBodyFiles:
             // A larger one, whole or a range, goes from its file by `sendfile`: the kernel copies
             // it to the socket, with no read through the thread pool and no buffer per 64 KiB.
             guard let file = StoredBodyFile.open(entry.bodyPath, size: entry.bodySize, range: slice) else {

@@ -9,30 +9,36 @@ final class ResponseWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>
     /// The client's HTTP version, echoed in response heads.
     let version: HTTPVersion
-    /// The connection's close, when a stored body may go from its file by `sendfile` (nil
-    /// through TLS, which must see the bytes to encrypt them): such a write ends when the bytes
-    /// are out, or when the connection closes first.
-    private let closeFuture: EventLoopFuture<Void>?
+    /// How stored bodies too large for memory go out.
+    private let bodyFiles: BodyFiles
     /// The request's `Accept` field values: how Larder's own error pages are written for it
     /// (``ErrorFormat``), read only when one is.
     private let accept: [String]
     private let started = Mutex(false)
 
-    /// A writer for one request; `accept` are its `Accept` field values; `closeFuture` is the
-    /// connection's, when stored bodies may go from their files (see ``sendsFiles``).
+    /// How a stored body too large for memory goes out.
+    enum BodyFiles: Sendable {
+        /// From its file by `sendfile`: such a write ends when the bytes are out, or when the
+        /// connection closes first (`connectionClose`, the connection's close future).
+        case sendfile(connectionClose: EventLoopFuture<Void>)
+        /// Read through Larder in chunks (through TLS, which must see the bytes to encrypt them).
+        case read
+    }
+
+    /// A writer for one request; `accept` are its `Accept` field values.
     init(
         outbound: NIOAsyncChannelOutboundWriter<ProxyOutbound>, version: HTTPVersion, accept: [String] = [],
-        closeFuture: EventLoopFuture<Void>? = nil
+        bodyFiles: BodyFiles = .read
     ) {
         self.outbound = outbound
         self.version = version
         self.accept = accept
-        self.closeFuture = closeFuture
+        self.bodyFiles = bodyFiles
     }
 
-    /// Whether a stored body may go from its file by `sendfile`.
-    var sendsFiles: Bool {
-        self.closeFuture != nil
+    /// Whether a stored body too large for memory goes from its file by `sendfile` (``BodyFiles``).
+    var sendsBodyFiles: Bool {
+        if case .sendfile = self.bodyFiles { true } else { false }
     }
 
     /// Whether a response head has been written (a request that turns out malformed can then no
@@ -72,14 +78,14 @@ final class ResponseWriter: Sendable {
     }
 
     /// A whole response whose body goes from a stored body's file by `sendfile` (only when
-    /// ``sendsFiles``). Returns once the body is out, as the writes of a body read in chunks do
+    /// ``sendsBodyFiles``). Returns once the body is out, as the writes of a body read in chunks do
     /// with backpressure: only then does the response end (and may the connection close, which
     /// would drop what NIO still holds).
     func whole(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, file: StoredBodyFile) async throws {
-        guard let closeFuture = self.closeFuture else { preconditionFailure("a stored body file written through TLS") }
+        guard case .sendfile(let connectionClose) = self.bodyFiles else { preconditionFailure("a stored body file written through TLS") }
         let completion = StoredBodyFile.Completion()
         // A write the connection drops unsent (it closed meanwhile) is never reported by NIO.
-        closeFuture.whenComplete { [weak completion] _ in completion?.settle(.failure(ChannelError.ioOnClosedChannel)) }
+        connectionClose.whenComplete { [weak completion] _ in completion?.settle(.failure(ChannelError.ioOnClosedChannel)) }
         self.started.withLock { $0 = true }
         try await self.outbound.write(contentsOf: [
             .http(.head(HTTPResponseHead(version: self.version, status: status, headers: headers))), .file(file, completion: completion),

@@ -251,8 +251,8 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         operations.removeHandler(name: sniffer).cascade(to: promise)
     }
 
-    /// Rebuilds the pipeline as [TLS, encoder, new decoder, adapter] in place of the sniffer:
-    /// whatever it held is the start of the TLS stream.
+    /// Rebuilds the pipeline as [TLS, `ClientTimeouts`, encoder, new decoder, adapter] in place of
+    /// the sniffer: whatever it held is the start of the TLS stream.
     private func startTLS(_ factory: TLSHandlerFactory, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         context.flush()
         let operations = context.pipeline.syncOperations

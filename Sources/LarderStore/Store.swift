@@ -305,27 +305,7 @@ public final class Store: Sendable {
         totals: StoreTotals, statistics: StoreStatistics, searchIndexIsSound: Bool
     ) {
         try await self.pool.write { db in
-            var totals = StoreTotals.zero
-            let kinds = try Row.fetchAll(
-                db,
-                sql: "SELECT kind, COUNT(*) AS n, SUM(body_size) AS bytes FROM entry GROUP BY kind"
-            )
-            for row in kinds {
-                let entries: Int = try row.decode(forColumn: "n")
-                let bytes: Int64 = try row.decode(forColumn: "bytes")
-                totals.entries += entries
-                totals.bytes += bytes
-                switch EntryKind(rawValue: try row.decode(forColumn: "kind")) {
-                case .runtime:
-                    totals.runtimeEntries += entries
-                    totals.runtimeBytes += bytes
-                case .precached:
-                    totals.precachedEntries += entries
-                    totals.precachedBytes += bytes
-                case nil:
-                    break
-                }
-            }
+            let totals = try Self.totals(db, sql: "SELECT kind, COUNT(*) AS entries, SUM(body_size) AS bytes FROM entry GROUP BY kind")
             let bodies = try Row.fetchOne(
                 db,
                 sql: """

@@ -251,7 +251,12 @@ let package = Package(
         .testTarget(name: "LarderConfigTests", dependencies: ["LarderConfig", "LarderHTTP"]),
         .testTarget(
             name: "LarderStoreTests",
-            dependencies: ["LarderStore", "LarderHTTP", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "LarderStore",
+                "LarderHTTP",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "LarderPrecacheTests",
@@ -276,6 +281,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -288,6 +295,8 @@ let package = Package(
                 "LarderUpstream",
                 "LarderTestSupport",
                 "CZlib",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

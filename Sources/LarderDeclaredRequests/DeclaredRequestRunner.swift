@@ -137,7 +137,7 @@ public struct DeclaredRequestRunner: Sendable {
             // Stored coded; the proxy decodes for a client that cannot take it (EncodingNegotiation).
             headers.add(name: "Accept-Encoding", value: EncodingNegotiation.upstreamAcceptEncoding)
         }
-        headers.add(name: "Via", value: ViaField.larder)
+        headers.append(ViaField.field())
         var request = UpstreamRequest(
             method: method, url: resolved.url.absoluteString, headers: headers, body: resolved.body.map { .bytes(ByteBuffer(bytes: $0)) })
         request.connectTimeout = self.connectTimeout

@@ -635,7 +635,7 @@ public final class PrecacheRunner: Sendable {
             throw DownloadFailure(reason: "cannot write to the cache: \(error)", isTransient: false)
         }
         var request = UpstreamRequest(
-            method: "GET", url: url.absoluteString, headers: headers + [HeaderField(name: "Via", value: ViaField.larder)])
+            method: "GET", url: url.absoluteString, headers: headers + [ViaField.field()])
         request.connectTimeout = self.options.connectTimeout
         request.idleTimeout = self.options.idleTimeout
         request.reach = self.options.reach
@@ -738,7 +738,7 @@ public final class PrecacheRunner: Sendable {
     /// One GET; the caller holds a host slot.
     private func execute(_ url: HTTPURL, headers: [HeaderField]) async throws(DownloadFailure) -> UpstreamResponse {
         var request = UpstreamRequest(
-            method: "GET", url: url.absoluteString, headers: headers + [HeaderField(name: "Via", value: ViaField.larder)])
+            method: "GET", url: url.absoluteString, headers: headers + [ViaField.field()])
         request.connectTimeout = self.options.connectTimeout
         request.idleTimeout = self.options.idleTimeout
         request.reach = self.options.reach

@@ -13,11 +13,12 @@ import Synchronization
 /// Larder's proxy as a service: listens, serves each connection, and on graceful shutdown
 /// stops accepting, lets in-flight responses finish, and closes idle connections.
 ///
-/// An app embeds it through `Larder` (LarderEmbedded, Sources/LarderEmbedded/Larder.swift), which
-/// assembles it as `larder serve` does: in a `ServiceGroup` with a `Store` on a cache directory, an
-/// `Upstream` (normally `CurlUpstream`) and an `UpstreamConnector` for tunnels and WebSockets (both
-/// with the same `UpstreamTrust`), a ``BackgroundWork``, and the precache job queue (`PrecacheJobs`
-/// of LarderPrecache), made on the upstream the proxy counts failures of. The group's services, in
+/// An app embeds it through `Larder` (LarderEmbedded), whose start
+/// (Sources/LarderEmbedded/RunningLarder.swift) assembles it as `larder serve` does: in a
+/// `ServiceGroup` with a `Store` on a cache directory, an `Upstream` (normally `CurlUpstream`) and
+/// an `UpstreamConnector` for tunnels and WebSockets (both with the same `UpstreamTrust`), a
+/// ``BackgroundWork``, and the precache job queue (`PrecacheJobs` of LarderPrecache), made on the
+/// upstream the proxy counts failures of. The group's services, in
 /// order: `StoreService`, the upstream's service, the precache jobs' own upstream's service (when
 /// they have one), the ``BackgroundWork``, ``declaredRequests``,
 /// ``writeReplayer``, the server's ``jobs``, the server; it stops them in reverse order.

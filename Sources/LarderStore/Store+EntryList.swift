@@ -149,8 +149,14 @@ extension Store {
 
     /// The totals counters, read in the caller's transaction.
     static func readTotals(_ db: Database) throws -> StoreTotals {
+        try Self.totals(db, sql: "SELECT kind, entries, bytes FROM entry_totals")
+    }
+
+    /// The totals of `sql`'s rows, one per entry kind: its `kind`, `entries` and `bytes` (a kind
+    /// this version does not know counts in the whole only).
+    static func totals(_ db: Database, sql: String) throws -> StoreTotals {
         var totals = StoreTotals.zero
-        for row in try Row.fetchAll(db, sql: "SELECT kind, entries, bytes FROM entry_totals") {
+        for row in try Row.fetchAll(db, sql: sql) {
             let kind: String = try row.decode(forColumn: "kind")
             let entries: Int = try row.decode(forColumn: "entries")
             let bytes: Int64 = try row.decode(forColumn: "bytes")

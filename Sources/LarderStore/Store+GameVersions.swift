@@ -178,6 +178,7 @@ extension Store {
     /// switch on the version alone answers for its files: the owner's own answer is otherwise
     /// chosen before a shared one. Two statements, an index probe per file.
     private static func removeRuntimeCopies(_ db: Database, slug: String, releasing released: inout Set<String>) throws {
+        // Each file's variant keys (`CacheKey.variantKeys`), joined in SQL from the suffixes.
         let rows = try Row.fetchAll(
             db,
             sql: """
@@ -188,7 +189,7 @@ extension Store {
                 SELECT entry.key, entry.body_hash FROM game_file JOIN entry ON entry.key = game_file.key || ?4
                 WHERE game_file.game_slug = ?1 AND game_file.state = 'cached' AND entry.kind = 'runtime'
                 """,
-            arguments: [slug, CacheKey.variantSeparator, CacheKey.variantRangeEnd, CacheKey.partialSuffix]
+            arguments: [slug, CacheKey.variantKeySuffixes.lowerBound, CacheKey.variantKeySuffixes.upperBound, CacheKey.partialSuffix]
         )
         for batch in rows.batches(of: Self.keysPerQuery) {
             let keys = batch.map { $0[0] as String }

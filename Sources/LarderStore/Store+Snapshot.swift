@@ -41,10 +41,11 @@ public struct IndexSnapshot {
     /// The entries stored for `key`: the one under the key itself and its variants (`KEY#vary=...`),
     /// in key order. Body files are not looked at.
     public func entries(for key: CacheKey) throws -> [CachedEntry] {
-        try IndexRow.fetchAll(
+        let variants = key.variantKeys
+        return try IndexRow.fetchAll(
             self.db,
             where: "key = ? OR (key >= ? AND key < ?) ORDER BY key",
-            arguments: [key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + CacheKey.variantRangeEnd]
+            arguments: [key.rawValue, variants.lowerBound, variants.upperBound]
         ).compactMap { self.store.decode($0) }
     }
 }

@@ -44,15 +44,12 @@ extension Store {
     }
 
     private func readVariants(of key: CacheKey) throws -> [CachedEntry] {
-        let prefix = key.rawValue + CacheKey.variantSeparator
-        // Every key starting with the prefix sorts at or after it and before the prefix with its
-        // last character ("=") replaced by the next one (">").
-        let upperBound = key.rawValue + CacheKey.variantRangeEnd
+        let variants = key.variantKeys
         let rows = try self.lookupRead { db in
             try IndexRow.fetchAll(
                 db,
                 where: "key = ? OR (key >= ? AND key < ?)",
-                arguments: [key.rawValue, prefix, upperBound]
+                arguments: [key.rawValue, variants.lowerBound, variants.upperBound]
             )
         }
         var entries: [CachedEntry] = []

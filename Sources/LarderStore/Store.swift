@@ -259,9 +259,8 @@ public final class Store: Sendable {
     static func removeEntry(_ db: Database, key: CacheKey, keepingPrecached: Bool, releasing released: inout Set<String>) throws -> Bool {
         let kinds = keepingPrecached ? " AND kind = '\(EntryKind.runtime.rawValue)'" : ""
         let condition = "(key = ?1 OR key = ?4 OR (key >= ?2 AND key < ?3))\(kinds)"
-        let arguments: StatementArguments = [
-            key.rawValue, key.rawValue + CacheKey.variantSeparator, key.rawValue + CacheKey.variantRangeEnd, key.partial.rawValue,
-        ]
+        let variants = key.variantKeys
+        let arguments: StatementArguments = [key.rawValue, variants.lowerBound, variants.upperBound, key.partial.rawValue]
         let hashes = try String.fetchAll(db, sql: "SELECT body_hash FROM entry WHERE \(condition)", arguments: arguments)
         guard !hashes.isEmpty else {
             return false
@@ -306,27 +305,7 @@ public final class Store: Sendable {
         totals: StoreTotals, statistics: StoreStatistics, searchIndexIsSound: Bool
     ) {
         try await self.pool.write { db in
-            var totals = StoreTotals.zero
-            let kinds = try Row.fetchAll(
-                db,
-                sql: "SELECT kind, COUNT(*) AS n, SUM(body_size) AS bytes FROM entry GROUP BY kind"
-            )
-            for row in kinds {
-                let entries: Int = try row.decode(forColumn: "n")
-                let bytes: Int64 = try row.decode(forColumn: "bytes")
-                totals.entries += entries
-                totals.bytes += bytes
-                switch EntryKind(rawValue: try row.decode(forColumn: "kind")) {
-                case .runtime:
-                    totals.runtimeEntries += entries
-                    totals.runtimeBytes += bytes
-                case .precached:
-                    totals.precachedEntries += entries
-                    totals.precachedBytes += bytes
-                case nil:
-                    break
-                }
-            }
+            let totals = try Self.totals(db, sql: "SELECT kind, COUNT(*) AS entries, SUM(body_size) AS bytes FROM entry GROUP BY kind")
             let bodies = try Row.fetchOne(
                 db,
                 sql: """

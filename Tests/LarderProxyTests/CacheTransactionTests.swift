@@ -63,8 +63,7 @@ struct CacheTransactionTests {
                 url: url,
                 key: CacheKey(url: url),
                 lookup: CacheTransaction.Lookup(candidate: candidate, missReason: missReason, standIn: standIn),
-                strategy: strategy ?? CacheTransaction.defaultStrategy(for: url, entry: candidate?.entry),
-                routed: strategy != nil,
+                routeStrategy: strategy,
                 routeMaxAge: nil,
                 networkTimeout: .seconds(3),
                 offlineRule: offlineRule,
@@ -634,6 +633,24 @@ struct CacheTransactionTests {
             CacheTransaction.strategy(
                 url: url, candidate: entry, routeStrategy: route, keyed: keyed, mayUseStore: mayUseStore, declaredGet: declaredGet)
                 == expected)
+    }
+
+    @Test(
+        "the transaction decides its strategy from what it starts with: route, keyed, declared GET, declared answer withheld",
+        arguments: [
+            // (route, keyed, declared GET, withheld) -> strategy, for a precached script
+            (CachingStrategy?.none, false, false, false, CachingStrategy.cacheFirst),
+            (.some(.staleWhileRevalidate), false, false, false, .staleWhileRevalidate),
+            (.none, true, false, false, .networkFirst),
+            (.none, false, true, false, .networkFirst),
+            (.some(.cacheOnly), false, true, true, .networkOnly),
+        ])
+    func strategyOfATransaction(route: CachingStrategy?, keyed: Bool, declaredGet: Bool, withheld: Bool, expected: CachingStrategy) {
+        var start = Self.transaction(Self.entry([("Content-Type", "text/javascript")], kind: .precached), strategy: route).start
+        start.keyed = keyed ? .route : nil
+        start.declaredGet = declaredGet
+        start.declaredWithheld = withheld
+        #expect(CacheTransaction(start).strategy == expected)
     }
 
     @Test(

@@ -22,7 +22,7 @@ struct ImmediateHitsTests {
         let statistics = ProxyStatistics(startedAt: Date())
         let hits: ImmediateHits
 
-        init(now: (@Sendable () -> Date)? = nil) throws {
+        init(now: (@Sendable () -> Date)? = nil, configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
             self.directory = FileManager.default.temporaryDirectory.appendingPathComponent("immediate-\(UUID().uuidString)").path
             // Remembered lookups trusted for a minute: a loaded machine may take seconds between two
             // steps of a test; ending them by commits is what these tests check.
@@ -30,6 +30,7 @@ struct ImmediateHitsTests {
             let logger = Logger(label: "test")
             var configuration = ProxyConfiguration()
             if let now { configuration.now = now }
+            configure(&configuration)
             let usage = UsageRecorder(store: self.store, logger: logger)
             self.proxy = ForwardProxy(
                 store: self.store,
@@ -330,6 +331,31 @@ struct ImmediateHitsTests {
         // Never seen, and the proxy's own address.
         #expect(try await fixture.answer("http://site.example/unknown.js") == nil)
         #expect(try await fixture.answer("http://127.0.0.1:8080/dev/offline") == nil)
+    }
+
+    @Test(
+        "a declared GET's answer goes the ordinary way, which decides per request whether it may have it, whatever its strategy",
+        arguments: [EntryKind.runtime, .precached])
+    func declaredAnswer(kind: EntryKind) async throws {
+        let url = "http://site.example/api/today"
+        let fixture = try Fixture(configure: {
+            $0.declaredRequests = [
+                DeclaredRequest(
+                    name: "today", method: "GET", url: try! TextTemplate(parsing: url),
+                    headers: [DeclaredRequest.Header(name: "Authorization", value: try! TextTemplate(parsing: "Bearer secret"))],
+                    bodyKey: .exact, timeZone: TimeZone(identifier: "UTC")!)
+            ]
+        })
+        // Fresh, as a script: a runtime copy is served from the cache under `http`, a precached one
+        // would be cache-first but for the declared request.
+        try await fixture.store(
+            url, body: "MINE", headers: [("Cache-Control", "max-age=3600"), ("Content-Type", "text/javascript")], kind: kind)
+        #expect(try await fixture.answer(url) == nil)
+        #expect(try await fixture.answer(url, headers: [("Authorization", "Bearer secret")]) == nil)
+        // The ordinary path withholds it from a request without the declared credentials.
+        let withheld = try await fixture.ordinaryAnswer(url)
+        #expect(withheld.head.hasPrefix("HTTP/1.1 502"))
+        #expect(!withheld.body.contains("MINE"))
     }
 }
 

@@ -41,8 +41,6 @@ struct KeptNoStoreTransactionTests {
                 url: Self.admin,
                 key: CacheKey(url: Self.admin),
                 lookup: CacheTransaction.Lookup(candidate: candidate, missReason: .uriMiss),
-                strategy: .http,
-                routed: false,
                 routeMaxAge: nil,
                 networkTimeout: .seconds(3),
                 offline: offline,

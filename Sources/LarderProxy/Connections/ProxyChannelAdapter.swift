@@ -263,9 +263,9 @@ final class ProxyChannelAdapter: ChannelDuplexHandler, RemovableChannelHandler {
         operations.removeHandler(name: sniffer).cascade(to: promise)
     }
 
-    /// Rebuilds the pipeline as [TLS, encoder, new decoder, adapter] in place of the sniffer:
-    /// whatever it held is the start of the TLS stream.
-    /// Hits inside intercepted TLS are answered here too, as plain ones are.
+    /// Rebuilds the pipeline as [TLS, `ClientTimeouts`, encoder, new decoder, adapter] in place of
+    /// the sniffer: whatever it held is the start of the TLS stream. Hits inside intercepted TLS
+    /// are answered here too, as plain ones are.
     private func startTLS(
         _ factory: TLSHandlerFactory, origin: TunnelOrigin, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?
     ) {

@@ -11,6 +11,13 @@ extension CachedEntry {
             owner: owner)
     }
 
+    /// Whether this stored response answers every request for its key, whatever its headers and
+    /// owner (``VaryKey/selectsEveryRequest(storedHeaders:varyRequestHeaders:precached:)``).
+    var isSelectedForEveryRequest: Bool {
+        VaryKey.selectsEveryRequest(
+            storedHeaders: self.headers, varyRequestHeaders: self.varyRequestHeaders, precached: self.kind == .precached)
+    }
+
     /// Whether this is a personal answer, stored for one owner (``AnswerOwner``).
     var isPersonal: Bool {
         AnswerOwner.recordedDigest(in: self.varyRequestHeaders) != nil
@@ -28,20 +35,5 @@ extension [CachedEntry] {
             if shared == nil { shared = entry }
         }
         return shared
-    }
-}
-
-extension CachedEntry {
-    /// Whether the stored response is a page or data rather than a static asset: an HTML document
-    /// (`text/html`, XHTML) or JSON (``JSONMediaType``), whatever its URL.
-    var isPageOrData: Bool {
-        guard let type = self.header("content-type") else { return false }
-        return self.isHTML || JSONMediaType.names(type)
-    }
-
-    /// Whether the stored response is an HTML document (`text/html`, XHTML).
-    public var isHTML: Bool {
-        guard let type = self.header("content-type") else { return false }
-        return ["text/html", "application/xhtml+xml"].contains(JSONMediaType.mediaType(of: type))
     }
 }

@@ -56,10 +56,11 @@ extension ForwardProxy {
         case .store(let storeTarget):
             target = storeTarget
         }
+        let stored = HopByHopHeaders.removing(from: headers)
         guard
             let storing = StoringBody(
                 store: self.store, target: target, failures: self.storeFailures, budget: self.budget,
-                declaredLength: HopByHopHeaders.removing(from: headers).contentLength, smallBodies: self.smallBodies, logger: self.logger)
+                declaredLength: stored.contentLength, smallBodies: self.smallBodies, logger: self.logger)
         else {
             return
         }
@@ -73,7 +74,6 @@ extension ForwardProxy {
             self.logger.notice("background answer not stored", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
             return
         }
-        let stored = HopByHopHeaders.removing(from: headers)
         _ = await storing.commit(
             status: response.head.status,
             headers: stored,

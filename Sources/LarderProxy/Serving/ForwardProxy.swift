@@ -137,10 +137,7 @@ final class ForwardProxy: Sendable {
                 url: url,
                 key: key,
                 lookup: lookup,
-                strategy: CacheTransaction.strategy(
-                    url: url, candidate: lookup.candidate?.entry, routeStrategy: route?.strategy, keyed: keyed != nil,
-                    mayUseStore: access != nil, declaredGet: declaredGet != nil),
-                routed: route?.strategy != nil,
+                routeStrategy: route?.strategy,
                 routeMaxAge: route?.maxAge,
                 networkTimeout: route?.networkTimeout ?? self.configuration.networkTimeout,
                 offlineRule: route?.offline ?? .relaxed,
@@ -152,6 +149,7 @@ final class ForwardProxy: Sendable {
                 seeksStandInBody: keyed.map(Self.mayStandIn) ?? false,
                 keepsNoStore: keyed == nil && self.configuration.keptNoStore?.keeps(origin: url.origin) == true,
                 healthCheck: self.configuration.healthChecks.matches(url),
+                declaredGet: declaredGet != nil,
                 declaredWithheld: declaredGet != nil && access == nil
             )
         )
@@ -163,7 +161,7 @@ final class ForwardProxy: Sendable {
             if let leading { self.inFlight.finish(key, flight: leading, stored: stored) }
         }
         var response: UpstreamResponse?
-        let strategy = transaction.start.strategy
+        let strategy = transaction.strategy
         let keepsNoStore = transaction.start.keepsNoStore
         var action = transaction.begin()
         while true {

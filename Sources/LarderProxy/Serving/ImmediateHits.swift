@@ -163,7 +163,7 @@ final class ImmediateHits: Sendable {
         // origin is backing off (docs/SERVING.md, "Health checks"); online the answer is the same.
         guard self.configuration.route(for: key)?.changesOnlineAnswers != true, !self.configuration.healthChecks.matches(url),
             let lookup = self.store.rememberedLookup(of: key),
-            lookup.entries.count == 1, let entry = lookup.entries.first, Self.isSelectedWhateverTheRequest(entry),
+            lookup.entries.count == 1, let entry = lookup.entries.first, entry.isSelectedForEveryRequest,
             entry.status == 200
         else { return nil }
         // Bodies too large to keep in memory go from their files by `sendfile` (4 MiB hits: 1.2 to
@@ -178,13 +178,17 @@ final class ImmediateHits: Sendable {
             return nil
         }
 
+        // A declared GET's answer is the user's (docs/SERVING.md, "Declared answers are the
+        // user's"): whether a request may have it, and with which fields, the ordinary path decides
+        // for each request (`ProxyConfiguration.access(to:headers:client:now:)`), so its key goes
+        // that way whatever its strategy.
+        let now = self.configuration.now()
+        guard self.configuration.declaredGet(key, now: now) == nil else { return nil }
         // The ordinary path's strategy and decision (a route that sets a strategy kept this request
         // off this path); prepared only while that decision answers from the cache, and every
         // answer decides again.
-        let now = self.configuration.now()
         let strategy = CacheTransaction.strategy(
-            url: url, candidate: entry, routeStrategy: nil, keyed: false, mayUseStore: true,
-            declaredGet: self.configuration.declaresGet(key, now: now))
+            url: url, candidate: entry, routeStrategy: nil, keyed: false, mayUseStore: true, declaredGet: false)
         let context = CacheTransaction.plainContext(strategy)
         let freshness = self.freshnessMemo.freshness(of: entry)
         guard
@@ -214,13 +218,6 @@ final class ImmediateHits: Sendable {
         )
         self.prepared.insert(hit, for: target)
         return hit
-    }
-
-    /// Whether `entry` answers any request for its key: it is shared (not one owner's, see
-    /// ``AnswerOwner``), and it varies on no request header Larder selects by or it is precached
-    /// (always selected, see ``VaryKey/selects(storedHeaders:varyRequestHeaders:precached:for:owner:)``).
-    private static func isSelectedWhateverTheRequest(_ entry: CachedEntry) -> Bool {
-        !entry.isPersonal && (entry.kind == .precached || VaryKey.names(entry.headers.filter { $0.hasName("vary") }.map(\.value)) == [])
     }
 
     /// Whether `name` is `lowercased`, ignoring ASCII case.

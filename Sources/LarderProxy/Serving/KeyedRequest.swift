@@ -45,13 +45,8 @@ extension ProxyConfiguration {
         return route.strategy != .networkOnly && route.offline != .strict
     }
 
-    /// Whether a declared GET without a body key asks for `key` now: its answer, stored pinned,
-    /// is served network-first, as the declared request's app expects today's answer online.
-    func declaresGet(_ key: CacheKey, now: Date) -> Bool {
-        self.declaredGet(key, now: now) != nil
-    }
-
-    /// The declared GET without a body key that asks for `key` now.
+    /// The declared GET without a body key that asks for `key` now: its answer, stored pinned, is
+    /// served network-first, as the declared request's app expects today's answer online.
     func declaredGet(_ key: CacheKey, now: Date) -> DeclaredRequest? {
         self.declaredRequests.first { declared in
             declared.method == "GET" && declared.bodyKey != .graphql

@@ -71,9 +71,9 @@ struct CacheTransaction: Sendable {
         var url: HTTPURL
         var key: CacheKey
         var lookup: Lookup
-        var strategy: CachingStrategy
-        /// Whether a configured route covers the URL (else the defaults apply).
-        var routed: Bool
+        /// The strategy of the configured route that covers the URL, nil where the defaults apply
+        /// (the transaction's ``CacheTransaction/strategy`` is made from it).
+        var routeStrategy: CachingStrategy?
         var routeMaxAge: Duration?
         var networkTimeout: Duration
         /// Which stored responses may answer when the origin cannot.
@@ -98,9 +98,17 @@ struct CacheTransaction: Sendable {
         /// A health check (``HealthChecks``): never answered from the cache while the origin cannot
         /// answer, its error answer saying `+health-check`.
         var healthCheck = false
+        /// A declared GET asks for the key now: its precached answer is served network-first.
+        var declaredGet = false
         /// A declared request's answer was withheld from this request (its page is not among the
-        /// `pageOrigins` listed): its error answer says `+declared-withheld`.
+        /// `pageOrigins` listed): it is served network-only, and its error answer says
+        /// `+declared-withheld`.
         var declaredWithheld = false
+
+        /// Whether a configured route sets the strategy (else the defaults apply).
+        var routed: Bool {
+            self.routeStrategy != nil
+        }
     }
 
     /// What the upstream request says of ranges (``UpstreamRequestPlan/Range``).
@@ -284,6 +292,9 @@ struct CacheTransaction: Sendable {
     }
 
     let start: Start
+    /// The strategy the request is served by (``strategy(url:candidate:routeStrategy:keyed:mayUseStore:declaredGet:)``),
+    /// decided once, as the transaction is made.
+    let strategy: CachingStrategy
     private var state = State.idle
     /// Set once the request may go as the back-off's probe: it then fetches as if none were on.
     private var probeAdmitted = false
@@ -292,6 +303,9 @@ struct CacheTransaction: Sendable {
 
     init(_ start: Start) {
         self.start = start
+        self.strategy = Self.strategy(
+            url: start.url, candidate: start.lookup.candidate?.entry, routeStrategy: start.routeStrategy, keyed: start.keyed != nil,
+            mayUseStore: !start.declaredWithheld, declaredGet: start.declaredGet)
     }
 
     /// Whether the transaction has given its answer.
@@ -422,7 +436,7 @@ struct CacheTransaction: Sendable {
         guard case .joining(var fetch) = self.state else { preconditionFailure("not joining") }
         // A page kept against its no-store answers only while the origin cannot (KeptNoStore).
         guard let stored, !stored.freshness.keptNoStore else { return self.fetch(fetch) }
-        if self.start.strategy == .http, joinedAfterAnswerBegan,
+        if self.strategy == .http, joinedAfterAnswerBegan,
             case .forward = CacheDecision.decide(self.decisionContext, stored: stored.freshness, now: now)
         {
             fetch.lookup.candidate = stored
@@ -515,7 +529,7 @@ struct CacheTransaction: Sendable {
     /// What ``CacheDecision`` decides from: the strategy, the route's limits, the request's directives.
     private var decisionContext: CacheDecision.Context {
         CacheDecision.Context(
-            strategy: self.start.strategy,
+            strategy: self.strategy,
             routeMaxAge: self.start.routeMaxAge,
             networkTimeout: self.start.networkTimeout,
             request: RequestCacheDirectives(
@@ -531,7 +545,7 @@ struct CacheTransaction: Sendable {
     /// keyed request: its copy is not validated, nor served for a 5xx; nor a page kept against its
     /// `no-store`, which a 304 would make the answer online, ``KeptNoStore``).
     private func validating(_ fetch: Fetch) -> Candidate? {
-        guard self.start.strategy != .networkOnly, self.start.keyed == nil, let candidate = fetch.lookup.candidate,
+        guard self.strategy != .networkOnly, self.start.keyed == nil, let candidate = fetch.lookup.candidate,
             !candidate.freshness.keptNoStore
         else { return nil }
         return candidate
@@ -549,7 +563,7 @@ struct CacheTransaction: Sendable {
         }
         let fetch = Fetch(lookup: lookup, reason: reason, timeout: timeout, range: self.upstreamRange(lookup))
         let plain = lookup.candidate == nil && start.request.method != .HEAD && !start.request.headers.contains(name: "range")
-        guard plain, start.strategy != .networkOnly, start.keyed == nil else {
+        guard plain, self.strategy != .networkOnly, start.keyed == nil else {
             return self.fetch(fetch)
         }
         self.state = .joining(fetch)
@@ -581,7 +595,7 @@ struct CacheTransaction: Sendable {
             return use.mayAnswer ? (candidate, use, nil) : nil
         }
         if lookup.candidate == nil, let partial = self.start.partial, self.partialHolds(partial),
-            self.start.strategy != .networkOnly || self.start.offline
+            self.strategy != .networkOnly || self.start.offline
         {
             // A range wholly within the stored part answers as a complete copy would.
             let use = CacheDecision.disconnectedUse(partial.freshness, precached: false, rule: rule, now: now)
@@ -598,7 +612,7 @@ struct CacheTransaction: Sendable {
 
     /// What of the lookup may answer without upstream at all.
     private func answerable(_ lookup: Lookup) -> Lookup {
-        guard self.start.strategy == .networkOnly, !self.start.offline else { return lookup }
+        guard self.strategy == .networkOnly, !self.start.offline else { return lookup }
         return Lookup(candidate: nil, missReason: lookup.missReason)
     }
 
@@ -710,7 +724,7 @@ struct CacheTransaction: Sendable {
             return .relay(Relay(forwardReason: forwardReason, storeAs: nil, notStoredReason: "status-206"))
         }
         let storability = Storability.forwarded(
-            isHead: false, strategy: start.strategy, request: start.request.headers, status: 200, response: headers)
+            isHead: false, strategy: self.strategy, request: start.request.headers, status: 200, response: headers)
         var relay = Relay(
             forwardReason: forwardReason, storeAs: nil, notStoredReason: nil,
             partial: PartialRelay(joining: joining, result: result, whole: whole))
@@ -731,7 +745,7 @@ struct CacheTransaction: Sendable {
         let target = Self.storeTarget(
             request: self.start.request,
             owner: self.start.owner,
-            strategy: self.start.strategy,
+            strategy: self.strategy,
             url: self.start.url,
             key: self.start.key,
             keyed: self.start.keyed != nil,

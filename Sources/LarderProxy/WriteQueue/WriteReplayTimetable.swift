@@ -92,12 +92,8 @@ struct WriteReplayTimetable: Sendable {
         self.draining.remove(origin)
     }
 
-    /// Retry now: `origin`'s back-off (every origin's when nil) ends.
-    mutating func retryNow(_ origin: String?) {
-        if let origin {
-            self.states[origin] = nil
-        } else {
-            self.states.removeAll()
-        }
+    /// Retry now: `origin`'s back-off ends.
+    mutating func retryNow(_ origin: String) {
+        self.states[origin] = nil
     }
 }

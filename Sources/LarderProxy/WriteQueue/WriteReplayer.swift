@@ -67,11 +67,6 @@ public final class WriteReplayer: Service, Sendable {
         _ = self.retries.withLock { $0.insert(id) }
     }
 
-    /// Ends every origin's back-off: their heads are replayed at the next look.
-    public func retryAllNow() {
-        self.timetable.withLock { $0.retryNow(nil) }
-    }
-
     /// Replays until shutdown; a replay under way is then cancelled (its write stays queued).
     public func run() async {
         do {

@@ -8,11 +8,6 @@ import Foundation
 /// refusals, queued writes' answers, preflights, `CONNECT` and WebSocket handshakes all write them
 /// through here.
 public enum ProxyAnswerFields {
-    /// Larder's `Via` field, after the `received` values the answer already carries.
-    public static func via(after received: [String]) -> HeaderField {
-        HeaderField(name: "Via", value: ViaField.value(after: received))
-    }
-
     /// Calls `field` with each field that follows an answer's own, in wire order, making no array
     /// of them (the immediate hit path writes them straight out). `cacheStatus` is the field's
     /// value (``CacheStatus/description``), made once by a caller that also logs it.
@@ -41,7 +36,7 @@ public enum ProxyAnswerFields {
         close: Bool = false
     ) {
         if via {
-            let field = Self.via(after: headers["via"])
+            let field = ViaField.field(after: headers["via"])
             headers.remove(name: "via")
             headers.add(name: field.name, value: field.value)
         }

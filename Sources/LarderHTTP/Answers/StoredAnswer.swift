@@ -272,6 +272,6 @@ public struct StoredAnswer: Sendable, Hashable {
 
     /// `headers` with this proxy's `Via` appended to the stored one (RFC 9110 section 7.6.3).
     static func withVia(_ headers: [HeaderField], stored: [String] = []) -> [HeaderField] {
-        headers + [ProxyAnswerFields.via(after: stored)]
+        headers + [ViaField.field(after: stored)]
     }
 }

@@ -54,6 +54,17 @@ public enum VaryKey {
         return precached || self.matches(storedVary: storedHeaders["vary"], storedValues: varyRequestHeaders, request: request)
     }
 
+    /// Whether a stored response answers every request for its key, whatever its headers and
+    /// owner (``selects(storedHeaders:varyRequestHeaders:precached:for:owner:)`` is then true for
+    /// each): it is shared (no owner recorded), and precached or varying on no request header, so
+    /// that what it recorded is what any request shows (`Vary: *`, never stored, does not).
+    public static func selectsEveryRequest(storedHeaders: [HeaderField], varyRequestHeaders: [HeaderField], precached: Bool) -> Bool {
+        guard AnswerOwner.recordedDigest(in: varyRequestHeaders) == nil else { return false }
+        let vary = storedHeaders["vary"]
+        return precached
+            || (self.names(vary) == [] && self.matches(storedVary: vary, storedValues: varyRequestHeaders, request: [HeaderField]()))
+    }
+
     /// What a response to `request` is stored with: the request's values of the headers it varies
     /// on and, when it is personal (``AnswerOwner/isPersonal(request:response:)``, or `personal`:
     /// a page kept against its `no-store`, ``KeptNoStore``), its owner.

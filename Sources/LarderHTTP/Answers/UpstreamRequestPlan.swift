@@ -30,7 +30,7 @@ public enum UpstreamRequestPlan {
                 fields.append(field)
             }
         }
-        fields.append(HeaderField(name: "Via", value: ViaField.value(after: via)))
+        fields.append(ViaField.field(after: via))
         return fields
     }
 

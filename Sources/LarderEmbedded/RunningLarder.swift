@@ -116,7 +116,7 @@ final class RunningLarder: Sendable {
         // store. A service that fails stops the others in that order too.
         let services: [any Service] =
             [StoreService(store: store)] + (client.service.map { [$0] } ?? []) + (client.precache?.service.map { [$0] } ?? [])
-            + [server.background, server.declaredRequests, server.writeReplayer] + server.jobs + [server]
+            + server.services
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: configuration.stopsOnTerminationSignals ? [.sigterm, .sigint] : [],

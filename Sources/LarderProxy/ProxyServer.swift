@@ -20,8 +20,7 @@ import Synchronization
 /// ``BackgroundWork``, and the precache job queue (`PrecacheJobs` of LarderPrecache), made on the
 /// upstream the proxy counts failures of. The group's services, in
 /// order: `StoreService`, the upstream's service, the precache jobs' own upstream's service (when
-/// they have one), the ``BackgroundWork``, ``declaredRequests``,
-/// ``writeReplayer``, the server's ``jobs``, the server; it stops them in reverse order.
+/// they have one), then the server's own ``services``; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let proxy: ForwardProxy
@@ -43,23 +42,30 @@ public final class ProxyServer: Service, Sendable {
 
     /// Precache jobs started through `POST /dev/offline/precache`.
     public let precacheJobs: any PrecacheJobQueue
-    /// Work that outlives the request that started it. Not run by the server: run it as a service
-    /// ahead of the server in the same `ServiceGroup` (after the store and upstream), so that it
-    /// finishes once the server has stopped, and before the upstream and store stop.
+    /// Work that outlives the request that started it. Not run by the server: part of
+    /// ``services``, so that it finishes once the server has stopped, and before the upstream and
+    /// store stop.
     public let background: BackgroundWork
     /// Answers by outcome and the most recent requests.
     public let statistics: ProxyStatistics
-    /// Keeps the configuration's declared requests fresh. Not run by the server: run it as a
-    /// service ahead of the server in the same `ServiceGroup` (it does nothing without any).
+    /// Keeps the configuration's declared requests fresh (it does nothing without any). Not run
+    /// by the server: part of ``services``.
     public let declaredRequests: DeclaredRequestScheduler
-    /// Replays the writes queued while their origin could not answer. Not run by the server: run
-    /// it as a service ahead of the server in the same `ServiceGroup` (with nothing queued it looks
-    /// at the queue once a second).
+    /// Replays the writes queued while their origin could not answer (with nothing queued it looks
+    /// at the queue once a second). Not run by the server: part of ``services``.
     public let writeReplayer: WriteReplayer
+    /// Everything the server needs running, in the order a `ServiceGroup` starts them (it stops
+    /// them in reverse): the ``background`` work, the ``declaredRequests``, the
+    /// ``writeReplayer``, the ``jobs``, and the server itself last. Every assembly runs this one
+    /// list: `larder serve` and `LarderEmbedded` after the store and the upstream, the in-process
+    /// test harness (Tests/LarderProxyTests/InProcess/InProcessProxy.swift) likewise.
+    public var services: [any Service] {
+        [self.background, self.declaredRequests, self.writeReplayer] + self.jobs + [self]
+    }
+
     /// The server's own long-lived jobs, as services: last-use batching, eviction, the precache
     /// jobs started on /dev/offline, and the sweep of what a crash left in the cache directory
-    /// (once the server listens, at low priority). Not run by the server: run them as services
-    /// ahead of it in the same `ServiceGroup`, so that they stop once it has stopped.
+    /// (once the server listens, at low priority). Not run by the server: part of ``services``.
     public var jobs: [any Service] {
         [
             ProxyJob(name: "last uses") { await self.usage.run() },

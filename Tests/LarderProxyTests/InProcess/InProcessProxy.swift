@@ -5,6 +5,7 @@ import LarderUpstream
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 @testable import LarderProxy
 
@@ -16,7 +17,8 @@ struct InProcessProxy: Sendable {
     let store: Store
     let port: Int
 
-    /// Runs `body` against a proxy (and its background work) that stops when `body` returns.
+    /// Runs `body` against a proxy (and every service it needs, ``ProxyServer/services``) that
+    /// stops when `body` returns.
     static func with<T: Sendable>(
         upstream: ScriptedUpstream,
         store: Store? = nil,
@@ -52,12 +54,13 @@ struct InProcessProxy: Sendable {
                 listening.continuation.finish()
             }
         )
+        // The server's services, as `larder serve` runs them (after the store, which the test owns).
+        let services = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: server.services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
+                logger: Logger(label: "test")))
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.run() }
-            group.addTask { await server.background.run() }
-            for job in server.jobs {
-                group.addTask { try await job.run() }
-            }
+            group.addTask { try await services.run() }
             defer { group.cancelAll() }
             var ports = listening.stream.makeAsyncIterator()
             guard let port = await ports.next() else { throw CancellationError() }

@@ -10,7 +10,7 @@ let package = Package(
         .library(name: "LarderHTTP", targets: ["LarderHTTP"]),
         .library(name: "LarderConfig", targets: ["LarderConfig"]),
         // The proxy, and Larder inside an app (LarderEmbedded: configure, start, status, precache, stop).
-        .library(name: "LarderProxy", targets: ["LarderProxy", "LarderDevOffline", "LarderEmbedded"]),
+        .library(name: "LarderProxy", targets: ["LarderProxy", "LarderIntrospection", "LarderDevOffline", "LarderEmbedded"]),
         .library(name: "LarderStore", targets: ["LarderStore"]),
         .library(name: "LarderUpstream", targets: ["LarderUpstream"]),
         // The libcurl client; empty without the `Curl` trait.
@@ -147,9 +147,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What a running proxy shows of itself to the pages about it, and the actions they take
+        // (`ProxyIntrospection`), with the values they read and the own-page request and response:
+        // LarderProxy conforms, LarderDevOffline reads it, neither importing the other.
+        .target(name: "LarderIntrospection", dependencies: ["LarderHTTP"]),
         .target(
             name: "LarderProxy",
             dependencies: [
+                "LarderIntrospection",
                 "LarderDeclaredRequests",
                 "CZlib",
                 "LarderHTTP",
@@ -170,14 +175,15 @@ let package = Package(
             ]
         ),
         // /dev/offline, its JSON report and controls, and /metrics: the pages the proxy routes to
-        // through `OwnPageResponder`; `HumanFormat` and `OfflineReport` for the CLI too.
+        // through `OwnPageResponder`, reading it through `ProxyIntrospection` (no proxy linked);
+        // `HumanFormat` and `OfflineReport` for the CLI too.
         .target(
             name: "LarderDevOffline",
             dependencies: [
                 "LarderHTTP",
                 "LarderStore",
                 "LarderUpstream",
-                "LarderProxy",
+                "LarderIntrospection",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -195,6 +201,7 @@ let package = Package(
                 "LarderUpstream",
                 "LarderPrecache",
                 "LarderProxy",
+                "LarderIntrospection",
                 "LarderDevOffline",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -289,6 +296,7 @@ let package = Package(
             name: "LarderProxyTests",
             dependencies: [
                 "LarderProxy",
+                "LarderIntrospection",
                 "LarderDeclaredRequests",
                 "LarderHTTP",
                 "LarderStore",
@@ -312,7 +320,8 @@ let package = Package(
         .testTarget(
             name: "LarderDevOfflineTests",
             dependencies: [
-                "LarderDevOffline", "LarderProxy", "LarderHTTP", "LarderStore", .product(name: "Logging", package: "swift-log"),
+                "LarderDevOffline", "LarderIntrospection", "LarderProxy", "LarderHTTP", "LarderStore",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

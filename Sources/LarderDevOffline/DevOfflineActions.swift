@@ -1,11 +1,11 @@
 import Foundation
 import LarderHTTP
-import LarderProxy
+import LarderIntrospection
 import LarderStore
 import LarderUpstream
 
 /// The controls of /dev/offline: POST forms (`application/x-www-form-urlencoded`) to
-/// `/dev/offline/actions/NAME`, accepted only from Larder's own pages (``SameOriginCheck``), each
+/// `/dev/offline/actions/NAME`, accepted only from Larder's own pages (``ProxyIntrospection/controlRefusal(for:)``), each
 /// answered with a 303 redirect back to the page it came from (post/redirect/get), carrying a
 /// one-line message in the `flash` query parameter, signed so that only Larder's own messages
 /// are shown (``FlashSignature``).
@@ -52,7 +52,7 @@ struct DevOfflineActions {
             response.headers.add(name: "Allow", value: "POST")
             return response
         }
-        if let reason = self.pages.originCheck.refusal(for: request) {
+        if let reason = self.pages.proxy.controlRefusal(for: request) {
             return self.pages.notice(403, heading: "Refused: not from Larder's own page", paragraphs: [reason])
         }
         let contentType = request.headers.first(name: "content-type")?.lowercased() ?? ""
@@ -92,14 +92,14 @@ struct DevOfflineActions {
                     ? "Removed \(url) from the extra URLs; what it cached stays until purged." : "\(url) is not an extra URL.")
         case "refresh-request":
             let name = fields["name"] ?? ""
-            guard let scheduler = self.pages.declaredRequests, scheduler.refreshNow(name) else {
+            guard self.pages.proxy.refreshDeclaredRequest(name) else {
                 return Self.redirect(back, flash: "No declared request is named \(name).")
             }
             return Self.redirect(back, flash: "Refreshing \(name) now; reload in a moment to see how it went.")
         case "retry-write", "drop-write":
             return try await self.manageWrite(name, fields, request: request, back: back)
         case "answer-offline", "remove-answer-offline":
-            guard let routes = self.pages.answeredOffline,
+            guard let file = self.pages.settings.answeredOfflineFile,
                 let entry = AnsweredOffline.Entry(url: fields["url"] ?? "", method: fields["method"] ?? "")
             else {
                 return Self.redirect(back, flash: "Only a POST or QUERY to an http(s) URL can be answered offline.")
@@ -109,14 +109,14 @@ struct DevOfflineActions {
                     var chosen = entry
                     // Kept so /dev/offline can say whether the misses stopped since.
                     chosen.chosenAt = self.pages.now()
-                    let added = try routes.add(chosen)
+                    let added = try self.pages.proxy.answerOffline(chosen)
                     return Self.redirect(
                         back,
                         flash: added
-                            ? "\(entry.method) \(entry.url) will be answered offline: its answers are kept by their bodies from the next online visit (\(routes.path))."
+                            ? "\(entry.method) \(entry.url) will be answered offline: its answers are kept by their bodies from the next online visit (\(file))."
                             : "\(entry.method) \(entry.url) is already answered offline.")
                 }
-                let removed = try routes.remove(entry)
+                let removed = try self.pages.proxy.stopAnsweringOffline(entry)
                 return Self.redirect(
                     back,
                     flash: removed
@@ -164,7 +164,7 @@ struct DevOfflineActions {
         guard try await store.retryWrite(id: id) else {
             return Self.redirect(back, flash: "No queued write has the id \(id).")
         }
-        self.pages.writeReplayer?.retryNow(id: id)
+        self.pages.proxy.retryWrite(id: id)
         return Self.redirect(
             back,
             flash:
@@ -180,7 +180,7 @@ struct DevOfflineActions {
         let text = self.pages.secrets.restoring(shown)
         var key: CacheKey
         do {
-            key = try CacheKey(url: text, filter: self.pages.queryFilter)
+            key = try CacheKey(url: text, filter: self.pages.settings.queryFilter)
         } catch {
             return self.pages.notice(
                 400, heading: "Not a URL", paragraphs: ["\(text) is not a URL Larder could have cached: \(error)"])
@@ -233,9 +233,7 @@ struct DevOfflineActions {
         // the game's page, which its readiness includes.
         let line = record.pageURL.map { "\(record.manifestURL) page \($0)" } ?? record.manifestURL
         let id: String
-        switch try await self.pages.jobs.submit(
-            lines: [line], source: "/dev/offline", requestedBy: origin, store: self.pages.store, reach: reach, allowed: { _ in true })
-        {
+        switch try await self.pages.proxy.submitPrecache(lines: [line], source: "/dev/offline", requestedBy: origin, reach: reach) {
         case .nothingToPrecache(let problems):
             return Self.redirect(back, flash: "Cannot precache \(record.manifestURL): \(problems.joined(separator: "; "))")
         case .refused(let url):
@@ -276,12 +274,12 @@ struct DevOfflineActions {
         }
         let added = url.absoluteString
         try await self.pages.store.addExtraURL(ExtraURLRecord(url: added, gameSlug: game?.slug, addedAt: self.pages.now()))
-        self.pages.offlineMisses.forget(url: added)
+        self.pages.proxy.forgetOfflineMiss(url: added)
         // The game's manifest comes along: its extra URLs are fetched with it, and its precache
         // time then follows the misses it answers.
-        let submission = try await self.pages.jobs.submit(
-            lines: game.map { [$0.manifestURL] } ?? [], source: "/dev/offline", requestedBy: origin, store: self.pages.store,
-            reach: self.pages.lanReach.forClient(onLoopback: clientIsLoopback), allowed: { _ in true })
+        let submission = try await self.pages.proxy.submitPrecache(
+            lines: game.map { [$0.manifestURL] } ?? [], source: "/dev/offline", requestedBy: origin,
+            reach: self.pages.lanReach.forClient(onLoopback: clientIsLoopback))
         guard case .queued(let id, _) = submission else {
             return Self.redirect(back, flash: "Added \(added) to precache, but no precache job could start: \(submission).")
         }
@@ -298,9 +296,9 @@ struct DevOfflineActions {
         switch fields["offline"]?.lowercased() {
         case "on", "true", "1": wanted = true
         case "off", "false", "0": wanted = false
-        default: wanted = !self.pages.offline.isOffline
+        default: wanted = !self.pages.proxy.isOffline
         }
-        self.pages.offline.isOffline = wanted
+        self.pages.proxy.setOffline(wanted)
         let message =
             wanted
             ? "Offline mode is on: Larder answers from its cache only and never contacts the network."

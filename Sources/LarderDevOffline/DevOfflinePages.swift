@@ -1,6 +1,6 @@
 import Foundation
 import LarderHTTP
-import LarderProxy
+import LarderIntrospection
 import LarderStore
 
 /// `/dev/offline` and its JSON twins, the controls posted from it, and `/metrics`.
@@ -24,51 +24,26 @@ public struct DevOfflinePages: OwnPageResponder {
     /// Entries per page.
     static let pageSize = 50
 
+    /// The proxy these pages are about: what it shows of itself, and the controls' actions.
+    let proxy: any ProxyIntrospection
+    /// What stays while the proxy runs.
+    let settings: ProxySettings
     let store: Store
-    let statistics: ProxyStatistics
-    let health: UpstreamHealthRegistry
-    let offline: OfflineSwitch
-    let jobs: any PrecacheJobQueue
     let metrics: MetricsExposition
-    let storeFailures: StoreWriteFailures
-    /// What the cache could not answer while the origin could not.
-    let offlineMisses: OfflineMisses
-    /// The size budget, shown as budget use.
-    let maxSize: Int64?
-    /// The query parameters cache keys leave out (for purging by URL).
-    let queryFilter: QueryParameterFilter
-    let originCheck: SameOriginCheck
-    /// Origins whose pages may read `/dev/offline.json` (the config file's `statusOrigins`,
-    /// normalised).
-    let statusOrigins: [String]
-    /// The declared requests' scheduler, for "refresh now".
-    let declaredRequests: DeclaredRequestScheduler?
-    /// The write queue's replayer, for "retry now" and its state per origin (nil in tests of
-    /// the pages alone).
-    let writeReplayer: WriteReplayer?
     let templates: DevOfflineTemplates
+    /// What stored pages name that is not stored (read once per page body).
+    let subresources: PageSubresourceCheck
+    /// The HTTP client fetching from origins (``OfflineReport/upstreamClient``); nil without a proxy.
+    let upstreamClient: String?
+
     /// The declared requests' token values, shown as their placeholders in every URL, key and
     /// error these pages show.
-    var secrets = SubstitutedSecrets.none
-    /// Which origins the app's requests went to; nil (in tests of the pages alone): every origin is the app's.
-    var appOrigins: AppOriginRegistry? = nil
-    /// The offline misses of the browser's own requests, shown apart; nil: none are told apart.
-    var browserMisses: OfflineMisses? = nil
-    /// The routes **Answer offline** adds.
-    var answeredOffline: AnsweredOfflineRoutes? = nil
-    /// The sites whose `no-store` pages are kept, and those seen sending `no-store`.
-    var keptNoStore: KeptNoStoreRegistry? = nil
-    /// What stored pages name that is not stored (read once per page body).
-    var subresources = PageSubresourceCheck()
+    var secrets: SubstitutedSecrets { self.settings.secrets }
     /// What clients on other machines may have Larder fetch of the box's own addresses (config
     /// `lan.allowUpstream`): the URLs they add to precache are judged by it.
-    var lanReach = UpstreamReach()
-    /// The limits on web pages' precache jobs, shown with their use (nil in tests of the pages alone).
-    var pageJobs: PageJobLimit? = nil
-    /// The HTTP client fetching from origins (``OfflineReport/upstreamClient``); nil without a proxy.
-    var upstreamClient: String? = nil
-    /// The clock every page reads (the proxy's `ProxyConfiguration.now`).
-    let now: @Sendable () -> Date
+    var lanReach: UpstreamReach { self.settings.lanReach }
+    /// The clock every page reads (the proxy's).
+    var now: @Sendable () -> Date { self.settings.now }
 
     /// A complete response.
     typealias Response = OwnPageResponse
@@ -117,13 +92,8 @@ public struct DevOfflinePages: OwnPageResponder {
             return try await self.entries(query: query, json: true)
         case "/metrics":
             let text = try await self.metrics.exposition(
-                store: self.store,
-                statistics: self.statistics,
-                health: self.health,
-                offline: self.offline,
-                maxSize: self.maxSize,
-                now: self.now()
-            )
+                store: self.store, snapshot: self.proxy.snapshot(now: self.now()), offline: self.proxy.isOffline,
+                maxSize: self.settings.maxSize)
             return Self.response(200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
         case _ where path.hasPrefix(gamesPrefix) && path.count > gamesPrefix.count:
             var slug = String(path.dropFirst(gamesPrefix.count))
@@ -145,26 +115,28 @@ public struct DevOfflinePages: OwnPageResponder {
     /// The whole report: store, live state, the first page of entries, and the page of queued
     /// writes after the id `writesAfter` (nil: the first page).
     func overviewReport(now: Date, writesAfter: Int64? = nil) async throws -> OfflineReport {
-        var report = try await OfflineReport.read(from: self.store, maxSize: self.maxSize, now: now, subresources: self.subresources)
-        report.offline = self.offline.isOffline
-        report.startedAt = self.statistics.startedAt
+        let snapshot = self.proxy.snapshot(now: now)
+        var report = try await OfflineReport.read(
+            from: self.store, maxSize: self.settings.maxSize, now: now, subresources: self.subresources)
+        report.offline = self.proxy.isOffline
+        report.startedAt = self.settings.startedAt
         report.upstreamClient = self.upstreamClient
-        report.requests = RequestCounts(self.statistics.counts())
-        report.storeWriteFailures = self.storeFailures.current.map {
+        report.requests = RequestCounts(snapshot.answers)
+        report.storeWriteFailures = snapshot.storeWriteProblem.map {
             StoreWriteFailuresReport(since: $0.since, failures: $0.failures, lastError: self.secrets.redacting($0.lastError))
         }
-        report.upstream = self.hostReports(now: now)
-        report.connectivity = self.connectivity(now: now)
-        report.answeredOffline = self.answeredOfflineReport()
-        report.keptNoStore = self.keptNoStoreReport()
-        report.add(offlineMisses: self.offlineMisses.snapshot().map(self.shown), capacity: self.offlineMisses.capacity)
-        report.offlineMisses?.browserMisses = self.browserMisses.map {
-            $0.snapshot().map { OfflineMissNote.annotatedBrowsers(self.shown($0)) }
+        report.upstream = self.hostReports(snapshot)
+        report.connectivity = self.proxy.connectivity()
+        report.answeredOffline = self.answeredOfflineReport(snapshot)
+        report.keptNoStore = self.keptNoStoreReport(snapshot)
+        report.add(offlineMisses: snapshot.offlineMisses.map(self.shown), capacity: self.settings.offlineMissCapacity)
+        report.offlineMisses?.browserMisses = snapshot.browserMisses.map {
+            $0.map { OfflineMissNote.annotatedBrowsers(self.shown($0)) }
         }
-        report.recentRequests = self.statistics.recentRequests()
-        report.pageJobs = self.pageJobs.map(PageJobsReport.init)
+        report.recentRequests = snapshot.recentRequests
+        report.pageJobs = self.settings.pageJobLimit.map { PageJobsReport($0, use: snapshot.pageJobUse ?? []) }
         report.writeQueue = try await WriteQueueReport.read(
-            from: self.store, after: writesAfter, limits: self.writeReplayer?.limits, replay: self.writeReplayer?.snapshot(), now: now)
+            from: self.store, after: writesAfter, limits: self.settings.writeQueueLimits, replay: snapshot.writeReplay, now: now)
         let page = try await self.store.listEntries(matching: nil, sort: .recent, page: 1, pageSize: Self.pageSize)
         report.entries = EntryListReport(query: nil, sort: .recent, page: self.shown(page))
         return report
@@ -172,7 +144,7 @@ public struct DevOfflinePages: OwnPageResponder {
 
     /// The routes **Answer offline** added, as reported (nil without them).
     /// `miss` as the pages show it: its URLs with secrets as their placeholders.
-    func shown(_ miss: OfflineMisses.Miss) -> OfflineMisses.Miss {
+    func shown(_ miss: OfflineMiss) -> OfflineMiss {
         var shown = miss
         shown.url = self.secrets.redacting(miss.url)
         shown.endpoint = miss.endpoint.map(self.secrets.redacting)
@@ -180,23 +152,23 @@ public struct DevOfflinePages: OwnPageResponder {
         return shown
     }
 
-    /// The sites whose `no-store` pages are kept, and those seen sending it, for the report.
-    func keptNoStoreReport() -> KeptNoStoreReport? {
-        guard let registry = self.keptNoStore else { return nil }
-        let sites = registry.current
+    /// The sites whose `no-store` pages are kept, and those seen sending it, for the report (nil
+    /// when the proxy keeps none).
+    func keptNoStoreReport(_ snapshot: ProxySnapshot) -> KeptNoStoreReport? {
+        guard let file = self.settings.keptNoStoreFile, let sites = snapshot.keptNoStore else { return nil }
         return KeptNoStoreReport(
-            file: registry.path, kept: sites.kept, chosenAt: sites.chosenAt,
+            file: file, kept: sites.kept, chosenAt: sites.chosenAt,
             candidates: sites.candidates.map {
                 .init(origin: $0.origin, count: $0.count, latestURL: self.secrets.redacting($0.latestURL), lastSeen: $0.lastSeen)
             }, problem: sites.problem)
     }
 
-    func answeredOfflineReport() -> AnsweredOfflineReport? {
-        guard let routes = self.answeredOffline else { return nil }
-        let answered = routes.current
+    /// The routes **Answer offline** added, as reported (nil without them).
+    func answeredOfflineReport(_ snapshot: ProxySnapshot) -> AnsweredOfflineReport? {
+        guard let file = self.settings.answeredOfflineFile, let entries = snapshot.answeredOffline else { return nil }
         return AnsweredOfflineReport(
-            file: routes.path, entries: answered.entries.map { .init(method: $0.method, url: $0.url, chosenAt: $0.chosenAt) },
-            problem: answered.problem)
+            file: file, entries: entries.map { .init(method: $0.method, url: $0.url, chosenAt: $0.chosenAt) },
+            problem: snapshot.answeredOfflineProblem)
     }
 
     private func overview(query: FormFields, json: Bool, origin: String? = nil) async throws -> Response {
@@ -206,7 +178,7 @@ public struct DevOfflinePages: OwnPageResponder {
         if json {
             var response = try Self.json(report)
             // Readable by the apps the user precached or allowed, so they can show their offline state.
-            if let allowed = StatusCORS(configured: self.statusOrigins).allowOrigin(for: origin) {
+            if let allowed = StatusCORS(configured: self.settings.statusOrigins).allowOrigin(for: origin) {
                 response.headers.add(name: "Access-Control-Allow-Origin", value: allowed)
             }
             response.headers.add(name: "Vary", value: "Origin")
@@ -216,7 +188,7 @@ public struct DevOfflinePages: OwnPageResponder {
         // Retry and drop buttons bring the user back to the page of writes they were on.
         let returnPath = writesAfter.map { "\(Self.root)?writesAfter=\($0)" } ?? Self.root
         let frame = self.frame(title: "Offline readiness", returnPath: returnPath, query: query, now: now)
-        let html = self.templates.render(.overview, views.overview(report, frame: frame, recentCapacity: self.statistics.recentCapacity))
+        let html = self.templates.render(.overview, views.overview(report, frame: frame, recentCapacity: self.settings.recentCapacity))
         return Self.response(200, contentType: "text/html; charset=utf-8", body: html)
     }
 
@@ -260,14 +232,15 @@ public struct DevOfflinePages: OwnPageResponder {
         let pages = try await OfflineReport.pages(from: self.store, subresources: self.subresources)
         let allExtraURLs = try await OfflineReport.extraURLs(from: self.store, pages: pages)
         // Its rows say what the overview's say, fixes included.
+        let snapshot = self.proxy.snapshot(now: self.now())
         let fixes = OfflineMissNote.Fixes(
-            answeredOffline: self.answeredOfflineReport(), extraURLs: allExtraURLs, keptNoStore: self.keptNoStoreReport())
+            answeredOffline: self.answeredOfflineReport(snapshot), extraURLs: allExtraURLs, keptNoStore: self.keptNoStoreReport(snapshot))
         game.add(
-            offlineMisses: self.offlineMisses.snapshot().filter { attribution.game(of: $0)?.slug == slug }
+            offlineMisses: snapshot.offlineMisses.filter { attribution.game(of: $0)?.slug == slug }
                 .map { OfflineMissNote.annotated(self.shown($0), fixes: fixes, now: self.now()) })
         try await OfflineReport.checkPage(of: &game, record: record, in: self.store, subresources: self.subresources)
         let extraURLs = allExtraURLs.filter { $0.game == slug }
-        return GameDetailReport(game: game, files: files, extraURLs: extraURLs, job: jobID.flatMap { self.jobs.status($0) })
+        return GameDetailReport(game: game, files: files, extraURLs: extraURLs, job: jobID.flatMap { self.proxy.precacheJob($0) })
     }
 
     private func game(slug: String, query: FormFields, json: Bool) async throws -> Response {
@@ -307,32 +280,22 @@ public struct DevOfflinePages: OwnPageResponder {
         return shown
     }
 
-    func hostReports(now: Date) -> [HostReport] {
-        self.health.reported()
-            .map { origin, health in
-                var report = HostReport(origin: origin, health: health, now: now)
+    /// The hosts `snapshot` reports, their errors as these pages show them, failing ones first.
+    func hostReports(_ snapshot: ProxySnapshot) -> [HostReport] {
+        snapshot.hosts
+            .map { host in
+                var report = host
                 report.lastError = report.lastError.map(self.secrets.redacting)
-                report.browser = !self.isApp(origin: origin)
                 return report
             }
             .sorted { ($0.state == "ok" ? 1 : 0, $0.origin) < ($1.state == "ok" ? 1 : 0, $1.origin) }
-    }
-
-    /// Whether an app's request went to `origin` (every origin is, without ``appOrigins``).
-    func isApp(origin: String) -> Bool {
-        self.appOrigins?.isApp(origin: origin) ?? true
-    }
-
-    /// What the header badge says.
-    func connectivity(now: Date) -> Connectivity {
-        Connectivity(offline: self.offline.isOffline, health: self.health.snapshot(), isApp: self.isApp(origin:))
     }
 
     func frame(title: String, returnPath: String, query: FormFields, now: Date) -> DevOfflineViews.Frame {
         // Only a message Larder wrote: a link from elsewhere cannot put its own text here.
         let flash = query["flash"].flatMap { FlashSignature.isValid(query[FlashSignature.parameter], for: $0) ? $0 : nil }
         return DevOfflineViews.Frame(
-            title: title, connectivity: self.connectivity(now: now), returnPath: returnPath, flash: flash)
+            title: title, connectivity: self.proxy.connectivity(), returnPath: returnPath, flash: flash)
     }
 
     /// A page with a heading and paragraphs (errors, refusals).
@@ -370,37 +333,21 @@ public struct DevOfflinePages: OwnPageResponder {
 }
 
 extension DevOfflinePages {
-    /// The pages of the server `context` describes, with `/metrics` emitting `metrics` (the
-    /// registry the server counts into), naming `upstreamClient` as the client fetching from origins.
+    /// The pages of the proxy `proxy` shows, over its `store`, with `/metrics` emitting `metrics`
+    /// (the registry the proxy counts into), naming `upstreamClient` as the client fetching from
+    /// origins.
     ///
     /// - Throws: only if a template is malformed (a bug the tests catch).
-    public init(context: OwnPageContext, metrics: MetricsExposition, upstreamClient: String? = nil) throws {
+    public init(proxy: any ProxyIntrospection, store: Store, metrics: MetricsExposition, upstreamClient: String? = nil) throws {
+        let settings = proxy.settings
         self.init(
-            store: context.store,
-            statistics: context.statistics,
-            health: context.health,
-            offline: context.offline,
-            jobs: context.precacheJobs,
+            proxy: proxy,
+            settings: settings,
+            store: store,
             metrics: metrics,
-            storeFailures: context.storeFailures,
-            offlineMisses: context.offlineMisses,
-            maxSize: context.configuration.maxSize,
-            queryFilter: context.configuration.queryFilter,
-            originCheck: SameOriginCheck(ownOrigins: context.ownOrigins),
-            statusOrigins: context.configuration.statusOrigins,
-            declaredRequests: context.declaredRequests,
-            writeReplayer: context.writeReplayer,
             templates: try DevOfflineTemplates(),
-            secrets: context.secrets,
-            appOrigins: context.appOrigins,
-            browserMisses: context.browserMisses,
-            answeredOffline: context.configuration.answeredOffline,
-            keptNoStore: context.configuration.keptNoStore,
-            subresources: PageSubresourceCheck(queryFilter: context.configuration.queryFilter),
-            lanReach: context.configuration.lanReach,
-            pageJobs: context.pageJobs,
-            upstreamClient: upstreamClient,
-            now: context.configuration.now
+            subresources: PageSubresourceCheck(queryFilter: settings.queryFilter),
+            upstreamClient: upstreamClient
         )
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import LarderHTTP
-import LarderProxy
+import LarderIntrospection
 import LarderStore
 
 /// Turns reports into the values the templates render: every number and time already formatted
@@ -237,7 +237,7 @@ struct DevOfflineViews {
     }
 
     /// One offline miss, with what the add-to-precache form needs (`game` is empty without one).
-    func missRow(_ miss: OfflineMisses.Miss, game: String?) -> [String: Any] {
+    func missRow(_ miss: OfflineMiss, game: String?) -> [String: Any] {
         var row = self.times("lastSeen", miss.lastSeen)
         row["url"] = miss.url
         row["game"] = game ?? ""
@@ -261,7 +261,7 @@ struct DevOfflineViews {
     }
 
     /// One offline miss of the browser's own requests.
-    func browserMissRow(_ miss: OfflineMisses.Miss) -> [String: Any] {
+    func browserMissRow(_ miss: OfflineMiss) -> [String: Any] {
         var row = self.times("lastSeen", miss.lastSeen)
         row["url"] = miss.url
         row["method"] = miss.method
@@ -331,7 +331,7 @@ struct DevOfflineViews {
         return row
     }
 
-    func recentRow(_ request: ProxyStatistics.RecentRequest) -> [String: Any] {
+    func recentRow(_ request: RecentRequest) -> [String: Any] {
         var row = self.times("time", request.time)
         row["method"] = request.method
         row["url"] = request.url
@@ -420,7 +420,7 @@ struct DevOfflineViews {
                 [
                     "jobID": job.id,
                     "jobState": state,
-                    "jobHref": "\(PrecacheAPI.path)/\(job.id)",
+                    "jobHref": "\(PrecacheJobStatus.apiPath)/\(job.id)",
                 ] as [String: Any]
         } else {
             values["job"] = false

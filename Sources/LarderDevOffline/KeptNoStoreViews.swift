@@ -1,6 +1,6 @@
 import Foundation
 import LarderHTTP
-import LarderProxy
+import LarderIntrospection
 import LarderStore
 
 extension DevOfflineViews {
@@ -54,28 +54,31 @@ extension DevOfflineActions {
     /// offline use from its next online visit (``KeptNoStore``), or stops and removes the copies
     /// kept so far (``Store/removeRuntimeEntries(withPrefix:where:)``).
     func keepNoStore(_ name: String, _ fields: FormFields, back: String) async throws -> DevOfflinePages.Response {
-        guard let sites = self.pages.keptNoStore, let origin = HTTPURL.canonicalOrigin(fields["origin"] ?? "") else {
+        guard let file = self.pages.settings.keptNoStoreFile, let origin = HTTPURL.canonicalOrigin(fields["origin"] ?? "") else {
             return Self.redirect(back, flash: "Only an http(s) origin's pages can be kept.")
         }
+        let changed: Bool
         do {
-            if name == "keep-no-store" {
-                let added = try sites.keep(origin: origin, at: self.pages.now())
-                return Self.redirect(
-                    back,
-                    flash: added
-                        ? "\(origin)'s no-store pages will be kept for offline use, for you alone, from your next online visit (\(sites.path))."
-                        : "\(origin)'s no-store pages are already kept.")
-            }
-            let stopped = try sites.stopKeeping(origin: origin)
-            let removed = try await Self.removeKeptCopies(of: origin, from: self.pages.store)
-            return Self.redirect(
-                back,
-                flash: stopped
-                    ? "\(origin)'s no-store pages are no longer kept; removed \(HumanFormat.count(removed)) kept \(removed == 1 ? "copy" : "copies")."
-                    : "\(origin)'s no-store pages were not kept.")
-        } catch let error as KeptNoStoreRegistry.ChangeError {
+            changed =
+                name == "keep-no-store"
+                ? try self.pages.proxy.keepNoStore(origin: origin, at: self.pages.now())
+                : try self.pages.proxy.stopKeepingNoStore(origin: origin)
+        } catch {
             return Self.redirect(back, flash: "Not changed: \(error)")
         }
+        if name == "keep-no-store" {
+            return Self.redirect(
+                back,
+                flash: changed
+                    ? "\(origin)'s no-store pages will be kept for offline use, for you alone, from your next online visit (\(file))."
+                    : "\(origin)'s no-store pages are already kept.")
+        }
+        let removed = try await Self.removeKeptCopies(of: origin, from: self.pages.store)
+        return Self.redirect(
+            back,
+            flash: changed
+                ? "\(origin)'s no-store pages are no longer kept; removed \(HumanFormat.count(removed)) kept \(removed == 1 ? "copy" : "copies")."
+                : "\(origin)'s no-store pages were not kept.")
     }
 
     /// Removes the copies of `origin`'s pages kept against their `no-store`

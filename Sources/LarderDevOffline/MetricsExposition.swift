@@ -1,6 +1,6 @@
 import CoreMetrics
 import Foundation
-import LarderProxy
+import LarderIntrospection
 import LarderStore
 import Prometheus
 import Synchronization
@@ -17,21 +17,21 @@ import Synchronization
 ///
 /// Values that the proxy already keeps (answers by outcome, store totals, game readiness, upstream
 /// health) are brought up to date when `/metrics` is scraped; the per-origin gauges cover the
-/// origins /dev/offline lists, at most ``UpstreamHealthRegistry/reportLimit``.
+/// origins /dev/offline lists (``ProxySnapshot/hosts``).
 public final class MetricsExposition: Sendable {
     /// The registry `/metrics` emits.
     let registry: PrometheusCollectorRegistry
     private let prometheus: PrometheusMetricsFactory
     /// What `larder_requests_total` was last brought up to, per outcome.
-    private let reportedOutcomes = Mutex<[ProxyStatistics.Outcome: Int]>([:])
-    /// The origins the per-origin gauges were last recorded for (``UpstreamHealthRegistry/reported()``).
+    private let reportedOutcomes = Mutex<[RequestOutcome: Int]>([:])
+    /// The origins the per-origin gauges were last recorded for (``ProxySnapshot/hosts``).
     private let labelledOrigins = Mutex<Set<String>>([])
 
     /// Creates the metrics with a registry of their own.
     public init() {
         self.registry = PrometheusCollectorRegistry()
         self.prometheus = PrometheusMetricsFactory(registry: self.registry)
-        for outcome in ProxyStatistics.Outcome.allCases {
+        for outcome in RequestOutcome.allCases {
             // Registered up front so every outcome shows, at 0, from the first scrape.
             _ = self.requestCounter(outcome)
         }
@@ -42,14 +42,13 @@ public final class MetricsExposition: Sendable {
         self.prometheus
     }
 
-    /// Brings the scrape-time values up to date at `now` and returns the Prometheus text exposition.
-    func exposition(
-        store: Store, statistics: ProxyStatistics, health: UpstreamHealthRegistry, offline: OfflineSwitch, maxSize: Int64?, now: Date
-    ) async throws -> String {
-        let counts = statistics.counts()
-        let increments = self.reportedOutcomes.withLock { reported -> [(ProxyStatistics.Outcome, Int)] in
-            var increments: [(ProxyStatistics.Outcome, Int)] = []
-            for outcome in ProxyStatistics.Outcome.allCases {
+    /// Brings the scrape-time values up to date with `store` and the proxy's `snapshot` (offline
+    /// mode: `offline`), and returns the Prometheus text exposition.
+    func exposition(store: Store, snapshot: ProxySnapshot, offline: Bool, maxSize: Int64?) async throws -> String {
+        let counts = snapshot.answers
+        let increments = self.reportedOutcomes.withLock { reported -> [(RequestOutcome, Int)] in
+            var increments: [(RequestOutcome, Int)] = []
+            for outcome in RequestOutcome.allCases {
                 let delta = (counts[outcome] ?? 0) - (reported[outcome] ?? 0)
                 if delta > 0 {
                     increments.append((outcome, delta))
@@ -83,14 +82,14 @@ public final class MetricsExposition: Sendable {
             self.gauge("larder_write_queue", ("state", state.rawValue)).record(writes[state] ?? 0)
         }
 
-        CoreMetrics.Gauge(label: "larder_offline_mode", factory: self.prometheus).record(offline.isOffline ? 1 : 0)
-        let reported = health.reported()
+        CoreMetrics.Gauge(label: "larder_offline_mode", factory: self.prometheus).record(offline ? 1 : 0)
+        let reported = snapshot.hosts
         // Under the lock, so two scrapes at once agree on which series are left: an origin no
         // longer reported loses its series, and the labels stay as bounded as the report.
         self.labelledOrigins.withLock { labelled in
-            for (origin, state) in reported {
-                self.gauge("larder_upstream_backing_off", ("origin", origin)).record(state.shouldAttempt(now: now) ? 0 : 1)
-                self.gauge("larder_upstream_consecutive_failures", ("origin", origin)).record(state.consecutiveFailures)
+            for host in reported {
+                self.gauge("larder_upstream_backing_off", ("origin", host.origin)).record(host.state == "backing-off" ? 1 : 0)
+                self.gauge("larder_upstream_consecutive_failures", ("origin", host.origin)).record(host.consecutiveFailures)
             }
             let current = Set(reported.map(\.origin))
             for origin in labelled.subtracting(current) {
@@ -102,7 +101,7 @@ public final class MetricsExposition: Sendable {
         return self.registry.emitToString()
     }
 
-    private func requestCounter(_ outcome: ProxyStatistics.Outcome) -> CoreMetrics.Counter {
+    private func requestCounter(_ outcome: RequestOutcome) -> CoreMetrics.Counter {
         CoreMetrics.Counter(label: "larder_requests_total", dimensions: [("outcome", outcome.rawValue)], factory: self.prometheus)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import LarderHTTP
-import LarderProxy
+import LarderIntrospection
 
 /// What happened to an endpoint the cache could not answer, in a user's words: why the site
 /// could not answer, why nothing stored could, what the user did about it and whether it has
@@ -37,7 +37,7 @@ struct OfflineMissNote {
         init() {}
 
         /// The fix applied to `miss`, if any, and whether it missed after it.
-        func fix(of miss: OfflineMisses.Miss) -> OfflineMissFix? {
+        func fix(of miss: OfflineMiss) -> OfflineMissFix? {
             guard let url = try? HTTPURL(parsing: miss.url) else { return nil }
             var withoutQuery = url
             withoutQuery.query = nil
@@ -57,7 +57,7 @@ struct OfflineMissNote {
     }
 
     /// `miss` with its fix (from `fixes`) and its note, written at `now`.
-    static func annotated(_ miss: OfflineMisses.Miss, fixes: Fixes, now: Date) -> OfflineMisses.Miss {
+    static func annotated(_ miss: OfflineMiss, fixes: Fixes, now: Date) -> OfflineMiss {
         var miss = miss
         // A report read back (`larder status` from a running server) keeps the fix it was given.
         miss.fix = fixes.fix(of: miss) ?? miss.fix
@@ -73,7 +73,7 @@ struct OfflineMissNote {
     }
 
     /// `miss`, a request the browser made on its own, with its note at `now`.
-    static func annotatedBrowsers(_ miss: OfflineMisses.Miss) -> OfflineMisses.Miss {
+    static func annotatedBrowsers(_ miss: OfflineMiss) -> OfflineMiss {
         var miss = miss
         miss.note =
             self.what(miss.reason)
@@ -82,7 +82,7 @@ struct OfflineMissNote {
     }
 
     /// The short label of why the site could not answer, for the row's pill.
-    static func label(_ reason: OfflineMisses.Reason) -> String {
+    static func label(_ reason: OfflineMissReason) -> String {
         switch reason {
         case .offline: "offline mode"
         case .upstreamUnreachable: "site unreachable"
@@ -92,7 +92,7 @@ struct OfflineMissNote {
     }
 
     /// Why the site could not answer, as a sentence.
-    static func what(_ reason: OfflineMisses.Reason) -> String {
+    static func what(_ reason: OfflineMissReason) -> String {
         switch reason {
         case .offline: "Offline mode is on: Larder does not use the network."
         case .upstreamUnreachable: "The site could not be reached."
@@ -105,8 +105,8 @@ struct OfflineMissNote {
     /// to keep its pages: nothing of it was stored.
     static let notStoredNoStore = "not-stored-no-store"
 
-    /// The whole note of `miss` (with its ``OfflineMisses/Miss/fix`` set) at `now`.
-    static func text(_ miss: OfflineMisses.Miss, now: Date) -> String {
+    /// The whole note of `miss` (with its ``OfflineMiss/fix`` set) at `now`.
+    static func text(_ miss: OfflineMiss, now: Date) -> String {
         let causes = Set(miss.causes ?? [])
         var sentences = [self.what(miss.reason)]
         if miss.upgrade != nil || causes.contains("websocket") {
@@ -149,7 +149,7 @@ struct OfflineMissNote {
     }
 
     /// What the user did, when, and whether it has worked since.
-    static func fixed(_ fix: OfflineMissFix, miss: OfflineMisses.Miss, now: Date) -> String {
+    static func fixed(_ fix: OfflineMissFix, miss: OfflineMiss, now: Date) -> String {
         let when = fix.at.map { " \(HumanFormat.relative($0, now: now)) (\(HumanFormat.exact($0)))" } ?? ""
         let latest = "\(HumanFormat.relative(miss.lastSeen, now: now)) (\(HumanFormat.exact(miss.lastSeen)))"
         switch fix.kind {

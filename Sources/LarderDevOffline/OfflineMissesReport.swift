@@ -1,6 +1,6 @@
 import Foundation
 import LarderHTTP
-import LarderProxy
+import LarderIntrospection
 
 /// The offline misses as /dev/offline shows them: grouped per origin and, where the path or the
 /// `Referer` says so, per game; groups and the misses in each newest first.
@@ -11,12 +11,12 @@ public struct OfflineMissesReport: Sendable, Codable, Hashable {
     public var capacity: Int
     /// The groups, the one with the latest miss first.
     public var groups: [OfflineMissGroup]
-    /// The offline misses of the browser's own requests (``AppOrigins``), newest first, kept apart
+    /// The offline misses of the browser's own requests (the proxy's app origins), newest first, kept apart
     /// so that they neither fill nor push out the app's; nil from a proxy that did not tell them apart.
-    public var browserMisses: [OfflineMisses.Miss]?
+    public var browserMisses: [OfflineMiss]?
 
     /// Groups `misses` (newest first) by origin and by the game of `games` each belongs to.
-    public init(misses: [OfflineMisses.Miss], capacity: Int, games: [GameReport]) {
+    public init(misses: [OfflineMiss], capacity: Int, games: [GameReport]) {
         let attribution = OfflineMissAttribution(games: games)
         var groups: [OfflineMissGroup] = []
         var positions: [String: Int] = [:]
@@ -45,7 +45,7 @@ public struct OfflineMissGroup: Sendable, Codable, Hashable {
     /// That game's name.
     public var gameName: String?
     /// The misses, newest first.
-    public var misses: [OfflineMisses.Miss]
+    public var misses: [OfflineMiss]
 }
 
 /// Which game an offline miss belongs to: a game whose root the URL is under (its root, or a path
@@ -62,7 +62,7 @@ struct OfflineMissAttribution {
     }
 
     /// The game `miss` belongs to, or nil.
-    func game(of miss: OfflineMisses.Miss) -> GameReport? {
+    func game(of miss: OfflineMiss) -> GameReport? {
         let urls = [miss.url, miss.referer].compactMap { $0.flatMap { try? HTTPURL(parsing: $0) } }
         return self.roots.first { candidate in urls.contains { Self.isUnder(candidate.root, $0) } }?.game
     }
@@ -80,12 +80,12 @@ extension OfflineReport {
     /// its last precache, which keep it from being reported as working offline.
     /// Each miss gets its note, and the fix the user applied to it (from ``answeredOffline``,
     /// ``extraURLs`` and ``keptNoStore``, so set them first).
-    public mutating func add(offlineMisses misses: [OfflineMisses.Miss], capacity: Int) {
+    public mutating func add(offlineMisses misses: [OfflineMiss], capacity: Int) {
         let fixes = OfflineMissNote.Fixes(answeredOffline: self.answeredOffline, extraURLs: self.extraURLs, keptNoStore: self.keptNoStore)
         let misses = misses.map { OfflineMissNote.annotated($0, fixes: fixes, now: self.generatedAt) }
         let report = OfflineMissesReport(misses: misses, capacity: capacity, games: self.games)
         self.offlineMisses = report
-        var byGame: [String: [OfflineMisses.Miss]] = [:]
+        var byGame: [String: [OfflineMiss]] = [:]
         for group in report.groups {
             if let slug = group.game { byGame[slug, default: []] += group.misses }
         }
@@ -101,7 +101,7 @@ extension GameReport {
     /// could not take) or a WebSocket is not something precache could fix, so it does not count;
     /// nor does the browser's own request for `/favicon.ico` (made from the game's page when the
     /// page names no icon), which is listed but breaks nothing.
-    mutating func add(offlineMisses misses: [OfflineMisses.Miss]) {
+    mutating func add(offlineMisses misses: [OfflineMiss]) {
         // A health check's miss is the honest answer Larder chose to give (docs/SERVING.md, "Health checks").
         let since = misses.filter {
             $0.lastSeen > self.lastPrecache && ["GET", "HEAD"].contains($0.method) && $0.upgrade == nil

@@ -1,6 +1,6 @@
 import Foundation
 import LarderHTTP
-import LarderProxy
+import LarderIntrospection
 import LarderStore
 
 /// What /dev/offline shows: `/dev/offline.json` answers it, the HTML page renders it, and
@@ -21,9 +21,9 @@ public struct OfflineReport: Sendable, Codable {
     /// The HTTP client the proxy fetches from origins with, e.g. `curl (libcurl)` or
     /// `nio (AsyncHTTPClient)` (`larder serve --upstream`); nil without a proxy.
     public var upstreamClient: String?
-    /// Health of the upstream hosts the proxy has talked to, at most
-    /// ``UpstreamHealthRegistry/reportLimit`` (``UpstreamHealthRegistry/reported()``: failing
-    /// first, then the most recently used); nil without a proxy.
+    /// Health of the upstream hosts the proxy has talked to, as many as it reports
+    /// (``ProxySnapshot/hosts``: at most 100, failing first, then the most recently used); nil
+    /// without a proxy.
     public var upstream: [HostReport]?
     /// What the header badge says: offline mode, the app's origins that cannot be reached, or
     /// online; nil without a proxy.
@@ -49,7 +49,7 @@ public struct OfflineReport: Sendable, Codable {
     /// Requests the cache could not answer while the origin could not; nil without a proxy.
     public var offlineMisses: OfflineMissesReport?
     /// The most recent answers, newest first; nil without a proxy.
-    public var recentRequests: [ProxyStatistics.RecentRequest]?
+    public var recentRequests: [RecentRequest]?
     /// The first page of entries, most recently stored first; nil in `larder status`.
     public var entries: EntryListReport?
     /// Responses the proxy could not store (a full disk, say) since it last stored one; nil when
@@ -73,7 +73,7 @@ public struct OfflineReport: Sendable, Codable {
         extraURLs: [ExtraURLReport] = [],
         declaredRequests: [DeclaredRequestReport]? = nil,
         writeQueue: WriteQueueReport? = nil,
-        recentRequests: [ProxyStatistics.RecentRequest]? = nil,
+        recentRequests: [RecentRequest]? = nil,
         entries: EntryListReport? = nil
     ) {
         self.generatedAt = generatedAt
@@ -262,7 +262,7 @@ public struct RequestCounts: Sendable, Codable, Hashable {
     public var hitRatio: Double?
 
     /// The counts of `statistics` so far.
-    public init(_ counts: [ProxyStatistics.Outcome: Int]) {
+    public init(_ counts: [RequestOutcome: Int]) {
         self.hits = counts[.hit] ?? 0
         self.offlineMisses = counts[.offlineMiss] ?? 0
         self.misses = (counts[.miss] ?? 0) + self.offlineMisses
@@ -271,43 +271,6 @@ public struct RequestCounts: Sendable, Codable, Hashable {
         self.bypassed = counts[.bypass] ?? 0
         let cacheable = self.hits + self.stale + self.misses
         self.hitRatio = cacheable > 0 ? Double(self.hits + self.stale) / Double(cacheable) : nil
-    }
-}
-
-/// One upstream host's health.
-public struct HostReport: Sendable, Codable, Hashable {
-    /// The origin (`scheme://host[:port]`): back-off is kept per origin.
-    public var origin: String
-    /// The origin's host name.
-    public var host: String
-    /// `ok`, `failing` (connects failed, still trying) or `backing-off` (answering from cache at once).
-    public var state: String
-    /// Connect failures since the last answer.
-    public var consecutiveFailures: Int
-    /// The last failure.
-    public var lastError: String?
-    /// Until when requests skip the network, while backing off.
-    public var backoffUntil: Date?
-    /// When the host last answered.
-    public var lastSuccess: Date?
-    /// Whether only the browser's own requests went to it (``AppOrigins``): shown apart from the
-    /// app's hosts, and never counted as an unreachable origin of the app's.
-    public var browser: Bool?
-
-    /// The report of `health` at `now`.
-    public init(origin: String, health: HostHealth, now: Date) {
-        self.origin = origin
-        self.host = (try? HTTPURL(parsing: origin + "/"))?.host ?? origin
-        self.consecutiveFailures = health.consecutiveFailures
-        self.lastError = health.lastError
-        self.lastSuccess = health.lastSuccess
-        if !health.shouldAttempt(now: now) {
-            self.state = "backing-off"
-            self.backoffUntil = health.backoffUntil
-        } else {
-            self.state = health.consecutiveFailures > 0 ? "failing" : "ok"
-            self.backoffUntil = nil
-        }
     }
 }
 
@@ -346,7 +309,7 @@ public struct GameReport: Sendable, Codable, Hashable {
     public var detail: String
     /// Requests under the game, or from its page, that were offline misses since its last precache,
     /// newest first; nil without a proxy.
-    public var offlineMisses: [OfflineMisses.Miss]?
+    public var offlineMisses: [OfflineMiss]?
     /// Same-origin scripts and styles the game's stored page names that are not stored (a fresh
     /// profile would miss them offline); nil when there are none.
     public var unstoredByPage: [String]?
@@ -580,13 +543,13 @@ public struct PageJobsReport: Sendable, Codable, Hashable {
     /// The origins with jobs in the past hour, by origin.
     public var origins: [OriginUse]
 
-    /// The report of `limit`'s limits and use now.
-    public init(_ limit: PageJobLimit) {
+    /// The report of the limits `limit` and each page origin's `use` of them.
+    public init(_ limit: PagePrecacheLimit, use: [PageJobUse]) {
         self.maximumUnfinished = PagePrecacheLimit.maximumUnfinished
-        self.jobsPerHour = limit.limit.jobsPerHour
-        self.bytesPerHour = limit.limit.bytesPerHour
-        self.allOriginsJobsPerHour = limit.limit.allOriginsJobsPerHour
-        self.allOriginsBytesPerHour = limit.limit.allOriginsBytesPerHour
-        self.origins = limit.use().map { OriginUse(origin: $0.origin, jobs: $0.jobs, bytes: $0.bytes) }
+        self.jobsPerHour = limit.jobsPerHour
+        self.bytesPerHour = limit.bytesPerHour
+        self.allOriginsJobsPerHour = limit.allOriginsJobsPerHour
+        self.allOriginsBytesPerHour = limit.allOriginsBytesPerHour
+        self.origins = use.map { OriginUse(origin: $0.origin, jobs: $0.jobs, bytes: $0.bytes) }
     }
 }

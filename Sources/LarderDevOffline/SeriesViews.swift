@@ -70,10 +70,7 @@ extension DevOfflineActions {
         guard let record = try await self.pages.store.series().first(where: { $0.location == location }) else {
             return Self.redirect(back, flash: "No series \(location) is recorded.")
         }
-        switch try await self.pages.jobs.submit(
-            lines: [record.line], source: "/dev/offline", requestedBy: origin, store: self.pages.store, reach: reach,
-            allowed: { _ in true })
-        {
+        switch try await self.pages.proxy.submitPrecache(lines: [record.line], source: "/dev/offline", requestedBy: origin, reach: reach) {
         case .nothingToPrecache(let problems):
             return Self.redirect(back, flash: "Cannot precache \(location): \(problems.joined(separator: "; "))")
         case .refused(let url):

@@ -1,6 +1,6 @@
 import Foundation
 import LarderHTTP
-import LarderProxy
+import LarderIntrospection
 import LarderStore
 
 /// The offline write queue as /dev/offline, its JSON and `larder status` show it: its counts and

@@ -1,4 +1,5 @@
 import LarderHTTP
+import LarderIntrospection
 import LarderPrecache
 import LarderProxy
 import LarderStore

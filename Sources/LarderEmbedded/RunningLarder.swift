@@ -99,8 +99,11 @@ final class RunningLarder: Sendable {
             },
             interception: interception,
             metrics: metrics.factory,
-            pages: { context in
-                try DevOfflinePages(context: context, metrics: metrics, upstreamClient: client.kind?.description ?? "the app's own")
+            // The proxy and its pages know nothing of each other: the pages read the server through
+            // the introspection it hands them.
+            pages: { proxy in
+                try DevOfflinePages(
+                    proxy: proxy, store: store, metrics: metrics, upstreamClient: client.kind?.description ?? "the app's own")
             },
             group: eventLoops,
             logger: logger,

@@ -1,6 +1,7 @@
 import CoreMetrics
 import LarderDeclaredRequests
 import LarderHTTP
+import LarderIntrospection
 import LarderStore
 import LarderUpstream
 import Logging
@@ -33,7 +34,7 @@ public final class ProxyServer: Service, Sendable {
     private let interception: Interception?
     private let connector: HealthRecordingConnector
     private let store: Store
-    private let pages: (@Sendable (OwnPageContext) throws -> any OwnPageResponder)?
+    private let pages: (@Sendable (any ProxyIntrospection) throws -> any OwnPageResponder)?
 
     /// The switch for offline mode, shared with whatever controls it.
     public let offline: OfflineSwitch
@@ -91,8 +92,9 @@ public final class ProxyServer: Service, Sendable {
     /// jobs fetch through (`precacheUpstream` when there is one, else the proxy's own) and how busy
     /// the clients are, for the jobs to yield to them. `metrics` makes the counters of upstream
     /// failures and write replays (``ProxyMetrics``; by default nothing is counted). `pages` makes,
-    /// once the server listens, the pages another module serves at its address (LarderDevOffline's
-    /// /dev/offline and /metrics: `DevOfflinePages`); without it those paths are not found.
+    /// once the server listens, from what it shows of itself (``ServerIntrospection``), the pages
+    /// another module serves at its address (LarderDevOffline's /dev/offline and /metrics:
+    /// `DevOfflinePages`); without it those paths are not found.
     public init(
         configuration: ProxyConfiguration,
         store: Store,
@@ -103,7 +105,7 @@ public final class ProxyServer: Service, Sendable {
         precacheJobs: (any Upstream, ClientActivity) -> any PrecacheJobQueue,
         interception: Interception? = nil,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance,
-        pages: (@Sendable (OwnPageContext) throws -> any OwnPageResponder)? = nil,
+        pages: (@Sendable (any ProxyIntrospection) throws -> any OwnPageResponder)? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "larder.proxy"),
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
@@ -273,7 +275,7 @@ public final class ProxyServer: Service, Sendable {
         let pageJobs = PageJobLimit(
             limit: PagePrecacheLimit(budget: self.proxy.configuration.maxSize), jobs: self.precacheJobs,
             now: self.proxy.configuration.now)
-        let context = OwnPageContext(
+        let introspection = ServerIntrospection(
             configuration: self.proxy.configuration,
             store: self.store,
             statistics: self.statistics,
@@ -295,7 +297,7 @@ public final class ProxyServer: Service, Sendable {
             precache: PrecacheAPI(
                 jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins, lanReach: self.proxy.configuration.lanReach,
                 pageJobs: pageJobs),
-            responder: try self.pages?(context),
+            responder: try self.pages?(introspection),
             caCertificatePEM: try self.interception?.certificates.authority.pem()
         )
         try await withGracefulShutdownHandler {

@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderIntrospection
 import LarderStore
 import Logging
 
@@ -33,27 +34,24 @@ final class DevOfflineFixture: Sendable {
         self.store = try Store(directory: self.directory)
         _ = ProxyMetrics(factory: self.metrics.factory)
         self.answeredOffline = AnsweredOfflineRoutes(directory: self.directory, logger: Logger(label: "test"))
-        var pages = DevOfflinePages(
+        var configuration = ProxyConfiguration()
+        configuration.maxSize = maxSize
+        configuration.statusOrigins = statusOrigins
+        configuration.now = now
+        configuration.answeredOffline = self.answeredOffline
+        let proxy = ServerIntrospection(
+            configuration: configuration,
             store: self.store,
             statistics: self.statistics,
             health: self.health,
             offline: self.offline,
-            jobs: self.jobs,
-            metrics: self.metrics,
+            precacheJobs: self.jobs,
             storeFailures: self.storeFailures,
             offlineMisses: self.offlineMisses,
-            maxSize: maxSize,
-            queryFilter: .default,
-            originCheck: SameOriginCheck(ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"]),
-            statusOrigins: statusOrigins,
-            declaredRequests: nil,
-            writeReplayer: nil,
-            templates: try DevOfflineTemplates(),
-            now: now
+            browserMisses: self.browserMisses,
+            ownOrigins: ["http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"]
         )
-        pages.browserMisses = self.browserMisses
-        pages.answeredOffline = self.answeredOffline
-        self.pages = pages
+        self.pages = try DevOfflinePages(proxy: proxy, store: self.store, metrics: self.metrics)
     }
 
     deinit {

@@ -1,4 +1,5 @@
 import LarderHTTP
+import LarderIntrospection
 import LarderProxy
 import LarderStore
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import LarderIntrospection
 import Testing
 
 @testable import LarderProxy

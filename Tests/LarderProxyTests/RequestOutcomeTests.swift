@@ -1,4 +1,5 @@
 import LarderHTTP
+import LarderIntrospection
 import Testing
 
 @testable import LarderProxy

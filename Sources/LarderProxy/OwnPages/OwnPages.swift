@@ -1,4 +1,5 @@
 import LarderHTTP
+import LarderIntrospection
 import NIOCore
 import NIOHTTP1
 

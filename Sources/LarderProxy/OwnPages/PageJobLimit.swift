@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderIntrospection
 import Synchronization
 
 /// The precache jobs web pages asked for through the precache API, per page origin, held to
@@ -27,14 +28,7 @@ public final class PageJobLimit: Sendable {
     }
 
     /// One origin's use of the limits at one moment, for /dev/offline.
-    public struct Use: Sendable, Hashable {
-        /// The page origin.
-        public var origin: String
-        /// Jobs asked for in the past hour.
-        public var jobs: Int
-        /// Bytes those jobs downloaded.
-        public var bytes: Int64
-    }
+    public typealias Use = PageJobUse
 
     /// Each origin's jobs and bytes of the past hour, by origin (those with any).
     public func use() -> [Use] {

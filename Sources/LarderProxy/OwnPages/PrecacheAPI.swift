@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderIntrospection
 import LarderStore
 import NIOCore
 import NIOHTTP1
@@ -19,7 +20,7 @@ import NIOHTTP1
 /// CORS headers for that origin.
 public struct PrecacheAPI: Sendable {
     /// Where the API answers: `POST` queues a job, `GET path/ID` tells its state.
-    public static let path = "/dev/offline/precache"
+    public static let path = PrecacheJobStatus.apiPath
     /// The largest request body accepted.
     static let maximumBodySize = 1 << 20
 

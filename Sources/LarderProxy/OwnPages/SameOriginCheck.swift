@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderIntrospection
 
 /// Decides whether a control POSTed to /dev/offline comes from Larder's own pages (cross-site
 /// request forgery protection: a page on another site must not purge the cache or flip offline mode

@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderIntrospection
 import Logging
 import Synchronization
 
@@ -8,14 +9,7 @@ import Synchronization
 /// again. While they last, answers do not claim `stored` in `Cache-Status`.
 public final class StoreWriteFailures: Sendable {
     /// The failures since the last success, as /dev/offline shows them.
-    public struct Problem: Sendable, Codable, Hashable {
-        /// The first failure since the last success.
-        public var since: Date
-        /// How many responses were not stored since then.
-        public var failures: Int
-        /// The latest error.
-        public var lastError: String
-    }
+    public typealias Problem = StoreWriteProblem
 
     private struct State {
         var problem: Problem?

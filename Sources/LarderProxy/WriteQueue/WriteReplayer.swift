@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderIntrospection
 import LarderStore
 import LarderUpstream
 import Logging

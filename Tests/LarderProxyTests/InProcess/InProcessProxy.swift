@@ -1,5 +1,6 @@
 import Foundation
 import LarderHTTP
+import LarderIntrospection
 import LarderStore
 import LarderUpstream
 import Logging
@@ -23,7 +24,7 @@ struct InProcessProxy: Sendable {
         upstream: ScriptedUpstream,
         store: Store? = nil,
         configure: (inout ProxyConfiguration) -> Void = { _ in },
-        pages: (@Sendable (OwnPageContext) throws -> any OwnPageResponder)? = nil,
+        pages: (@Sendable (any ProxyIntrospection) throws -> any OwnPageResponder)? = nil,
         _ body: (InProcessProxy) async throws -> T
     ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inprocess-\(UUID().uuidString)").path

@@ -1,7 +1,7 @@
 import LarderHTTP
 
 /// Pages another module serves at the proxy's own address (LarderDevOffline: /dev/offline, its
-/// JSON twins and controls, and /metrics). ``OwnPages`` hands over every request whose path
+/// JSON twins and controls, and /metrics). The proxy's `OwnPages` hands over every request whose path
 /// ``handles(path:)`` claims, as plain values, and writes back the response it returns; the
 /// server makes the responder once it listens (`ProxyServer`'s `pages`).
 public protocol OwnPageResponder: Sendable {

@@ -1,10 +1,9 @@
 import LarderHTTP
-import LarderStore
 
 extension CachedEntry {
     /// Whether the stored response is a page or data rather than a static asset: an HTML document
     /// (`text/html`, XHTML) or JSON (``JSONMediaType``), whatever its URL.
-    var isPageOrData: Bool {
+    public var isPageOrData: Bool {
         guard let type = self.header("content-type") else { return false }
         return self.isHTML || JSONMediaType.names(type)
     }

@@ -19,14 +19,15 @@ public struct Connectivity: Sendable, Codable, Hashable {
     /// browser's own hosts are not among them.
     public var unreachableOrigins: [String]
 
-    /// The state from offline mode and each origin's `health`; `isApp` says which origins the app's
-    /// requests went to (``AppOrigins``).
-    public init(offline: Bool, health: [String: HostHealth], isApp: (String) -> Bool) {
-        self.unreachableOrigins = health.filter { $0.value.consecutiveFailures > 0 && isApp($0.key) }.keys.sorted()
+    /// The state from offline mode and the app's origins that could not be reached
+    /// (`unreachableOrigins`, sorted): the proxy tells them from its upstream health
+    /// (Sources/LarderProxy/Health/HostHealth+Reports.swift).
+    public init(offline: Bool, unreachableOrigins: [String]) {
+        self.unreachableOrigins = unreachableOrigins
         if offline {
             self.state = .offline
         } else {
-            self.state = self.unreachableOrigins.isEmpty ? .online : .originsUnreachable
+            self.state = unreachableOrigins.isEmpty ? .online : .originsUnreachable
         }
     }
 }

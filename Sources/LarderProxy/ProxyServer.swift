@@ -24,6 +24,7 @@ import Synchronization
 /// they have one), then the server's own ``services``; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
+    private let registries: ProxyRegistries
     private let proxy: ForwardProxy
     private let group: any EventLoopGroup
     private let logger: Logger
@@ -110,7 +111,11 @@ public final class ProxyServer: Service, Sendable {
         logger: Logger = Logger(label: "larder.proxy"),
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
+        // One configuration for every part of the proxy, with the user's choices kept in the
+        // cache directory; one set of registries, made here and handed to those that use them.
+        let configuration = configuration.keepingUserChoices(in: store.directory, logger: logger)
         self.configuration = configuration
+        self.registries = ProxyRegistries(store: store, configuration: configuration, logger: logger)
         self.store = store
         let metrics = ProxyMetrics(factory: metrics)
         self.pages = pages
@@ -130,6 +135,7 @@ public final class ProxyServer: Service, Sendable {
             health: self.health,
             offline: self.offline,
             configuration: configuration,
+            registries: self.registries,
             usage: self.usage,
             budget: self.budget,
             background: background,
@@ -158,7 +164,7 @@ public final class ProxyServer: Service, Sendable {
             logger: logger
         )
         self.writeReplayer = WriteReplayer(
-            store: store, upstream: recorded, configuration: self.proxy.configuration, offline: self.offline, health: self.health,
+            store: store, upstream: recorded, configuration: self.configuration, offline: self.offline, health: self.health,
             invalidator: self.proxy.invalidator, metrics: metrics, logger: logger)
         self.interception = interception
         self.connector = HealthRecordingConnector(base: connector, health: self.health)
@@ -183,7 +189,7 @@ public final class ProxyServer: Service, Sendable {
     public func run() async throws {
         let preparedHits = PreparedHits()
         let requestLog = RequestLog(
-            statistics: self.statistics, logger: self.logger, now: self.configuration.now, secrets: self.proxy.shownSecrets)
+            statistics: self.statistics, logger: self.logger, now: self.configuration.now, secrets: self.registries.shownSecrets)
         let registry = ConnectionRegistry()
         let limits = self.configuration.clientLimits
         let counts = ConnectionCounts(
@@ -231,18 +237,18 @@ public final class ProxyServer: Service, Sendable {
                     // Plain hits are answered on the event loop.
                     let immediateHits = ImmediateHits(
                         store: self.store,
-                        configuration: self.proxy.configuration,
+                        configuration: self.configuration,
                         offline: self.offline,
                         usage: self.usage,
-                        smallBodies: self.proxy.smallBodies,
-                        freshnessMemo: self.proxy.freshnessMemo,
+                        smallBodies: self.registries.smallBodies,
+                        freshnessMemo: self.registries.freshnessMemo,
                         own: RequestRoute.OwnAuthorities(
                             port: channel.localAddress?.port ?? self.configuration.port,
                             listenHost: self.configuration.host,
                             localAddress: channel.localAddress?.ipAddress
                         ),
                         rules: self.configuration.routeRules,
-                        reach: self.proxy.configuration.lanReach.forClient(onLoopback: channel.remoteAddress.map(CIDR.isLoopback) == true),
+                        reach: self.configuration.lanReach.forClient(onLoopback: channel.remoteAddress.map(CIDR.isLoopback) == true),
                         log: requestLog,
                         prepared: preparedHits
                     )
@@ -273,29 +279,29 @@ public final class ProxyServer: Service, Sendable {
         let authority = address.ipAddress.map { "\(HTTPURL.bracketed(host: $0)):\(port)" } ?? "127.0.0.1:\(port)"
         let ownOrigins = Set(["127.0.0.1", "localhost", "[::1]"].map { "http://\($0):\(port)" } + ["http://\(authority)"])
         let pageJobs = PageJobLimit(
-            limit: PagePrecacheLimit(budget: self.proxy.configuration.maxSize), jobs: self.precacheJobs,
-            now: self.proxy.configuration.now)
+            limit: PagePrecacheLimit(budget: self.configuration.maxSize), jobs: self.precacheJobs,
+            now: self.configuration.now)
         let introspection = ServerIntrospection(
-            configuration: self.proxy.configuration,
+            configuration: self.configuration,
             store: self.store,
             statistics: self.statistics,
             health: self.health,
             offline: self.offline,
             precacheJobs: self.precacheJobs,
             pageJobs: pageJobs,
-            storeFailures: self.proxy.storeFailures,
-            offlineMisses: self.proxy.offlineMisses,
-            browserMisses: self.proxy.browserMisses,
-            appOrigins: self.proxy.appOrigins,
+            storeFailures: self.registries.storeFailures,
+            offlineMisses: self.registries.offlineMisses,
+            browserMisses: self.registries.browserMisses,
+            appOrigins: self.registries.appOrigins,
             declaredRequests: self.declaredRequests,
             writeReplayer: self.writeReplayer,
-            secrets: self.proxy.shownSecrets,
+            secrets: self.registries.shownSecrets,
             ownOrigins: ownOrigins
         )
         let pages = OwnPages(
             proxyAuthority: authority,
             precache: PrecacheAPI(
-                jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins, lanReach: self.proxy.configuration.lanReach,
+                jobs: self.precacheJobs, store: self.store, ownOrigins: ownOrigins, lanReach: self.configuration.lanReach,
                 pageJobs: pageJobs),
             responder: try self.pages?(introspection),
             caCertificatePEM: try self.interception?.certificates.authority.pem()
@@ -309,13 +315,13 @@ public final class ProxyServer: Service, Sendable {
                         let handler = ProxyConnection(
                             channel: connection,
                             forward: self.proxy,
-                            configuration: self.proxy.configuration,
+                            configuration: self.configuration,
                             offline: self.offline,
                             health: self.health,
-                            offlineMissLog: self.proxy.offlineMissLog,
-                            appOrigins: self.proxy.appOrigins,
-                            learnedQueries: self.proxy.learnedQueries,
-                            secrets: self.proxy.shownSecrets,
+                            offlineMissLog: self.registries.offlineMissLog(now: self.configuration.now),
+                            appOrigins: self.registries.appOrigins,
+                            learnedQueries: self.registries.learnedQueries,
+                            secrets: self.registries.shownSecrets,
                             own: RequestRoute.OwnAuthorities(
                                 port: port,
                                 listenHost: self.configuration.host,

@@ -31,6 +31,7 @@ struct ImmediateHitsTests {
             var configuration = ProxyConfiguration()
             if let now { configuration.now = now }
             configure(&configuration)
+            configuration = configuration.keepingUserChoices(in: self.directory, logger: logger)
             let usage = UsageRecorder(store: self.store, logger: logger)
             self.proxy = ForwardProxy(
                 store: self.store,
@@ -38,6 +39,7 @@ struct ImmediateHitsTests {
                 health: UpstreamHealthRegistry(now: configuration.now),
                 offline: self.offline,
                 configuration: configuration,
+                registries: ProxyRegistries(store: self.store, configuration: configuration, logger: logger),
                 usage: usage,
                 budget: StoreBudget(store: self.store, budget: nil, usage: usage, logger: logger),
                 background: BackgroundWork(),

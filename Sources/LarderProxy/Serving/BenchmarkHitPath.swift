@@ -31,6 +31,7 @@ public struct BenchmarkHitPath: Sendable {
             health: UpstreamHealthRegistry(now: configuration.now),
             offline: offline,
             configuration: configuration,
+            registries: ProxyRegistries(store: store, configuration: configuration, logger: logger),
             usage: usage,
             budget: StoreBudget(store: store, budget: nil, usage: usage, logger: logger),
             background: BackgroundWork(),

@@ -31,26 +31,19 @@ final class ForwardProxy: Sendable {
     /// Keys being refreshed in the background, so one refresh at a time runs per key.
     let backgroundRefreshes = BackgroundRefreshes()
     /// Small bodies kept in memory by content hash.
-    let smallBodies = SmallBodyCache()
+    let smallBodies: SmallBodyCache
     /// Freshness of recently served stored heads.
-    let freshnessMemo = FreshnessMemo()
+    let freshnessMemo: FreshnessMemo
     /// Removes what successful unsafe methods made invalid.
     var invalidator: CacheInvalidator {
         CacheInvalidator(store: self.store, committing: self.committing, queryFilter: self.configuration.queryFilter, logger: self.logger)
     }
     /// Runs what outlives a request: background refreshes, answers that came after a timeout.
     let background: BackgroundWork
-    /// What the cache could not answer while the origin could not, for /dev/offline.
-    let offlineMisses = OfflineMisses()
-    /// The same for the browser's own requests, kept apart so they neither fill nor push out the app's.
-    /// Their queries are dropped whole: the browser's updater signs each request with a new one.
-    let browserMisses = OfflineMisses(capacity: 50, grouping: .ignoreQuery)
+    /// Where offline misses go (the app's, or the browser's own).
+    let offlineMissLog: OfflineMissLog
     /// Which requests are the app's and which the browser's own.
-    let appOrigins = AppOriginRegistry()
-    /// Where offline misses go: ``offlineMisses`` or ``browserMisses``.
-    var offlineMissLog: OfflineMissLog {
-        OfflineMissLog(appOrigins: self.appOrigins, app: self.offlineMisses, browser: self.browserMisses, now: self.configuration.now)
-    }
+    let appOrigins: AppOriginRegistry
     /// The CORS grants origins gave page origins, for Larder's answers in their place.
     let corsGrants: CORSGrants
     /// The app's own bodies of declared GraphQL requests.
@@ -59,12 +52,15 @@ final class ForwardProxy: Sendable {
     /// placeholders (docs/SERVING.md, "What is private and where it is kept").
     let shownSecrets: SubstitutedSecrets
 
+    /// A proxy serving `configuration` (as assembled: ``ProxyConfiguration/keepingUserChoices(in:logger:)``)
+    /// over `store`, with the `registries` the assembly made.
     init(
         store: Store,
         upstream: any Upstream,
         health: UpstreamHealthRegistry,
         offline: OfflineSwitch,
         configuration: ProxyConfiguration,
+        registries: ProxyRegistries,
         usage: UsageRecorder,
         budget: StoreBudget,
         background: BackgroundWork,
@@ -77,15 +73,16 @@ final class ForwardProxy: Sendable {
         self.upstream = upstream
         self.health = health
         self.offline = offline
-        var configuration = configuration
-        configuration.answeredOffline = AnsweredOfflineRoutes(directory: store.directory, logger: logger)
-        configuration.keptNoStore = KeptNoStoreRegistry(directory: store.directory, logger: logger)
         self.configuration = configuration
         self.logger = logger
-        self.storeFailures = StoreWriteFailures(logger: logger, now: configuration.now)
-        self.corsGrants = CORSGrants(store: store, logger: logger)
-        self.learnedQueries = LearnedQueries(store: store, logger: logger)
-        self.shownSecrets = SubstitutedSecrets(configuration.declaredRequests, environment: ProcessInfo.processInfo.environment)
+        self.storeFailures = registries.storeFailures
+        self.smallBodies = registries.smallBodies
+        self.freshnessMemo = registries.freshnessMemo
+        self.offlineMissLog = registries.offlineMissLog(now: configuration.now)
+        self.appOrigins = registries.appOrigins
+        self.corsGrants = registries.corsGrants
+        self.learnedQueries = registries.learnedQueries
+        self.shownSecrets = registries.shownSecrets
     }
 
     /// What happened to one request, for logs and for whether the connection may be reused.

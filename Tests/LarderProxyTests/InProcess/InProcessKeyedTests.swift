@@ -91,7 +91,10 @@ struct InProcessKeyedTests {
             let key = try self.key(Self.graphql, Self.today, .graphql)
             let first = try await self.post(proxy, Self.graphql, body: Self.today)
             #expect(first.body == "DAY1")
-            #expect(first.header("cache-status") == "larder; fwd=uri-miss; fwd-status=200; stored")
+            // The server's declared-request scheduler (one of its services) may have fetched it first.
+            #expect(
+                ["larder; fwd=uri-miss; fwd-status=200; stored", "larder; fwd=request; fwd-status=200; stored"].contains(
+                    first.header("cache-status") ?? ""), "\(first.header("cache-status") ?? "")")
             try await self.stored(key, body: "DAY1", in: proxy)
             #expect(upstream.requests.last?.method == "POST")
             #expect(upstream.bodies.last == Array(Self.today.utf8), "the body goes upstream as sent")

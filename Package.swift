@@ -191,9 +191,24 @@ let package = Package(
             ]
         ),
         // Larder as a library: the proxy, its store, upstream client and precache jobs assembled and run.
+        // Which upstream client a Larder fetches with (libcurl's or SwiftNIO's, or an app's own):
+        // apart from LarderEmbedded, so that `larder status` reaches a running proxy without
+        // linking one.
+        .target(
+            name: "LarderUpstreamClient",
+            dependencies: [
+                "LarderNIOUpstream",
+                .target(name: "LarderCurl", condition: .when(traits: ["Curl"])),
+                "LarderUpstream",
+                "LarderPrecache",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "LarderEmbedded",
             dependencies: [
+                "LarderUpstreamClient",
                 "LarderNIOUpstream",
                 .target(name: "LarderCurl", condition: .when(traits: ["Curl"])),
                 "LarderHTTP",
@@ -223,6 +238,7 @@ let package = Package(
                 "LarderUpstream",
                 "LarderDeclaredRequests",
                 "LarderEmbedded",
+                "LarderUpstreamClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,6 +2,8 @@ import Foundation
 import LarderPrecache
 import LarderProxy
 import LarderUpstream
+// `UpstreamClient` is part of configuring a Larder: an app that imports LarderEmbedded has it.
+@_exported import LarderUpstreamClient
 import Logging
 
 extension Larder {

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import LarderDevOffline
-import LarderEmbedded
 import LarderHTTP
 import LarderStore
 import LarderUpstream
+import LarderUpstreamClient
 import Logging
 
 /// `larder status`: what the cache holds and which games work offline, read from the cache

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import LarderEmbedded
 import LarderUpstream
+import LarderUpstreamClient
 
 /// `--upstream`, shared by the commands that fetch from upstream.
 struct UpstreamClientOption: ParsableArguments {

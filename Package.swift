@@ -123,6 +123,7 @@ let package = Package(
             name: "LarderPrecache",
             dependencies: [
                 "LarderHTTP",
+                "LarderIntrospection",
                 "LarderStore",
                 "LarderUpstream",
                 .product(name: "Crypto", package: "swift-crypto"),

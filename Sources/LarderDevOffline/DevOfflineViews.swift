@@ -420,7 +420,7 @@ struct DevOfflineViews {
                 [
                     "jobID": job.id,
                     "jobState": state,
-                    "jobHref": "\(PrecacheJobStatus.apiPath)/\(job.id)",
+                    "jobHref": "\(PrecacheAPIPath.path)/\(job.id)",
                 ] as [String: Any]
         } else {
             values["job"] = false

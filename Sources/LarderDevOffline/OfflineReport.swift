@@ -516,7 +516,7 @@ public struct GameDetailReport: Sendable, Encodable {
     /// The URLs added to precache with the game, the first added first.
     public var extraURLs: [ExtraURLReport]
     /// The precache job asked for in the page's `job` parameter, if it is known.
-    public var job: PrecacheJobStatus?
+    public var job: PrecacheJobStatus<EncodedReport>?
 }
 
 /// The limits on the precache jobs web pages of other sites ask for (``PagePrecacheLimit``), and

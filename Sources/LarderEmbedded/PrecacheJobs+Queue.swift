@@ -62,17 +62,8 @@ extension PrecacheJobs: PrecacheJobQueue {
         return .queued(id: self.submit(list, requestedBy: origin, reach: reach, pageAllowance: allowance), problems: problems)
     }
 
-    public func status(_ id: String) -> PrecacheJobStatus? {
-        guard let status: Status = self.status(id) else { return nil }
-        return PrecacheJobStatus(
-            id: status.id,
-            state: status.state,
-            requestedBy: status.requestedBy,
-            filesToFetch: status.filesToFetch,
-            filesDone: status.filesDone,
-            filesFailed: status.filesFailed,
-            bytes: status.bytes,
-            report: status.report
-        )
+    public func status(_ id: String) -> PrecacheJobStatus<EncodedReport>? {
+        let status: Status? = self.status(id)
+        return status?.mapReport { EncodedReport($0) }
     }
 }

@@ -10,11 +10,15 @@ public enum PrecacheSubmission: Sendable, Hashable {
     case refused(url: String)
 }
 
-/// A job's state, as `GET /dev/offline/precache/ID` reports it.
-public struct PrecacheJobStatus: Sendable, Encodable {
-    /// Where the proxy's precache API takes a job (`POST`) and reports one (`GET` at `apiPath/ID`).
-    public static let apiPath = "/dev/offline/precache"
+/// Where the proxy's precache API takes a job (`POST`) and reports one (`GET` at `path/ID`).
+public enum PrecacheAPIPath {
+    public static let path = "/dev/offline/precache"
+}
 
+/// A job's state, as `GET /dev/offline/precache/ID` reports it; `Report` is the final report's
+/// type (LarderPrecache's `PrecacheReport` where the jobs run, ``EncodedReport`` where only its
+/// JSON matters).
+public struct PrecacheJobStatus<Report: Encodable & Sendable>: Sendable, Encodable {
     /// The job id.
     public var id: String
     /// `queued`, `running` or `finished`.
@@ -30,7 +34,7 @@ public struct PrecacheJobStatus: Sendable, Encodable {
     /// Bytes downloaded so far.
     public var bytes: Int64
     /// The final report, once finished.
-    public var report: (any Encodable & Sendable)?
+    public var report: Report?
 
     /// Creates a status.
     public init(
@@ -41,7 +45,7 @@ public struct PrecacheJobStatus: Sendable, Encodable {
         filesDone: Int,
         filesFailed: Int,
         bytes: Int64,
-        report: (any Encodable & Sendable)?
+        report: Report?
     ) {
         self.id = id
         self.state = state
@@ -53,21 +57,27 @@ public struct PrecacheJobStatus: Sendable, Encodable {
         self.report = report
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id, state, requestedBy, filesToFetch, filesDone, filesFailed, bytes, report
+    /// The same status, its report as `transform` makes it.
+    public func mapReport<Other>(_ transform: (Report) -> Other) -> PrecacheJobStatus<Other> {
+        PrecacheJobStatus<Other>(
+            id: self.id, state: self.state, requestedBy: self.requestedBy, filesToFetch: self.filesToFetch, filesDone: self.filesDone,
+            filesFailed: self.filesFailed, bytes: self.bytes, report: self.report.map(transform))
+    }
+}
+
+extension PrecacheJobStatus: Decodable where Report: Decodable {}
+extension PrecacheJobStatus: Equatable where Report: Equatable {}
+extension PrecacheJobStatus: Hashable where Report: Hashable {}
+
+/// A report of a type the reader does not know, encoded as its own type encodes it.
+public struct EncodedReport: Encodable, Sendable {
+    public let value: any Encodable & Sendable
+
+    public init(_ value: any Encodable & Sendable) {
+        self.value = value
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.id, forKey: .id)
-        try container.encode(self.state, forKey: .state)
-        try container.encodeIfPresent(self.requestedBy, forKey: .requestedBy)
-        try container.encode(self.filesToFetch, forKey: .filesToFetch)
-        try container.encode(self.filesDone, forKey: .filesDone)
-        try container.encode(self.filesFailed, forKey: .filesFailed)
-        try container.encode(self.bytes, forKey: .bytes)
-        if let report = self.report {
-            try container.encode(report, forKey: .report)
-        }
+        try self.value.encode(to: encoder)
     }
 }

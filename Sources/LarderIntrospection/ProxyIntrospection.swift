@@ -16,7 +16,7 @@ public protocol ProxyIntrospection: Sendable {
     /// What the header badge of the pages says now.
     func connectivity() -> Connectivity
     /// A precache job's state, or nil for an unknown id.
-    func precacheJob(_ id: String) -> PrecacheJobStatus?
+    func precacheJob(_ id: String) -> PrecacheJobStatus<EncodedReport>?
     /// Why the control `request` posts is refused as not coming from the proxy's own pages (a
     /// cross-site request forgery), or nil when it does.
     func controlRefusal(for request: OwnPageRequest) -> String?

@@ -1,30 +1,14 @@
 import Foundation
 import LarderHTTP
+import LarderIntrospection
 import Synchronization
 
 /// Precache jobs started through `POST /dev/offline/precache`, run one after another in the
 /// background of the running proxy with the same runner as `larder precache`, on the
 /// ``BackgroundExecutor``'s low-priority threads so that serving keeps the cores.
 public final class PrecacheJobs: Sendable {
-    /// A job's state, as `GET /dev/offline/precache/ID` reports it.
-    public struct Status: Sendable, Codable, Hashable {
-        /// The job id.
-        public var id: String
-        /// `queued`, `running` or `finished`.
-        public var state: String
-        /// The origin of the web page that asked, if a page did.
-        public var requestedBy: String?
-        /// Files to download (known once planned).
-        public var filesToFetch: Int
-        /// Files done so far.
-        public var filesDone: Int
-        /// Files failed so far.
-        public var filesFailed: Int
-        /// Bytes downloaded so far.
-        public var bytes: Int64
-        /// The final report, once finished.
-        public var report: PrecacheReport?
-    }
+    /// A job's state, as `GET /dev/offline/precache/ID` reports it, with its report.
+    public typealias Status = PrecacheJobStatus<PrecacheReport>
 
     private struct Request: Sendable {
         var id: String

@@ -44,9 +44,9 @@ final class QueuedPrecacheJobs: PrecacheJobQueue {
         self.submit(lines: lines, extraURLs: [], source: "request", requestedBy: origin, reach: reach, allowed: { $0.origin == origin })
     }
 
-    func status(_ id: String) -> PrecacheJobStatus? {
+    func status(_ id: String) -> PrecacheJobStatus<EncodedReport>? {
         guard self.submitted.withLock({ $0.contains { $0.id == id } }) else { return nil }
-        return PrecacheJobStatus(
+        return PrecacheJobStatus<EncodedReport>(
             id: id, state: "queued", requestedBy: nil, filesToFetch: 0, filesDone: 0, filesFailed: 0, bytes: 0, report: nil)
     }
 

@@ -20,7 +20,7 @@ import NIOHTTP1
 /// CORS headers for that origin.
 public struct PrecacheAPI: Sendable {
     /// Where the API answers: `POST` queues a job, `GET path/ID` tells its state.
-    public static let path = PrecacheJobStatus.apiPath
+    public static let path = PrecacheAPIPath.path
     /// The largest request body accepted.
     static let maximumBodySize = 1 << 20
 

@@ -27,7 +27,7 @@ public protocol PrecacheJobQueue: Sendable {
         lines: [String], origin: String, reach: UpstreamReach?, allowance: @escaping @Sendable () -> Int64
     ) -> PrecacheSubmission
     /// A job's state, or nil for an unknown id.
-    func status(_ id: String) -> PrecacheJobStatus?
+    func status(_ id: String) -> PrecacheJobStatus<EncodedReport>?
     /// Runs queued jobs one at a time until cancelled.
     func run() async
 }

@@ -99,7 +99,7 @@ public struct ServerIntrospection: ProxyIntrospection {
         self.appOrigins?.isApp(origin: origin) ?? true
     }
 
-    public func precacheJob(_ id: String) -> PrecacheJobStatus? {
+    public func precacheJob(_ id: String) -> PrecacheJobStatus<EncodedReport>? {
         self.precacheJobs.status(id)
     }
 

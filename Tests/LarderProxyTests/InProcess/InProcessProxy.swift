@@ -185,7 +185,7 @@ private struct NoPrecacheJobs: PrecacheJobQueue {
         .nothingToPrecache(problems: ["request: these tests precache nothing"])
     }
 
-    func status(_ id: String) -> PrecacheJobStatus? { nil }
+    func status(_ id: String) -> PrecacheJobStatus<EncodedReport>? { nil }
 
     func run() async {}
 }

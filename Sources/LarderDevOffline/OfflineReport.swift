@@ -193,20 +193,13 @@ public struct StoreWriteFailuresReport: Sendable, Codable, Hashable {
     public var lastError: String
 }
 
-/// Entries, bytes and the size budget.
+/// Entries, bytes and the size budget: the store's ``StoreTotals`` (read through, as
+/// `report.entries`), and the budget. Encoded flat, the totals' fields beside `maxSize` and
+/// `budgetUsed`.
+@dynamicMemberLookup
 public struct StoreReport: Sendable, Codable, Hashable {
-    /// How many entries the store holds.
-    public var entries: Int
-    /// The sum of their body sizes.
-    public var bytes: Int64
-    /// Runtime entries (kept from traffic; evictable).
-    public var runtimeEntries: Int
-    /// Their bytes.
-    public var runtimeBytes: Int64
-    /// Precached entries (listed by a manifest; kept).
-    public var precachedEntries: Int
-    /// Their bytes.
-    public var precachedBytes: Int64
+    /// Entries and bytes, runtime and precached.
+    public var totals: StoreTotals
     /// The size budget (`--max-size`), or nil when none is set.
     public var maxSize: Int64?
     /// `bytes / maxSize`, or nil without a budget.
@@ -214,29 +207,31 @@ public struct StoreReport: Sendable, Codable, Hashable {
 
     /// The report of `totals` under the budget `maxSize`.
     public init(totals: StoreTotals, maxSize: Int64?) {
-        self.entries = totals.entries
-        self.bytes = totals.bytes
-        self.runtimeEntries = totals.runtimeEntries
-        self.runtimeBytes = totals.runtimeBytes
-        self.precachedEntries = totals.precachedEntries
-        self.precachedBytes = totals.precachedBytes
+        self.totals = totals
         self.maxSize = maxSize
         self.budgetUsed = maxSize.flatMap { $0 > 0 ? Double(totals.bytes) / Double($0) : nil }
     }
 
+    /// A field of the ``totals``.
+    public subscript<Value>(dynamicMember field: KeyPath<StoreTotals, Value>) -> Value {
+        self.totals[keyPath: field]
+    }
+
     private enum CodingKeys: String, CodingKey {
-        case entries, bytes, runtimeEntries, runtimeBytes, precachedEntries, precachedBytes, maxSize, budgetUsed
+        case maxSize, budgetUsed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.totals = try StoreTotals(from: decoder)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.maxSize = try container.decodeIfPresent(Int64.self, forKey: .maxSize)
+        self.budgetUsed = try container.decodeIfPresent(Double.self, forKey: .budgetUsed)
     }
 
     /// Encodes every field, writing `null` for a missing budget (rather than leaving the key out).
     public func encode(to encoder: any Encoder) throws {
+        try self.totals.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(self.entries, forKey: .entries)
-        try container.encode(self.bytes, forKey: .bytes)
-        try container.encode(self.runtimeEntries, forKey: .runtimeEntries)
-        try container.encode(self.runtimeBytes, forKey: .runtimeBytes)
-        try container.encode(self.precachedEntries, forKey: .precachedEntries)
-        try container.encode(self.precachedBytes, forKey: .precachedBytes)
         try container.encode(self.maxSize, forKey: .maxSize)
         try container.encode(self.budgetUsed, forKey: .budgetUsed)
     }

@@ -65,8 +65,10 @@ final class NIOTransfer: Sendable {
         /// When the transfer times out unless a byte moves first.
         var idleDeadline: NIODeadline
         /// The watchdog's next check, cancelled when the transfer ends: it holds the transfer,
-        /// which would otherwise stay in memory until the check fires (up to the timeouts).
-        var watchdog: Scheduled<Void>?
+        /// which would otherwise stay in memory until the check fires (up to the timeouts). A
+        /// scheduled callback rather than a scheduled task: cancelling it involves no promise, so
+        /// a transfer that ends as the event loop shuts down leaves none unfulfilled.
+        var watchdog: NIOScheduledCallback?
         /// Whether the body's consumer has all it asked for, so that time does not count as idle.
         var waitingForConsumer = false
         /// What the request body stream threw.
@@ -324,7 +326,7 @@ final class NIOTransfer: Sendable {
     /// cleanly without one).
     private func end(with error: (any Error)?, source: Producer.Source?) {
         let (continuation, failure, heldSlot, watchdog) = self.state.withLock {
-            state -> (CheckedContinuation<UpstreamResponse, any Error>?, (any Error)?, Bool, Scheduled<Void>?) in
+            state -> (CheckedContinuation<UpstreamResponse, any Error>?, (any Error)?, Bool, NIOScheduledCallback?) in
             state.ended = true
             defer {
                 state.holdsSlot = false
@@ -418,7 +420,8 @@ final class NIOTransfer: Sendable {
     /// moved forward lazily rather than on every chunk.
     private func watch(until deadline: NIODeadline) {
         let wanted = self.totalDeadline.map { min($0, deadline) } ?? deadline
-        let scheduled = self.eventLoop.scheduleTask(deadline: wanted) { self.checkTimeouts() }
+        // Throws only once the event loop is shutting down, which ends every transfer on it.
+        guard let scheduled = try? self.eventLoop.scheduleCallback(at: wanted, handler: Watchdog(transfer: self)) else { return }
         let ended = self.state.withLock { state in
             if !state.ended { state.watchdog = scheduled }
             return state.ended
@@ -426,7 +429,16 @@ final class NIOTransfer: Sendable {
         if ended { scheduled.cancel() }
     }
 
-    private func checkTimeouts() {
+    /// Runs the transfer's timeout check when its time comes.
+    private struct Watchdog: NIOScheduledCallbackHandler, Sendable {
+        let transfer: NIOTransfer
+
+        func handleScheduledCallback(eventLoop: some EventLoop) {
+            self.transfer.checkTimeouts()
+        }
+    }
+
+    fileprivate func checkTimeouts() {
         let now = NIODeadline.now()
         let (expired, next) = self.state.withLock { state -> (CancelReason?, NIODeadline?) in
             guard !state.ended, state.cancelReason == nil else { return (nil, nil) }

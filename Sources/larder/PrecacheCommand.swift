@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
 import LarderDeclaredRequests
-import LarderEmbedded
 import LarderHTTP
 import LarderPrecache
 import LarderStore
 import LarderUpstream
+import LarderUpstreamClient
 import Logging
 import Synchronization
 

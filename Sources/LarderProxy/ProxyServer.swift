@@ -23,6 +23,7 @@ import Synchronization
 /// order: `StoreService`, the upstream's service, the precache jobs' own upstream's service (when
 /// they have one), then the server's own ``services``; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
+    private let core: ServingCore
     private let configuration: ProxyConfiguration
     private let registries: ProxyRegistries
     private let proxy: ForwardProxy
@@ -111,36 +112,24 @@ public final class ProxyServer: Service, Sendable {
         logger: Logger = Logger(label: "larder.proxy"),
         onListening: @escaping @Sendable (SocketAddress) -> Void = { _ in }
     ) {
-        // One configuration for every part of the proxy, with the user's choices kept in the
-        // cache directory; one set of registries, made here and handed to those that use them.
-        let configuration = configuration.keepingUserChoices(in: store.directory, logger: logger)
-        self.configuration = configuration
-        self.registries = ProxyRegistries(store: store, configuration: configuration, logger: logger)
-        self.store = store
         let metrics = ProxyMetrics(factory: metrics)
-        self.pages = pages
         // Upstream failures are counted for /metrics, for the proxy and the precache jobs alike.
         let upstream = FailureCountingUpstream(base: upstream, metrics: metrics)
-        self.offline = OfflineSwitch(configuration.offline)
-        self.health = UpstreamHealthRegistry(policy: configuration.backoff, now: configuration.now)
-        // What the proxy's own exchanges show of their origins counts for back-off (the precache
-        // jobs' do not).
-        let recorded = HealthRecordingUpstream(base: upstream, health: self.health, rule: .exchange)
-        self.statistics = ProxyStatistics(startedAt: configuration.now())
-        self.usage = UsageRecorder(store: store, logger: logger)
-        self.budget = StoreBudget(store: store, budget: configuration.maxSize, usage: self.usage, logger: logger)
-        self.proxy = ForwardProxy(
-            store: store,
-            upstream: recorded,
-            health: self.health,
-            offline: self.offline,
-            configuration: configuration,
-            registries: self.registries,
-            usage: self.usage,
-            budget: self.budget,
-            background: background,
-            logger: logger
-        )
+        // The parts that answer requests, made as the benchmarks' and the tests' are: one
+        // configuration, one set of registries, handed to those that use them.
+        let core = ServingCore(store: store, upstream: upstream, configuration: configuration, background: background, logger: logger)
+        self.core = core
+        self.configuration = core.configuration
+        self.registries = core.registries
+        self.store = store
+        self.pages = pages
+        self.offline = core.offline
+        self.health = core.health
+        let recorded = core.upstream
+        self.statistics = ProxyStatistics(startedAt: core.configuration.now())
+        self.usage = core.usage
+        self.budget = core.budget
+        self.proxy = core.proxy
         // Precache jobs fetch through their own client when given one (a low-priority one, so
         // that their transfers yield to the proxy's).
         self.precacheJobs = precacheJobs(
@@ -148,19 +137,19 @@ public final class ProxyServer: Service, Sendable {
             ClientActivity(statistics: self.statistics)
         )
         self.declaredRequests = DeclaredRequestScheduler(
-            requests: configuration.declaredRequests,
+            requests: self.configuration.declaredRequests,
             runner: DeclaredRequestRunner(
                 store: store,
                 upstream: HealthRecordingUpstream(base: upstream, health: self.health, rule: .declaredRequest),
-                queryFilter: configuration.queryFilter,
-                connectTimeout: configuration.connectTimeout,
-                idleTimeout: configuration.idleTimeout,
-                now: configuration.now,
+                queryFilter: self.configuration.queryFilter,
+                connectTimeout: self.configuration.connectTimeout,
+                idleTimeout: self.configuration.idleTimeout,
+                now: self.configuration.now,
                 logger: logger
             ),
             health: self.health,
             offline: self.offline,
-            now: configuration.now,
+            now: self.configuration.now,
             logger: logger
         )
         self.writeReplayer = WriteReplayer(
@@ -235,13 +224,7 @@ public final class ProxyServer: Service, Sendable {
                         name: "http-decoder"
                     )
                     // Plain hits are answered on the event loop.
-                    let immediateHits = ImmediateHits(
-                        store: self.store,
-                        configuration: self.configuration,
-                        offline: self.offline,
-                        usage: self.usage,
-                        smallBodies: self.registries.smallBodies,
-                        freshnessMemo: self.registries.freshnessMemo,
+                    let immediateHits = self.core.immediateHits(
                         own: RequestRoute.OwnAuthorities(
                             port: channel.localAddress?.port ?? self.configuration.port,
                             listenHost: self.configuration.host,

@@ -18,7 +18,7 @@ struct ImmediateHitsTests {
         let directory: String
         let store: Store
         let proxy: ForwardProxy
-        let offline = OfflineSwitch(false)
+        let offline: OfflineSwitch
         let statistics = ProxyStatistics(startedAt: Date())
         let hits: ImmediateHits
 
@@ -31,31 +31,17 @@ struct ImmediateHitsTests {
             var configuration = ProxyConfiguration()
             if let now { configuration.now = now }
             configure(&configuration)
-            configuration = configuration.keepingUserChoices(in: self.directory, logger: logger)
-            let usage = UsageRecorder(store: self.store, logger: logger)
-            self.proxy = ForwardProxy(
-                store: self.store,
-                upstream: UnreachableUpstream(),
-                health: UpstreamHealthRegistry(now: configuration.now),
-                offline: self.offline,
-                configuration: configuration,
-                registries: ProxyRegistries(store: self.store, configuration: configuration, logger: logger),
-                usage: usage,
-                budget: StoreBudget(store: self.store, budget: nil, usage: usage, logger: logger),
-                background: BackgroundWork(),
-                logger: logger
-            )
-            self.hits = ImmediateHits(
-                store: self.store,
-                configuration: self.proxy.configuration,
-                offline: self.offline,
-                usage: usage,
-                smallBodies: self.proxy.smallBodies,
-                freshnessMemo: self.proxy.freshnessMemo,
+            // The server's own assembly of the parts that answer.
+            let core = ServingCore(
+                store: self.store, upstream: UnreachableUpstream(), configuration: configuration, background: BackgroundWork(),
+                logger: logger)
+            self.proxy = core.proxy
+            self.offline = core.offline
+            self.hits = core.immediateHits(
                 own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
                 rules: RequestRoute.Rules(),
                 reach: nil,
-                log: RequestLog(statistics: self.statistics, logger: logger, now: configuration.now),
+                log: RequestLog(statistics: self.statistics, logger: logger, now: core.configuration.now),
                 prepared: PreparedHits()
             )
         }

@@ -12,7 +12,7 @@ import NIOPosix
 /// nothing else: the code a server runs for a hit, over a real store, without a socket.
 @_spi(Benchmarks)
 public struct BenchmarkHitPath: Sendable {
-    private let proxy: ForwardProxy
+    private let core: ServingCore
     private let hits: ImmediateHits
 
     /// A proxy with the default configuration over `store`, listening (for what counts as a
@@ -22,32 +22,15 @@ public struct BenchmarkHitPath: Sendable {
     public init(store: Store) {
         var logger = Logger(label: "larder.benchmark")
         logger.logLevel = .warning
-        let configuration = ProxyConfiguration()
-        let usage = UsageRecorder(store: store, logger: logger)
-        let offline = OfflineSwitch(false)
-        self.proxy = ForwardProxy(
-            store: store,
-            upstream: RefusingUpstream(),
-            health: UpstreamHealthRegistry(now: configuration.now),
-            offline: offline,
-            configuration: configuration,
-            registries: ProxyRegistries(store: store, configuration: configuration, logger: logger),
-            usage: usage,
-            budget: StoreBudget(store: store, budget: nil, usage: usage, logger: logger),
-            background: BackgroundWork(),
-            logger: logger
-        )
-        self.hits = ImmediateHits(
-            store: store,
-            configuration: self.proxy.configuration,
-            offline: offline,
-            usage: usage,
-            smallBodies: self.proxy.smallBodies,
-            freshnessMemo: self.proxy.freshnessMemo,
+        // The server's own assembly of the parts that answer (``ServingCore``), over a refusing upstream.
+        self.core = ServingCore(
+            store: store, upstream: RefusingUpstream(), configuration: ProxyConfiguration(), background: BackgroundWork(), logger: logger)
+        self.hits = self.core.immediateHits(
             own: RequestRoute.OwnAuthorities(port: 8080, listenHost: "127.0.0.1"),
             rules: RequestRoute.Rules(),
             reach: nil,
-            log: RequestLog(statistics: ProxyStatistics(startedAt: configuration.now()), logger: logger, now: configuration.now),
+            log: RequestLog(
+                statistics: ProxyStatistics(startedAt: self.core.configuration.now()), logger: logger, now: self.core.configuration.now),
             prepared: PreparedHits()
         )
     }
@@ -60,7 +43,7 @@ public struct BenchmarkHitPath: Sendable {
         let closed = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
         defer { closed.succeed() }
         let writer = ResponseWriter(outbound: outbound, version: head.version, closeFuture: closed.futureResult)
-        let outcome = try await self.proxy.serveCacheable(head, url: try HTTPURL(parsing: head.uri), client: .local, writer: writer)
+        let outcome = try await self.core.proxy.serveCacheable(head, url: try HTTPURL(parsing: head.uri), client: .local, writer: writer)
         outbound.finish()
         for await _ in sink {}
         return outcome.status
@@ -107,12 +90,8 @@ public struct BenchmarkHitPath: Sendable {
         let answer: ImmediateHits.Answer?
         if preparing {
             let hits = self.hits
-            answer = ImmediateHits(
-                store: hits.store, configuration: hits.configuration, offline: hits.offline, usage: hits.usage,
-                smallBodies: hits.smallBodies, freshnessMemo: hits.freshnessMemo, own: hits.own, rules: hits.rules, reach: nil,
-                log: hits.log,
-                prepared: PreparedHits()
-            ).answer(head, tunnel: tunnel, allocator: allocator)
+            answer = self.core.immediateHits(own: hits.own, rules: hits.rules, reach: nil, log: hits.log, prepared: PreparedHits())
+                .answer(head, tunnel: tunnel, allocator: allocator)
         } else {
             // Not copied: the server's channel handler answers from the one it holds.
             answer = self.hits.answer(head, tunnel: tunnel, allocator: allocator)
@@ -131,7 +110,7 @@ public struct BenchmarkHitPath: Sendable {
 
     /// The freshness of `entry` as every hit gets it (remembered per stored head).
     public func freshness(of entry: CachedEntry) -> ResponseFreshness {
-        self.proxy.freshness(of: entry)
+        self.core.proxy.freshness(of: entry)
     }
 
     /// Writes `name: value\r\n` for each field, as the immediate path serialises a head.

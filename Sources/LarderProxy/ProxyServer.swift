@@ -24,15 +24,16 @@ import Synchronization
 /// they have one), then the server's own ``services``; it stops them in reverse order.
 public final class ProxyServer: Service, Sendable {
     private let core: ServingCore
-    private let configuration: ProxyConfiguration
-    private let registries: ProxyRegistries
-    private let proxy: ForwardProxy
+    /// The parts ``core`` holds, by the names the server uses.
+    private var configuration: ProxyConfiguration { self.core.configuration }
+    private var registries: ProxyRegistries { self.core.registries }
+    private var proxy: ForwardProxy { self.core.proxy }
+    private var usage: UsageRecorder { self.core.usage }
+    private var budget: StoreBudget { self.core.budget }
     private let group: any EventLoopGroup
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
     private let boundAddress = Mutex<SocketAddress?>(nil)
-    private let usage: UsageRecorder
-    private let budget: StoreBudget
     private let interception: Interception?
     private let connector: HealthRecordingConnector
     private let store: Store
@@ -119,17 +120,12 @@ public final class ProxyServer: Service, Sendable {
         // configuration, one set of registries, handed to those that use them.
         let core = ServingCore(store: store, upstream: upstream, configuration: configuration, background: background, logger: logger)
         self.core = core
-        self.configuration = core.configuration
-        self.registries = core.registries
         self.store = store
         self.pages = pages
         self.offline = core.offline
         self.health = core.health
         let recorded = core.upstream
         self.statistics = ProxyStatistics(startedAt: core.configuration.now())
-        self.usage = core.usage
-        self.budget = core.budget
-        self.proxy = core.proxy
         // Precache jobs fetch through their own client when given one (a low-priority one, so
         // that their transfers yield to the proxy's).
         self.precacheJobs = precacheJobs(
@@ -137,24 +133,24 @@ public final class ProxyServer: Service, Sendable {
             ClientActivity(statistics: self.statistics)
         )
         self.declaredRequests = DeclaredRequestScheduler(
-            requests: self.configuration.declaredRequests,
+            requests: core.configuration.declaredRequests,
             runner: DeclaredRequestRunner(
                 store: store,
                 upstream: HealthRecordingUpstream(base: upstream, health: self.health, rule: .declaredRequest),
-                queryFilter: self.configuration.queryFilter,
-                connectTimeout: self.configuration.connectTimeout,
-                idleTimeout: self.configuration.idleTimeout,
-                now: self.configuration.now,
+                queryFilter: core.configuration.queryFilter,
+                connectTimeout: core.configuration.connectTimeout,
+                idleTimeout: core.configuration.idleTimeout,
+                now: core.configuration.now,
                 logger: logger
             ),
             health: self.health,
             offline: self.offline,
-            now: self.configuration.now,
+            now: core.configuration.now,
             logger: logger
         )
         self.writeReplayer = WriteReplayer(
-            store: store, upstream: recorded, configuration: self.configuration, offline: self.offline, health: self.health,
-            invalidator: self.proxy.invalidator, metrics: metrics, logger: logger)
+            store: store, upstream: recorded, configuration: core.configuration, offline: self.offline, health: self.health,
+            invalidator: core.proxy.invalidator, metrics: metrics, logger: logger)
         self.interception = interception
         self.connector = HealthRecordingConnector(base: connector, health: self.health)
         self.background = background
